@@ -1,0 +1,129 @@
+//! `fib`: the n-th Fibonacci number by the doubly recursive definition, with a
+//! fork at every call and no cutoff, so nearly all the time goes into the
+//! runtime's fork/join path: the pure overhead test.
+//!
+//! Inputs: test fib(18), quick fib(32), full fib(40).
+//! Cutoff: none (every call with n >= 2 forks).
+//! Source: the `fib` example of Cilk-5 (Frigo, Leiserson, Randall, PLDI 1998)
+//! and of every work-stealing paper since.
+//! Check: the serial answer must equal fib(n) computed by iteration.
+
+use std::hint::black_box;
+
+use super::{Answer, Instance, KernelInfo, Size};
+use crate::par::{Fork, Offshoot, Rayon};
+
+/// Registry entry.
+pub const INFO: KernelInfo = KernelInfo {
+    name: "fib",
+    about: "n-th Fibonacci number by the doubly recursive definition, a fork per call",
+    cutoff: "none",
+    source: "Cilk-5 `fib` (Frigo, Leiserson, Randall 1998)",
+    prepare,
+};
+
+/// Plain recursion.
+pub fn serial(n: u64) -> u64 {
+    if n < 2 {
+        n
+    } else {
+        serial(n - 1) + serial(n - 2)
+    }
+}
+
+/// Forks both recursive calls with `J::join`.
+pub fn par<J: Fork>(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = J::join(|| par::<J>(n - 1), || par::<J>(n - 2));
+    a + b
+}
+
+/// Forks both recursive calls with chili's `Scope::join`.
+pub fn chili(s: &mut chili::Scope<'_>, n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = s.join(|s| chili(s, n - 1), |s| chili(s, n - 2));
+    a + b
+}
+
+/// The oracle: fib(n) by iteration.
+pub fn iterative(n: u64) -> u64 {
+    let (mut a, mut b) = (0u64, 1u64);
+    for _ in 0..n {
+        (a, b) = (b, a + b);
+    }
+    a
+}
+
+struct Fib {
+    n: u64,
+    out: Answer<u64>,
+}
+
+fn prepare(size: Size) -> Box<dyn Instance> {
+    let n = match size {
+        Size::Test => 18,
+        Size::Quick => 32,
+        Size::Full => 40,
+    };
+    Box::new(Fib {
+        n,
+        out: Answer::new(),
+    })
+}
+
+impl Instance for Fib {
+    fn input(&self) -> String {
+        format!("fib({})", self.n)
+    }
+    fn reset(&mut self) {
+        self.out.clear();
+    }
+    fn serial(&mut self) {
+        self.out.set(serial(black_box(self.n)));
+    }
+    fn offshoot(&mut self) {
+        self.out.set(par::<Offshoot>(black_box(self.n)));
+    }
+    fn rayon(&mut self) {
+        self.out.set(par::<Rayon>(black_box(self.n)));
+    }
+    fn chili(&mut self, s: &mut chili::Scope<'_>) {
+        self.out.set(chili(s, black_box(self.n)));
+    }
+    fn accept_reference(&mut self) -> Result<(), String> {
+        let want = iterative(self.n);
+        self.out.accept(|got| {
+            if got == want {
+                Ok(())
+            } else {
+                Err(format!("fib = {got}, expected {want}"))
+            }
+        })
+    }
+    fn check(&self) -> Result<(), String> {
+        self.out.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serial_matches_known_values() {
+        assert_eq!(serial(0), 0);
+        assert_eq!(serial(1), 1);
+        assert_eq!(serial(20), 6765);
+        assert_eq!(iterative(32), 2_178_309);
+        assert_eq!(iterative(40), 102_334_155);
+    }
+
+    #[test]
+    fn contenders_agree_with_serial() {
+        super::super::verify_all_contenders(prepare(Size::Test));
+    }
+}

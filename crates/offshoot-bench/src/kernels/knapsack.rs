@@ -1,0 +1,246 @@
+//! `knapsack`: the optimum of a 0/1 knapsack instance by branch and bound.
+//!
+//! Items are sorted by value/weight, best first. Each node either returns (out
+//! of capacity, no items left, or pruned) or forks two subproblems: with the
+//! current item (explored first) and without it. A node is pruned when
+//! `v + c * value / weight` (integer division, as in Cilk's code) of its first
+//! remaining item, an upper bound on what the remaining items can add since
+//! the items are sorted, is below the best solution found so far. The best so
+//! far is shared by all workers (an `AtomicI64` raised with `fetch_max` when a
+//! node returns; a plain `i64` in the serial version). Pruning therefore
+//! depends on the schedule: the work done varies from run to run, the answer
+//! does not.
+//!
+//! Inputs: a seeded random instance of strongly correlated items (weight
+//! 90..=110, value = weight * 5 ± 25, like the items of Cilk's example
+//! input), capacity 40% of the total weight: test 16 items, quick 32, full 38.
+//! Cutoff: none.
+//! Source: the `knapsack` example of Cilk-5 (Frigo, Leiserson, Randall 1998),
+//! also in BOTS.
+//! Check: the serial optimum must equal a dynamic-programming optimum.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use super::{Answer, Instance, KernelInfo, Size};
+use crate::par::{Fork, Offshoot, Rayon};
+use crate::rng::SplitMix64;
+
+/// Registry entry.
+pub const INFO: KernelInfo = KernelInfo {
+    name: "knapsack",
+    about: "0/1 knapsack by branch and bound with a shared best-so-far bound",
+    cutoff: "none",
+    source: "Cilk-5 `knapsack` (Frigo, Leiserson, Randall 1998), BOTS",
+    prepare,
+};
+
+/// One item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// Its value.
+    pub value: i64,
+    /// Its weight (> 0).
+    pub weight: i64,
+}
+
+/// A seeded random instance with `n` items sorted by value/weight, best
+/// first, and its capacity.
+pub fn instance(n: usize, seed: u64) -> (Vec<Item>, i64) {
+    let mut rng = SplitMix64::new(seed);
+    let mut items: Vec<Item> = (0..n)
+        .map(|_| {
+            let weight = rng.range_i64(90, 110);
+            let value = weight * 5 + rng.range_i64(-25, 25);
+            Item { value, weight }
+        })
+        .collect();
+    // value_a / weight_a > value_b / weight_b, by cross-multiplication.
+    items.sort_by(|a, b| (b.value * a.weight).cmp(&(a.value * b.weight)));
+    let capacity = items.iter().map(|i| i.weight).sum::<i64>() * 2 / 5;
+    (items, capacity)
+}
+
+/// Serial branch and bound; `best` is the best solution so far.
+pub fn serial(items: &[Item], capacity: i64) -> i64 {
+    fn rec(items: &[Item], c: i64, v: i64, best: &mut i64) -> i64 {
+        if c < 0 {
+            return i64::MIN;
+        }
+        let Some((e, rest)) = items.split_first() else {
+            return v;
+        };
+        if c == 0 {
+            return v;
+        }
+        if v + c * e.value / e.weight < *best {
+            return i64::MIN;
+        }
+        let with = rec(rest, c - e.weight, v + e.value, best);
+        let without = rec(rest, c, v, best);
+        let b = with.max(without);
+        if b > *best {
+            *best = b;
+        }
+        b
+    }
+    let mut best = i64::MIN;
+    rec(items, capacity, 0, &mut best)
+}
+
+/// Parallel branch and bound with `J::join` at every node.
+pub fn par<J: Fork>(items: &[Item], capacity: i64) -> i64 {
+    fn rec<J: Fork>(items: &[Item], c: i64, v: i64, best: &AtomicI64) -> i64 {
+        if c < 0 {
+            return i64::MIN;
+        }
+        let Some((e, rest)) = items.split_first() else {
+            return v;
+        };
+        if c == 0 {
+            return v;
+        }
+        if v + c * e.value / e.weight < best.load(Ordering::Relaxed) {
+            return i64::MIN;
+        }
+        let (with, without) = J::join(
+            || rec::<J>(rest, c - e.weight, v + e.value, best),
+            || rec::<J>(rest, c, v, best),
+        );
+        let b = with.max(without);
+        raise(best, b);
+        b
+    }
+    let best = AtomicI64::new(i64::MIN);
+    rec::<J>(items, capacity, 0, &best)
+}
+
+/// Parallel branch and bound with chili's `Scope::join` at every node.
+pub fn chili(s: &mut chili::Scope<'_>, items: &[Item], capacity: i64) -> i64 {
+    fn rec(s: &mut chili::Scope<'_>, items: &[Item], c: i64, v: i64, best: &AtomicI64) -> i64 {
+        if c < 0 {
+            return i64::MIN;
+        }
+        let Some((e, rest)) = items.split_first() else {
+            return v;
+        };
+        if c == 0 {
+            return v;
+        }
+        if v + c * e.value / e.weight < best.load(Ordering::Relaxed) {
+            return i64::MIN;
+        }
+        let (with, without) = s.join(
+            |s| rec(s, rest, c - e.weight, v + e.value, best),
+            |s| rec(s, rest, c, v, best),
+        );
+        let b = with.max(without);
+        raise(best, b);
+        b
+    }
+    let best = AtomicI64::new(i64::MIN);
+    rec(s, items, capacity, 0, &best)
+}
+
+/// Raises the shared best to `b` (a read first: most nodes do not improve it).
+#[inline]
+fn raise(best: &AtomicI64, b: i64) {
+    if b > best.load(Ordering::Relaxed) {
+        best.fetch_max(b, Ordering::Relaxed);
+    }
+}
+
+/// The oracle: the optimum by dynamic programming over capacities.
+pub fn dp_optimum(items: &[Item], capacity: i64) -> i64 {
+    let cap = usize::try_from(capacity).expect("non-negative capacity");
+    let mut best = vec![0i64; cap + 1];
+    for item in items {
+        let w = item.weight as usize;
+        for c in (w..=cap).rev() {
+            best[c] = best[c].max(best[c - w] + item.value);
+        }
+    }
+    best[cap]
+}
+
+struct Knapsack {
+    items: Vec<Item>,
+    capacity: i64,
+    out: Answer<i64>,
+}
+
+fn prepare(size: Size) -> Box<dyn Instance> {
+    let n = match size {
+        Size::Test => 16,
+        Size::Quick => 32,
+        Size::Full => 38,
+    };
+    let (items, capacity) = instance(n, 0x6b6e_6170);
+    Box::new(Knapsack {
+        items,
+        capacity,
+        out: Answer::new(),
+    })
+}
+
+impl Instance for Knapsack {
+    fn input(&self) -> String {
+        format!("{} items, capacity {}", self.items.len(), self.capacity)
+    }
+    fn reset(&mut self) {
+        self.out.clear();
+    }
+    fn serial(&mut self) {
+        self.out.set(serial(&self.items, self.capacity));
+    }
+    fn offshoot(&mut self) {
+        self.out.set(par::<Offshoot>(&self.items, self.capacity));
+    }
+    fn rayon(&mut self) {
+        self.out.set(par::<Rayon>(&self.items, self.capacity));
+    }
+    fn chili(&mut self, s: &mut chili::Scope<'_>) {
+        self.out.set(chili(s, &self.items, self.capacity));
+    }
+    fn accept_reference(&mut self) -> Result<(), String> {
+        let want = dp_optimum(&self.items, self.capacity);
+        self.out.accept(|got| {
+            if got == want {
+                Ok(())
+            } else {
+                Err(format!("optimum {got}, dynamic programming says {want}"))
+            }
+        })
+    }
+    fn check(&self) -> Result<(), String> {
+        self.out.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serial_matches_dp() {
+        for seed in 0..20 {
+            let (items, capacity) = instance(12, seed);
+            assert_eq!(
+                serial(&items, capacity),
+                dp_optimum(&items, capacity),
+                "seed {seed}"
+            );
+        }
+        let items = [
+            Item { value: 60, weight: 10 },
+            Item { value: 100, weight: 20 },
+            Item { value: 120, weight: 30 },
+        ];
+        assert_eq!(serial(&items, 50), 220);
+        assert_eq!(dp_optimum(&items, 50), 220);
+    }
+
+    #[test]
+    fn contenders_agree_with_serial() {
+        super::super::verify_all_contenders(prepare(Size::Test));
+    }
+}

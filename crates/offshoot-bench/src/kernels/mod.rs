@@ -1,0 +1,181 @@
+//! The benchmark kernels and the interface the harness drives them through.
+//!
+//! Each kernel lives in its own file with a plain serial version (no runtime,
+//! no closures), one parallel version generic over [`crate::par::Fork`] (used
+//! for offshoot and rayon) and one for chili, plus its answer check. Every
+//! contender of a kernel runs the same algorithm on the same input with the
+//! same cutoffs.
+//!
+//! Invariants the harness relies on:
+//! - [`Instance::reset`] is untimed and restores the input, so every run
+//!   starts from the same state; it also forgets the previous answer, so a
+//!   contender that produced nothing cannot pass [`Instance::check`].
+//! - The first run of an instance is a serial run followed by
+//!   [`Instance::accept_reference`], which validates the serial answer
+//!   against an independent oracle (known values, a DP, std's sort, the naive
+//!   product, ...) and stores it; every later run is compared with it.
+
+pub mod cilksort;
+pub mod fib;
+pub mod heat;
+pub mod knapsack;
+pub mod matmul;
+pub mod nqueens;
+pub mod tree_sum;
+pub mod uts;
+
+use std::fmt::Debug;
+
+/// Input size class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    /// Tiny inputs for unit tests (debug builds, well under a second).
+    Test,
+    /// The `quick` mode: the whole suite in well under a minute on 2 cores.
+    Quick,
+    /// The `full` mode: the inputs the papers use, or the nearest that fit.
+    Full,
+}
+
+/// Static description of a kernel, shown in every report.
+#[derive(Clone, Copy)]
+pub struct KernelInfo {
+    /// Name used on the command line (`--kernels`).
+    pub name: &'static str,
+    /// What it computes, in one sentence.
+    pub about: &'static str,
+    /// The cutoff used by every contender ("none" when there is none).
+    pub cutoff: &'static str,
+    /// Where the kernel comes from.
+    pub source: &'static str,
+    /// Builds an instance (untimed): input generation and any setup.
+    pub prepare: fn(Size) -> Box<dyn Instance>,
+}
+
+/// A prepared kernel input that every contender can run.
+pub trait Instance: Send {
+    /// A short description of the input, e.g. `fib(32)`.
+    fn input(&self) -> String;
+    /// Untimed: restores the input and forgets the last answer.
+    fn reset(&mut self);
+    /// The plain serial program.
+    fn serial(&mut self);
+    /// The offshoot version; the harness calls it inside `ThreadPool::run`.
+    fn offshoot(&mut self);
+    /// The rayon version; the harness calls it inside `ThreadPool::install`.
+    fn rayon(&mut self);
+    /// The chili version, given a scope of the chili pool.
+    fn chili(&mut self, scope: &mut chili::Scope<'_>);
+    /// Untimed: validates the last (serial) answer against an independent
+    /// oracle and keeps it as the reference for [`Instance::check`].
+    fn accept_reference(&mut self) -> Result<(), String>;
+    /// Untimed: compares the last answer with the reference.
+    fn check(&self) -> Result<(), String>;
+}
+
+/// Every kernel, in report order.
+pub fn all() -> Vec<KernelInfo> {
+    vec![
+        fib::INFO,
+        nqueens::INFO,
+        knapsack::INFO,
+        cilksort::INFO,
+        matmul::INFO,
+        heat::INFO,
+        uts::INFO,
+        uts::INFO_BINOMIAL,
+        tree_sum::INFO,
+    ]
+}
+
+/// The kernel called `name`, if any.
+pub fn find(name: &str) -> Option<KernelInfo> {
+    all().into_iter().find(|k| k.name == name)
+}
+
+/// The answer of a kernel whose result is one value, with its reference.
+#[derive(Debug)]
+pub(crate) struct Answer<T> {
+    last: Option<T>,
+    reference: Option<T>,
+}
+
+impl<T: Copy + PartialEq + Debug> Answer<T> {
+    pub(crate) fn new() -> Self {
+        Self {
+            last: None,
+            reference: None,
+        }
+    }
+
+    /// Records the answer of the run that just finished.
+    pub(crate) fn set(&mut self, value: T) {
+        self.last = Some(value);
+    }
+
+    /// Forgets the last answer (called by `reset`).
+    pub(crate) fn clear(&mut self) {
+        self.last = None;
+    }
+
+    /// Validates the last answer with `oracle` and keeps it as reference.
+    pub(crate) fn accept(
+        &mut self,
+        oracle: impl FnOnce(T) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let value = self.last.ok_or("the serial run recorded no answer")?;
+        oracle(value)?;
+        self.reference = Some(value);
+        Ok(())
+    }
+
+    /// Compares the last answer with the reference.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        match (self.last, self.reference) {
+            (Some(got), Some(want)) if got == want => Ok(()),
+            (Some(got), Some(want)) => Err(format!("answer {got:?}, serial answer {want:?}")),
+            (None, _) => Err("the run recorded no answer".to_string()),
+            (_, None) => Err("no reference answer (serial run missing)".to_string()),
+        }
+    }
+}
+
+/// Compares an output buffer with the reference buffer, naming the first
+/// differing index.
+pub(crate) fn compare_slices<T: PartialEq + Debug>(got: &[T], want: &[T]) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!(
+            "output has {} elements, serial output {}",
+            got.len(),
+            want.len()
+        ));
+    }
+    match got.iter().zip(want).position(|(g, w)| g != w) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "element {i} is {:?}, serial output has {:?}",
+            got[i], want[i]
+        )),
+    }
+}
+
+/// Test helper: runs serial, accepts it, then every parallel contender on 1
+/// and 2 workers, checking each answer.
+#[cfg(test)]
+pub(crate) fn verify_all_contenders(mut inst: Box<dyn Instance>) {
+    use crate::harness::{Contender, Pools};
+    inst.reset();
+    inst.serial();
+    inst.accept_reference()
+        .unwrap_or_else(|e| panic!("{}: serial answer rejected: {e}", inst.input()));
+    for workers in [1, 2] {
+        let pools = Pools::new(workers).expect("pools");
+        for contender in Contender::PARALLEL {
+            inst.reset();
+            pools.run(&mut *inst, contender);
+            inst.check().unwrap_or_else(|e| {
+                panic!("{}: {} on {workers} workers: {e}", inst.input(), contender.name())
+            });
+        }
+    }
+}

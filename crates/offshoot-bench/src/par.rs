@@ -1,0 +1,52 @@
+//! The `join` of the two runtimes whose fork takes plain closures (offshoot
+//! and rayon), behind one zero-sized trait so each kernel writes its parallel
+//! code once for both.
+//!
+//! `J::join(a, b)` is exactly `offshoot::join(a, b)` or `rayon::join(a, b)`:
+//! the methods are `#[inline(always)]` forwarders on unit structs, so after
+//! monomorphisation the kernels call the runtime directly, as a user would.
+//! chili's fork passes a `&mut Scope` into each closure instead, so every
+//! kernel has its own chili version written against `chili::Scope::join`.
+
+/// A fork-join runtime whose `join` runs `a` and `b`, potentially in parallel.
+pub trait Fork {
+    /// Runs both closures, potentially in parallel, and returns both results.
+    fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send;
+}
+
+/// `offshoot::join`; must be called inside `offshoot::ThreadPool::run`.
+pub struct Offshoot;
+
+impl Fork for Offshoot {
+    #[inline(always)]
+    fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        offshoot::join(a, b)
+    }
+}
+
+/// `rayon::join`; called inside `rayon::ThreadPool::install`.
+pub struct Rayon;
+
+impl Fork for Rayon {
+    #[inline(always)]
+    fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        rayon::join(a, b)
+    }
+}

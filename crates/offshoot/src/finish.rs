@@ -1,0 +1,584 @@
+//! `finish` and `spawn`: a dynamically scoped join (HJ's `finish`, OPA's `join` block), and
+//! the finish frames that `scope` shares.
+//!
+//! A finish owns a [`FinishState`] (on the owner's stack) and pushes an owner
+//! [`FinishFrame`]. `spawn` boxes the task and appends it to the *current* finish frame of
+//! the calling worker — the owner frame, or a **proxy** frame that a thief pushes when it
+//! runs work belonging to that finish — so spawning needs no atomic read-modify-write. A
+//! thief's request may take the oldest pending task of a frame. When a frame ends, its owner
+//! runs the tasks still pending, newest first (or drops them if the finish failed).
+//!
+//! Counting: `outstanding` counts *proxy frames that hold pending tasks or run a task taken
+//! from a frame*, plus tasks parked in the inbox. The owner frame itself is not counted: its
+//! owner drains it before waiting. The finish ends when its body and drain are done and
+//! `outstanding` is zero.
+//!
+//! Invariants:
+//! * `FinishState` lives in the owner's frame, which waits for `outstanding == 0` on every
+//!   path out (return or unwind); whoever takes `outstanding` to zero touches only the
+//!   owner worker afterwards, never the state.
+//! * A proxy that never received a spawn never touched `outstanding`: it is alive only
+//!   while the stolen job it wraps runs, and that job is inside the finish's extent.
+//! * The first failure (panic, `Err` of a `try_` task, or a stop from an enclosing region)
+//!   is kept; later ones are dropped; every worker is asked to scan for the cancelled region.
+//! * Tasks of a failed finish that have not started are dropped, never run.
+
+use std::any::Any;
+use std::cell::{Cell, UnsafeCell};
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::frame::{Frame, FrameKind, FrameVTable};
+use crate::job::{JobHeader, JobRef, Mode, Payload};
+use crate::unwind::{is_stopped, raise_stopped};
+use crate::worker::Worker;
+
+/// Why a finish failed.
+pub(crate) enum Failure {
+    /// A task panicked; the payload resumes in the finish's caller.
+    Panic(Payload),
+    /// A task of a `try_` construct returned `Err` (boxed).
+    Error(Box<dyn Any + Send>),
+    /// An enclosing region was cancelled; the finish stops and unwinds as stopped.
+    Stopped,
+}
+
+/// The shared part of one finish.
+pub(crate) struct FinishState {
+    outstanding: AtomicUsize,
+    failed: AtomicBool,
+    failure: Mutex<Option<Failure>>,
+    owner: *const Worker,
+    inbox: Mutex<Vec<JobRef>>,
+    inbox_len: AtomicUsize,
+}
+
+// SAFETY: the raw pointers are to the owner worker (alive as long as its registry) and to
+// jobs that are `Send`; every mutable field is atomic or behind a mutex.
+unsafe impl Sync for FinishState {}
+// SAFETY: as above.
+unsafe impl Send for FinishState {}
+
+impl FinishState {
+    fn new(owner: &Worker) -> FinishState {
+        FinishState {
+            outstanding: AtomicUsize::new(0),
+            failed: AtomicBool::new(false),
+            failure: Mutex::new(None),
+            owner,
+            inbox: Mutex::new(Vec::new()),
+            inbox_len: AtomicUsize::new(0),
+        }
+    }
+
+    pub(crate) fn outstanding(&self) -> usize {
+        self.outstanding.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn inbox_len(&self) -> usize {
+        self.inbox_len.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn has_failed(&self) -> bool {
+        self.failed.load(Ordering::Acquire)
+    }
+
+    fn acquire(&self) {
+        self.outstanding.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Gives back one count. After the count reaches zero the state may vanish at once, so
+    /// only the owner worker (read beforehand) is touched.
+    fn release(&self) {
+        let owner = self.owner;
+        if self.outstanding.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // SAFETY: workers live as long as their registry, which outlives all work.
+            unsafe { (*owner).unpark_if_sleeping() };
+        }
+    }
+
+    /// Records `f` if it is the first failure and asks every worker to stop the tasks of
+    /// this finish. Returns whether `f` was the first.
+    pub(crate) fn fail(&self, f: Failure) -> bool {
+        if self.failed.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(f);
+        // SAFETY: see `release`.
+        unsafe { (*self.owner).registry().broadcast_stop() };
+        true
+    }
+
+    /// Records a task's panic payload (a stop counts as [`Failure::Stopped`]).
+    pub(crate) fn fail_with(&self, p: Payload) {
+        if is_stopped(&p) {
+            self.fail(Failure::Stopped);
+        } else {
+            self.fail(Failure::Panic(p));
+        }
+    }
+
+    /// Cancels the finish because an enclosing region was cancelled.
+    pub(crate) fn cancel(&self) {
+        self.fail(Failure::Stopped);
+    }
+
+    fn take_failure(&self) -> Option<Failure> {
+        if !self.has_failed() {
+            return None;
+        }
+        self.failure.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Parks a task whose finish has no frame on the spawning thread.
+    fn push_inbox(&self, job: JobRef) {
+        self.acquire();
+        let mut inbox = self.inbox.lock().unwrap_or_else(|e| e.into_inner());
+        inbox.push(job);
+        self.inbox_len.store(inbox.len(), Ordering::Release);
+        drop(inbox);
+        // SAFETY: see `release`.
+        unsafe {
+            let owner = &*self.owner;
+            owner.unpark_if_sleeping();
+            owner.registry().wake_one();
+        }
+    }
+
+    fn pop_inbox(&self) -> Option<JobRef> {
+        if self.inbox_len() == 0 {
+            return None;
+        }
+        let mut inbox = self.inbox.lock().unwrap_or_else(|e| e.into_inner());
+        let j = inbox.pop();
+        self.inbox_len.store(inbox.len(), Ordering::Release);
+        j
+    }
+}
+
+/// A finish's frame on one worker: the owner's, or a proxy on a worker running its work.
+#[repr(C)]
+pub(crate) struct FinishFrame {
+    frame: Frame,
+    pub(crate) state: *const FinishState,
+    pending: UnsafeCell<VecDeque<JobRef>>,
+    /// A proxy holds one count of `outstanding` once it has pending tasks or runs a task
+    /// taken from another frame.
+    registered: Cell<bool>,
+    is_owner: bool,
+    /// The worker's current finish frame before this one.
+    parent: *const FinishFrame,
+}
+
+unsafe fn finish_has_work(f: *const Frame) -> bool {
+    // SAFETY: the Finish table is only installed on `FinishFrame`s, which are live while
+    // in the chain; only the owning worker calls this.
+    unsafe {
+        let f = &*(f as *const FinishFrame);
+        !(*f.pending.get()).is_empty() || (f.is_owner && (*f.state).inbox_len() > 0)
+    }
+}
+
+unsafe fn finish_offer(f: *const Frame, _w: &Worker, _thief: usize, _ctx: *const FinishState) -> JobRef {
+    // SAFETY: as in `finish_has_work`.
+    unsafe {
+        let f = &*(f as *const FinishFrame);
+        let state = &*f.state;
+        if let Some(job) = (*f.pending.get()).pop_front() {
+            // The thief's proxy will hold a count of its own for this task.
+            state.acquire();
+            job
+        } else {
+            // An inbox task already holds its count: it passes to the thief.
+            state.pop_inbox().expect("offshoot: finish frame offered work it did not have")
+        }
+    }
+}
+
+unsafe fn finish_cancelled(f: *const Frame) -> bool {
+    // SAFETY: as in `finish_has_work`; the state outlives every frame of the finish.
+    unsafe { (*(*(f as *const FinishFrame)).state).has_failed() }
+}
+
+static FINISH_FRAME: FrameVTable = FrameVTable {
+    kind: FrameKind::Finish,
+    has_work: finish_has_work,
+    offer: finish_offer,
+    cancelled: finish_cancelled,
+};
+
+impl FinishFrame {
+    /// A frame for `state` on `w`; call [`FinishFrame::enter`] once it sits at its final
+    /// address. `is_owner`: the finish's own frame (else a proxy).
+    pub(crate) fn new(w: &Worker, state: *const FinishState, is_owner: bool) -> FinishFrame {
+        FinishFrame {
+            frame: Frame {
+                prev: w.head(),
+                vtable: Cell::new(&FINISH_FRAME),
+            },
+            state,
+            pending: UnsafeCell::new(VecDeque::new()),
+            registered: Cell::new(false),
+            is_owner,
+            parent: w.current_finish(),
+        }
+    }
+
+    /// Links the frame into `w`'s chain and makes it the current finish frame.
+    pub(crate) fn enter(&self, w: &Worker) {
+        w.push(&self.frame);
+        w.set_current_finish(self);
+    }
+
+    /// Ends a proxy: runs (or drops) its pending tasks, unlinks it and gives back its count.
+    pub(crate) fn leave(&self, w: &Worker) {
+        debug_assert!(!self.is_owner);
+        self.drain(w);
+        self.unlink(w);
+        if self.registered.get() {
+            // SAFETY: a registered proxy holds a count, so the state is alive.
+            unsafe { (*self.state).release() };
+        }
+    }
+
+    fn unlink(&self, w: &Worker) {
+        w.pop(&self.frame);
+        w.set_current_finish(self.parent);
+    }
+
+    /// Appends a task to this frame (owner worker only).
+    fn push_task(&self, job: JobRef) {
+        if !self.is_owner && !self.registered.get() {
+            // SAFETY: a proxy is in the chain only while its finish is alive.
+            unsafe { (*self.state).acquire() };
+            self.registered.set(true);
+        }
+        // SAFETY: only the owning worker touches `pending`.
+        unsafe { (*self.pending.get()).push_back(job) };
+    }
+
+    /// Runs the pending tasks newest first, or drops them once the finish has failed.
+    fn drain(&self, w: &Worker) {
+        loop {
+            // SAFETY: only the owning worker touches `pending`; the borrow ends before the
+            // task runs (the task may push more).
+            let job = unsafe { (*self.pending.get()).pop_back() };
+            let Some(job) = job else { break };
+            // SAFETY: the state is alive while this frame is linked.
+            let mode = if unsafe { (*self.state).has_failed() } {
+                Mode::Discard
+            } else {
+                Mode::Inline
+            };
+            // SAFETY: a pending task belongs to this frame's owner, which is `w`.
+            unsafe { job.execute(w, mode) };
+        }
+    }
+
+    /// Runs one task from the finish's inbox, if any. Owner frame only.
+    pub(crate) fn run_one_inbox(&self, w: &Worker) -> bool {
+        // SAFETY: the owner frame's state lives in the owner's frame, which is running.
+        let state = unsafe { &*self.state };
+        let Some(job) = state.pop_inbox() else {
+            return false;
+        };
+        let mode = if state.has_failed() { Mode::Discard } else { Mode::Inline };
+        // SAFETY: popping from the inbox made the job ours.
+        unsafe { job.execute(w, mode) };
+        state.release();
+        true
+    }
+}
+
+/// A spawned task: boxed, with its header first.
+#[repr(C)]
+struct HeapJob<F> {
+    header: JobHeader,
+    func: F,
+}
+
+impl<F: FnOnce() + Send> HeapJob<F> {
+    fn into_job(func: F, w: &Worker, state: *const FinishState) -> JobRef {
+        let job = Box::new(HeapJob {
+            header: JobHeader::new(Self::execute, w),
+            func,
+        });
+        job.header.finish.set(state);
+        JobRef(Box::into_raw(job) as *const JobHeader)
+    }
+
+    unsafe fn execute(h: *const JobHeader, w: &Worker, mode: Mode) {
+        // SAFETY: `h` came from `into_job`'s `Box::into_raw` and is executed exactly once
+        // (pending lists and the inbox hand each job to one owner).
+        let job = unsafe { Box::from_raw(h as *mut HeapJob<F>) };
+        let HeapJob { header, func } = *job;
+        // SAFETY: the finish waits for this task (it holds a count, or sits in the frame of
+        // the running owner), so the state is alive.
+        let state = unsafe { &*header.finish.get() };
+        match mode {
+            Mode::Discard => drop(func),
+            Mode::Inline => run_task(w, state, func),
+            Mode::Stolen => {
+                let proxy = FinishFrame::new(w, state, false);
+                // The count taken when this task was handed out now belongs to the proxy.
+                proxy.registered.set(true);
+                proxy.enter(w);
+                run_task(w, state, func);
+                proxy.leave(w);
+            }
+        }
+    }
+}
+
+fn run_task(w: &Worker, state: &FinishState, func: impl FnOnce()) {
+    if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
+        w.poll();
+        func()
+    })) {
+        state.fail_with(p);
+    }
+}
+
+/// Spawns `f` into the finish `state`: onto the calling worker's frame of that finish if
+/// it has one (the common case, no atomic read-modify-write), else into the finish's inbox.
+pub(crate) fn spawn_into<F: FnOnce() + Send>(state: *const FinishState, f: F) {
+    let w = Worker::current();
+    if !w.is_null() {
+        // SAFETY: the current worker is run by this thread.
+        let w = unsafe { &*w };
+        let mut fr = w.current_finish();
+        while !fr.is_null() {
+            // SAFETY: frames on the current-finish list are live (LIFO with the chain).
+            let frame = unsafe { &*fr };
+            if ptr::eq(frame.state, state) {
+                frame.push_task(HeapJob::into_job(f, w, state));
+                w.poll();
+                return;
+            }
+            fr = frame.parent;
+        }
+    }
+    // SAFETY: `state` is a live finish (the caller holds a handle bound to it).
+    let st = unsafe { &*state };
+    // SAFETY: the owner worker is alive as long as its registry.
+    let owner = unsafe { &*st.owner };
+    st.push_inbox(HeapJob::into_job(f, owner, state));
+}
+
+/// Runs `body` as a finish on `w`: returns once the body and every task spawned under it
+/// are done. `Err` carries the first failure.
+pub(crate) fn finish_core<R>(w: &Worker, body: impl FnOnce(&FinishState) -> R) -> Result<R, Failure> {
+    let state = FinishState::new(w);
+    let frame = FinishFrame::new(w, &state, true);
+    frame.enter(w);
+    let r = match catch_unwind(AssertUnwindSafe(|| body(&state))) {
+        Ok(v) => Some(v),
+        Err(p) => {
+            state.fail_with(p);
+            None
+        }
+    };
+    frame.drain(w);
+    w.wait_finish(&state, &frame);
+    frame.unlink(w);
+    match state.take_failure() {
+        None => Ok(r.expect("offshoot: finish body neither returned nor failed")),
+        Some(f) => Err(f),
+    }
+}
+
+/// Resumes a failure in the caller: the panic's payload, or a stop.
+pub(crate) fn resume_failure(f: Failure) -> ! {
+    match f {
+        Failure::Panic(p) => resume_unwind(p),
+        Failure::Stopped => raise_stopped(),
+        Failure::Error(_) => panic!(
+            "offshoot: a task spawned with offshoot::try_spawn returned Err inside a plain \
+             finish; use offshoot::try_finish to receive the error"
+        ),
+    }
+}
+
+/// Runs `f` on the current worker, or in the global pool from outside every pool.
+pub(crate) fn in_worker<R: Send>(f: impl FnOnce(&Worker) -> R + Send) -> R {
+    let w = Worker::current();
+    if w.is_null() {
+        return crate::pool::ThreadPool::global().run(|| {
+            // SAFETY: `run` executes on a worker of the global pool.
+            f(unsafe { &*Worker::current() })
+        });
+    }
+    // SAFETY: the current worker is run by this thread.
+    f(unsafe { &*w })
+}
+
+/// Runs `body` and waits for every task [`spawn`]ed in its dynamic extent — by `body`, by
+/// functions it calls, by spawned tasks, on any worker — before returning its value.
+///
+/// Outside every pool, `finish` runs in the global pool.
+///
+/// # Panics
+///
+/// The first panic of the body or of any task wins: the other tasks are stopped at their
+/// next poll point, tasks not yet started never start, and the winning panic resumes in
+/// the caller once everything under the finish has ended.
+///
+/// # Example
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// static COUNT: AtomicUsize = AtomicUsize::new(0);
+///
+/// fn visit(depth: u32) {
+///     COUNT.fetch_add(1, Ordering::Relaxed);
+///     if depth > 0 {
+///         // Joined by the innermost enclosing finish, not by this function.
+///         offshoot::spawn(move || visit(depth - 1));
+///         offshoot::spawn(move || visit(depth - 1));
+///     }
+/// }
+///
+/// offshoot::finish(|| visit(6));
+/// assert_eq!(COUNT.load(Ordering::Relaxed), 127);
+/// ```
+pub fn finish<R, F>(body: F) -> R
+where
+    F: FnOnce() -> R + Send,
+    R: Send,
+{
+    in_worker(|w| match finish_core(w, |_| body()) {
+        Ok(v) => v,
+        Err(f) => resume_failure(f),
+    })
+}
+
+/// Like [`finish`], for a body and tasks that can fail: the first `Err` (from the body or
+/// from a task spawned with [`try_spawn`]) or panic wins; the rest is stopped; once
+/// everything has ended the error is returned (or the panic resumed).
+///
+/// # Panics
+///
+/// Also panics if a task's error is not an `E` (a `try_spawn` with another error type
+/// inside this `try_finish`).
+///
+/// ```
+/// let r: Result<(), String> = offshoot::try_finish(|| {
+///     offshoot::try_spawn(|| Err::<(), String>("bad input".into()));
+///     Ok(())
+/// });
+/// assert_eq!(r, Err("bad input".to_string()));
+/// ```
+pub fn try_finish<R, E, F>(body: F) -> Result<R, E>
+where
+    F: FnOnce() -> Result<R, E> + Send,
+    R: Send,
+    E: Send + 'static,
+{
+    in_worker(|w| try_outcome(finish_core(w, |st| record_err(st, body()))))
+}
+
+/// Records `r`'s error in `st` (boxed) and turns `r` into an `Option`.
+pub(crate) fn record_err<R, E: Send + 'static>(st: &FinishState, r: Result<R, E>) -> Option<R> {
+    match r {
+        Ok(v) => Some(v),
+        Err(e) => {
+            st.fail(Failure::Error(Box::new(e)));
+            None
+        }
+    }
+}
+
+/// The result of a `try_` finish: the value, the first error, or a resumed panic / stop.
+pub(crate) fn try_outcome<R, E: 'static>(r: Result<Option<R>, Failure>) -> Result<R, E> {
+    match r {
+        Ok(Some(v)) => Ok(v),
+        Ok(None) => unreachable!("offshoot: an error was recorded but the finish did not fail"),
+        Err(Failure::Error(e)) => match e.downcast::<E>() {
+            Ok(e) => Err(*e),
+            Err(_) => panic!(
+                "offshoot: a task under try_finish/try_scope failed with an error of another type \
+                 than the construct's `E`; give every try_spawn inside it the same error type"
+            ),
+        },
+        Err(f) => resume_failure(f),
+    }
+}
+
+/// Spawns `f` as a task of the innermost enclosing [`finish`] (or [`scope`](crate::scope)
+/// or [`ThreadPool::run`](crate::ThreadPool::run)): the call returns at once and `f` runs
+/// later, on this worker or on one that asked for work.
+///
+/// # Panics
+///
+/// When called outside every pool (there is no finish to join it): call it inside
+/// `offshoot::finish`, `offshoot::scope` or `ThreadPool::run`.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// let hits = AtomicU32::new(0);
+/// let hits = &hits;
+/// offshoot::scope(|_| {
+///     // `spawn` needs a 'static closure; inside a scope, use `Scope::spawn` to borrow.
+///     offshoot::spawn(|| println!("hello from a task"));
+///     hits.fetch_add(1, Ordering::Relaxed);
+/// });
+/// assert_eq!(hits.load(Ordering::Relaxed), 1);
+/// ```
+pub fn spawn<F>(f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    let w = Worker::current();
+    assert!(
+        !w.is_null(),
+        "offshoot::spawn called outside every pool: there is no finish to join the task; \
+         call it inside offshoot::finish, offshoot::scope or ThreadPool::run"
+    );
+    // SAFETY: the current worker is run by this thread; work always runs inside a finish
+    // frame, so the current finish frame is set and live.
+    let state = unsafe { (*(*w).current_finish()).state };
+    spawn_into(state, f);
+}
+
+/// Like [`spawn`], for a task that can fail: an `Err` fails the innermost enclosing
+/// [`try_finish`], which stops the other tasks and returns the error.
+///
+/// # Panics
+///
+/// Outside every pool, like [`spawn`]. An `Err` under a plain [`finish`] (not a
+/// `try_finish`) makes that finish panic with a message saying so.
+///
+/// ```
+/// let r = offshoot::try_finish(|| {
+///     for i in 0..10 {
+///         offshoot::try_spawn(move || if i == 7 { Err(i) } else { Ok(()) });
+///     }
+///     Ok(())
+/// });
+/// assert_eq!(r, Err(7));
+/// ```
+pub fn try_spawn<F, E>(f: F)
+where
+    F: FnOnce() -> Result<(), E> + Send + 'static,
+    E: Send + 'static,
+{
+    let w = Worker::current();
+    assert!(
+        !w.is_null(),
+        "offshoot::try_spawn called outside every pool: there is no finish to join the task; \
+         call it inside offshoot::try_finish"
+    );
+    // SAFETY: as in `spawn`.
+    let state = unsafe { (*(*w).current_finish()).state };
+    let st = state as usize;
+    spawn_into(state, move || {
+        if let Err(e) = f() {
+            // SAFETY: the task runs while its finish waits for it.
+            let st = unsafe { &*(st as *const FinishState) };
+            st.fail(Failure::Error(Box::new(e)));
+        }
+    });
+}

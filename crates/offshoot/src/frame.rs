@@ -1,0 +1,98 @@
+//! The frame chain: the one structure a victim reads to answer a request.
+//!
+//! Every worker keeps a singly linked list of [`Frame`]s that live in stack frames of the
+//! code it runs, youngest first (`Worker::head`). Four kinds exist:
+//!
+//! | kind | pushed by | offers work | cancelled when |
+//! |---|---|---|---|
+//! | `Seed` | `join`, before running `a` | its `b`, once | never (not yet stolen) |
+//! | `StolenSeed` | a seed after it was handed out | no | `b` failed first |
+//! | `StolenJob` | a thief, around a stolen join `b` | no | `a` failed first |
+//! | `Finish` | `finish`/`scope` (owner), or a thief running work of a finish (proxy) | its pending spawned tasks | the finish failed |
+//!
+//! Invariants:
+//! * Only the owning worker reads or writes its chain and the frames' `Cell`s; frames are
+//!   pushed and popped in strict LIFO order, also while unwinding (every pusher pops in its
+//!   own catch / drop path before the frame's storage goes away).
+//! * A frame's storage outlives its presence in the chain.
+//! * A request is answered with the **oldest** frame that has work (nearest the bottom),
+//!   restricted to the region the request targets (see `Worker::find_work`).
+//! * Walking the chain happens only on slow paths (a request, a stop); planting a seed is
+//!   two stores and a pointer bump of `head`.
+
+use std::cell::Cell;
+
+use crate::finish::FinishState;
+use crate::job::JobRef;
+use crate::worker::Worker;
+
+/// What a frame is; see the table in the module docs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum FrameKind {
+    Seed,
+    StolenSeed,
+    StolenJob,
+    Finish,
+}
+
+/// Behaviour of one kind of frame. Each concrete frame type has one `static` (or promoted
+/// constant) table; the seed of `join` switches its table to [`STOLEN_SEED`] when handed out.
+pub(crate) struct FrameVTable {
+    pub(crate) kind: FrameKind,
+    /// Can this frame give work to a thief now?
+    pub(crate) has_work: unsafe fn(*const Frame) -> bool,
+    /// Gives work to thief `thief`; `ctx` is the state of the innermost finish enclosing the
+    /// frame. Called only when `has_work` said yes.
+    pub(crate) offer: unsafe fn(*const Frame, &Worker, usize, *const FinishState) -> JobRef,
+    /// Has the region this frame stands for been cancelled?
+    pub(crate) cancelled: unsafe fn(*const Frame) -> bool,
+}
+
+/// A link of the chain. Concrete frames are `#[repr(C)]` with a `Frame` first, so a
+/// `*const Frame` can be cast back to its concrete type once the kind is known.
+#[repr(C)]
+pub(crate) struct Frame {
+    pub(crate) prev: *const Frame,
+    pub(crate) vtable: Cell<&'static FrameVTable>,
+}
+
+unsafe fn no_work(_: *const Frame) -> bool {
+    false
+}
+
+unsafe fn never_offer(_: *const Frame, _: &Worker, _: usize, _: *const FinishState) -> JobRef {
+    unreachable!("offer called on a frame without work")
+}
+
+/// The table of a join seed after it was handed out: no more work; cancelled when the thief's
+/// side failed first.
+pub(crate) static STOLEN_SEED: FrameVTable = FrameVTable {
+    kind: FrameKind::StolenSeed,
+    has_work: no_work,
+    offer: never_offer,
+    cancelled: crate::join::stolen_seed_cancelled,
+};
+
+/// A thief's marker around a stolen join `b`: the boundary of leapfrogging requests that
+/// target this job, and the place where `b` is stopped when `a` failed.
+#[repr(C)]
+pub(crate) struct StolenJobFrame {
+    pub(crate) frame: Frame,
+    pub(crate) job: *const crate::job::JobHeader,
+}
+
+unsafe fn stolen_job_cancelled(f: *const Frame) -> bool {
+    // SAFETY: the table is only installed on `StolenJobFrame`s, whose job header stays live
+    // until the thief pops this frame (it pops before setting `done`).
+    unsafe {
+        let f = &*(f as *const StolenJobFrame);
+        (*f.job).failed.load(std::sync::atomic::Ordering::Acquire) == crate::job::FAILED_A
+    }
+}
+
+pub(crate) static STOLEN_JOB: FrameVTable = FrameVTable {
+    kind: FrameKind::StolenJob,
+    has_work: no_work,
+    offer: never_offer,
+    cancelled: stolen_job_cancelled,
+};

@@ -1,0 +1,375 @@
+//! `join`: a fork that costs about a call.
+//!
+//! `join(a, b)` builds a [`JoinSeed`] for `b` in its own stack frame, links it at the head
+//! of the worker's frame chain, polls once, runs `a`, unlinks the seed and — if nobody took
+//! it — calls `b` inline. The fast path is: a thread-local load, three stores (the seed's
+//! link, its table, the chain head), `b`'s captures, one relaxed load of the mailbox, the
+//! call of `a`, one store (unlink), one load and compare (was the seed handed out?), and
+//! the call of `b`. No allocation, no atomic read-modify-write, no fence.
+//!
+//! When a thief asks, the victim (at a poll) hands out its **oldest** seed: it initialises
+//! the seed's job header and switches the seed's table to `STOLEN_SEED`. The thief runs `b`
+//! in place and writes the result into the victim's frame; the victim, at the join, waits by
+//! taking work back from that thief only (`Worker::wait_for_job`).
+//!
+//! Invariants:
+//! * The seed's storage lives in `join_in_worker`'s frame, which is not left — by return or
+//!   by unwinding — while a thief may still touch it: every path out of a stolen join goes
+//!   through `wait_for_job`, which returns only after the thief set `done`.
+//! * `b` is run at most once: inline by the owner if the seed is still unstolen when `a`
+//!   ends, or by the thief; it is dropped unrun if `a` failed before it was taken.
+//! * Failure: the first side to fail wins (`failed` compare-and-swap); the other side is
+//!   stopped at its next poll; the winner's payload resumes in the caller once both sides
+//!   are finished.
+
+use std::cell::{Cell, UnsafeCell};
+use std::mem::{ManuallyDrop, MaybeUninit};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::ptr;
+use std::sync::atomic::Ordering;
+
+use crate::finish::{FinishFrame, FinishState};
+use crate::frame::{Frame, FrameKind, FrameVTable, StolenJobFrame, STOLEN_JOB, STOLEN_SEED};
+use crate::job::{
+    JobHeader, JobRef, Mode, FAILED_A, FAILED_B, NOT_FAILED, OUTCOME_OK, OUTCOME_PANIC, OUTCOME_STOPPED,
+};
+use crate::unwind::{is_stopped, raise_stopped, ErrMarker};
+use crate::worker::Worker;
+
+/// Runs `a` and `b`, potentially in parallel, and returns both results.
+///
+/// `b` is not turned into a task when `join` is called: it is planted as a *seed* that an
+/// idle worker may ask for while `a` runs. If nobody asks, `b` runs right after `a` on the
+/// same thread, like a plain call. Inside a pool `join` runs on the current worker; outside
+/// every pool it enters the global pool (see [`ThreadPool::global`](crate::ThreadPool::global)).
+///
+/// # Panics
+///
+/// If `a` or `b` panics, the first panic wins: the other closure is stopped at its next
+/// poll point (or never started), and once both are finished the winning panic resumes
+/// in the caller with its own payload.
+///
+/// # Example
+///
+/// ```
+/// fn fib(n: u64) -> u64 {
+///     if n < 2 {
+///         return n;
+///     }
+///     let (x, y) = offshoot::join(|| fib(n - 1), || fib(n - 2));
+///     x + y
+/// }
+/// assert_eq!(fib(20), 6765);
+/// ```
+#[inline]
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let w = Worker::current();
+    if w.is_null() {
+        return join_outside(a, b);
+    }
+    // SAFETY: a non-null current worker belongs to a live registry and is run by this thread.
+    unsafe { join_in_worker(&*w, a, b) }
+}
+
+#[cold]
+fn join_outside<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    crate::pool::ThreadPool::global().run(|| join(a, b))
+}
+
+/// Like [`join`], for closures that can fail: the first `Err` (or panic) wins, the other
+/// side is stopped at its next poll point (or never started), and the winner is returned
+/// (or resumed) once both sides are finished.
+///
+/// ```
+/// let r: Result<(u32, u32), String> = offshoot::try_join(
+///     || Ok(1),
+///     || Err("no".to_string()),
+/// );
+/// assert_eq!(r, Err("no".to_string()));
+/// ```
+pub fn try_join<A, B, RA, RB, E>(a: A, b: B) -> Result<(RA, RB), E>
+where
+    A: FnOnce() -> Result<RA, E> + Send,
+    B: FnOnce() -> Result<RB, E> + Send,
+    RA: Send,
+    RB: Send,
+    E: Send,
+{
+    let a_err = ErrSlot::<E>::new();
+    let b_err = ErrSlot::<E>::new();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        join(
+            || a().unwrap_or_else(|e| a_err.fail(e)),
+            || b().unwrap_or_else(|e| b_err.fail(e)),
+        )
+    }));
+    match r {
+        Ok(v) => Ok(v),
+        Err(p) => match p.downcast::<ErrMarker>() {
+            Ok(m) if m.0 == a_err.addr() => Err(a_err.take()),
+            Ok(m) if m.0 == b_err.addr() => Err(b_err.take()),
+            Ok(m) => resume_unwind(m),
+            Err(p) => resume_unwind(p),
+        },
+    }
+}
+
+/// Holds the error of one side of a `try_join`. Written once, by the thread that ran that
+/// side, before the marker unwinds; read by the caller after the join has finished (the
+/// join's completion orders the two).
+struct ErrSlot<E>(UnsafeCell<Option<E>>);
+
+// SAFETY: see the type's docs: one writer, then one reader after a synchronising join.
+unsafe impl<E: Send> Sync for ErrSlot<E> {}
+
+impl<E> ErrSlot<E> {
+    fn new() -> Self {
+        ErrSlot(UnsafeCell::new(None))
+    }
+    fn addr(&self) -> usize {
+        self as *const Self as usize
+    }
+    fn fail(&self, e: E) -> ! {
+        // SAFETY: only the side owning this slot writes it, once, and nobody reads it
+        // before the join has finished.
+        unsafe { *self.0.get() = Some(e) };
+        resume_unwind(Box::new(ErrMarker(self.addr())))
+    }
+    fn take(&self) -> E {
+        // SAFETY: the join has finished, so the writer is done.
+        unsafe { (*self.0.get()).take() }.expect("offshoot: try_join lost the error it reported")
+    }
+}
+
+/// The seed `join` plants for `b`. `#[repr(C)]` with the frame first, so the chain's
+/// `*const Frame` casts back to it.
+#[repr(C)]
+struct JoinSeed<B, RB> {
+    frame: Frame,
+    /// Initialised by `offer`, only if the seed is handed out.
+    header: UnsafeCell<MaybeUninit<JobHeader>>,
+    b: UnsafeCell<ManuallyDrop<B>>,
+    /// Written by the thief when `b` returns.
+    result: UnsafeCell<MaybeUninit<RB>>,
+}
+
+unsafe fn always(_: *const Frame) -> bool {
+    true
+}
+
+unsafe fn never(_: *const Frame) -> bool {
+    false
+}
+
+/// Cancellation test of a handed-out seed: the thief's side failed first.
+pub(crate) unsafe fn stolen_seed_cancelled(f: *const Frame) -> bool {
+    // The header sits right after the frame in every `JoinSeed` (repr(C), frame first, and
+    // the header's alignment does not depend on B or RB).
+    let h = header_of_frame(f);
+    // SAFETY: this table is installed only after `offer` initialised the header.
+    unsafe { (*h).failed.load(Ordering::Acquire) == FAILED_B }
+}
+
+fn header_of_frame(f: *const Frame) -> *const JobHeader {
+    // `JoinSeed<(), ()>` has the same offset of `header` as any `JoinSeed<B, RB>`: the fields
+    // before it (`frame`) do not depend on the parameters.
+    let off = std::mem::offset_of!(JoinSeed<(), ()>, header);
+    (f as *const u8).wrapping_add(off) as *const JobHeader
+}
+
+impl<B, RB> JoinSeed<B, RB>
+where
+    B: FnOnce() -> RB + Send,
+    RB: Send,
+{
+    const VTABLE: FrameVTable = FrameVTable {
+        kind: FrameKind::Seed,
+        has_work: always,
+        offer: Self::offer,
+        cancelled: never,
+    };
+
+    /// Hands the seed out to `thief`. Runs on the owner, at a poll.
+    unsafe fn offer(f: *const Frame, w: &Worker, thief: usize, ctx: *const FinishState) -> JobRef {
+        // SAFETY: the Seed table is installed only on `JoinSeed<B, RB>`s.
+        let seed = unsafe { &*(f as *const Self) };
+        debug_assert_eq!(
+            std::mem::offset_of!(Self, header),
+            std::mem::offset_of!(JoinSeed<(), ()>, header)
+        );
+        let h = JobHeader::new(Self::execute, w);
+        h.thief.set(thief);
+        h.finish.set(ctx);
+        // SAFETY: only the owner touches an unstolen seed's header.
+        let h: *const JobHeader = unsafe { (*seed.header.get()).write(h) };
+        seed.frame.vtable.set(&STOLEN_SEED);
+        JobRef(h)
+    }
+
+    fn from_header(h: *const JobHeader) -> *const Self {
+        (h as *const u8).wrapping_sub(std::mem::offset_of!(Self, header)) as *const Self
+    }
+
+    /// Runs `b` on the thief. See the module invariants.
+    unsafe fn execute(h: *const JobHeader, w: &Worker, mode: Mode) {
+        debug_assert_eq!(mode, Mode::Stolen, "a join seed is only ever run by a thief");
+        // SAFETY: `h` is the header of a live, handed-out `JoinSeed<B, RB>`; the owner
+        // does not leave its frame before `done` is set below.
+        unsafe {
+            let seed = &*Self::from_header(h);
+            let hdr = &*h;
+            let owner = &*hdr.owner;
+            let proxy = FinishFrame::new(w, hdr.finish.get(), false);
+            proxy.enter(w);
+            let sj = StolenJobFrame {
+                frame: Frame {
+                    prev: w.head(),
+                    vtable: Cell::new(&STOLEN_JOB),
+                },
+                job: h,
+            };
+            w.push(&sj.frame);
+            let b = ManuallyDrop::take(&mut *seed.b.get());
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                w.poll();
+                b()
+            }));
+            w.pop(&sj.frame);
+            match r {
+                Ok(v) => {
+                    (*seed.result.get()).write(v);
+                    hdr.outcome.set(OUTCOME_OK);
+                }
+                Err(p) => {
+                    if !is_stopped(&p)
+                        && hdr
+                            .failed
+                            .compare_exchange(NOT_FAILED, FAILED_B, Ordering::AcqRel, Ordering::Acquire)
+                            .is_ok()
+                    {
+                        *hdr.payload.get() = Some(p);
+                        hdr.outcome.set(OUTCOME_PANIC);
+                        owner.signal_stop();
+                    } else {
+                        hdr.outcome.set(OUTCOME_STOPPED);
+                        drop(p);
+                    }
+                }
+            }
+            hdr.done.store(true, Ordering::SeqCst);
+            // From here on the seed may be gone: touch only the owner worker.
+            owner.unpark_if_sleeping();
+            proxy.leave(w);
+        }
+    }
+
+    fn header(&self) -> &JobHeader {
+        // SAFETY: called only after the seed was handed out, which initialised the header.
+        unsafe { (*self.header.get()).assume_init_ref() }
+    }
+
+    /// The join of a seed that was handed out: wait for the thief, then decide the outcome.
+    #[cold]
+    #[inline(never)]
+    fn join_stolen<RA>(&self, w: &Worker, ra: std::thread::Result<RA>) -> (RA, RB) {
+        let hdr = self.header();
+        if ra.is_err()
+            && hdr
+                .failed
+                .compare_exchange(NOT_FAILED, FAILED_A, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
+            w.registry().worker(hdr.thief.get()).signal_stop();
+        }
+        w.wait_for_job(hdr);
+        let failed = hdr.failed.load(Ordering::Acquire);
+        // SAFETY: `done` was set (acquire in wait_for_job): the thief wrote the payload or
+        // the result before that and touches neither any more.
+        let payload = unsafe { (*hdr.payload.get()).take() };
+        let rb = if hdr.outcome.get() == OUTCOME_OK {
+            // SAFETY: as above; OUTCOME_OK means the result was written.
+            Some(unsafe { (*self.result.get()).assume_init_read() })
+        } else {
+            None
+        };
+        match ra {
+            Err(pa) => {
+                drop(rb);
+                if failed == FAILED_B {
+                    drop(pa);
+                    resume_unwind(payload.expect("offshoot: failed join lost its payload"))
+                } else {
+                    resume_unwind(pa)
+                }
+            }
+            Ok(ra) => {
+                if failed == FAILED_B {
+                    drop((ra, rb));
+                    resume_unwind(payload.expect("offshoot: failed join lost its payload"))
+                }
+                match rb {
+                    Some(rb) if failed == NOT_FAILED => (ra, rb),
+                    rb => {
+                        // Stopped: a region enclosing this join was cancelled.
+                        drop((ra, rb));
+                        raise_stopped()
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The body of [`join`] on a worker. See the module docs for the fast path.
+#[inline(always)]
+unsafe fn join_in_worker<A, B, RA, RB>(w: &Worker, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let seed = JoinSeed::<B, RB> {
+        frame: Frame {
+            prev: w.head(),
+            vtable: Cell::new(&JoinSeed::<B, RB>::VTABLE),
+        },
+        header: UnsafeCell::new(MaybeUninit::uninit()),
+        b: UnsafeCell::new(ManuallyDrop::new(b)),
+        result: UnsafeCell::new(MaybeUninit::uninit()),
+    };
+    w.push(&seed.frame);
+    let ra = catch_unwind(AssertUnwindSafe(|| {
+        w.poll();
+        a()
+    }));
+    w.pop(&seed.frame);
+    if ptr::eq(seed.frame.vtable.get(), &STOLEN_SEED) {
+        return seed.join_stolen(w, ra);
+    }
+    match ra {
+        Ok(ra) => {
+            // SAFETY: the seed was not handed out, so `b` is still here and ours.
+            let b = unsafe { ManuallyDrop::take(&mut *seed.b.get()) };
+            (ra, b())
+        }
+        Err(p) => {
+            // `a` failed before anyone took `b`: `b` never starts.
+            // SAFETY: as above; `b` is dropped exactly once, here.
+            unsafe { ManuallyDrop::drop(&mut *seed.b.get()) };
+            resume_unwind(p)
+        }
+    }
+}

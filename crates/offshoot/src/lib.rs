@@ -1,0 +1,96 @@
+//! # offshoot — a fork that costs about a call
+//!
+//! offshoot is a task-parallel runtime in which a parallel call costs about as much as a
+//! plain call, because a task is created only when an idle worker asks for one (lazy task
+//! creation, after Mohr–Kranz–Halstead, Goldstein–Schauser–Culler's lazy threads and
+//! Yasugi et al.'s LBTC).
+//!
+//! ## The model in one page
+//!
+//! * [`join(a, b)`](join) does not create a task. It plants a *seed* for `b` in its own
+//!   stack frame, links it into the worker's frame chain, polls, runs `a`, and — if nobody
+//!   took the seed — calls `b` like a plain function. No allocation, no atomic
+//!   read-modify-write, no fence on that path.
+//! * A worker with nothing to do sends a **request** to a busy worker. The busy worker sees
+//!   it at its next **poll** (every `join`, `spawn`, and [`poll()`] is one), and answers with
+//!   its **oldest** seed — the one nearest the bottom of its stack, usually the biggest piece
+//!   of work — or with "nothing". Only then does a seed become a task.
+//! * A worker that reaches the join of a seed that was taken waits by taking work back
+//!   *only from the worker that took it* (leapfrogging), so it never buries the waiting
+//!   frame under unrelated work.
+//! * [`finish`] joins every task [`spawn`]ed in its dynamic extent — in callees, in spawned
+//!   tasks, on any worker. [`scope`] is the lexical version whose tasks may borrow.
+//! * Failures cross joins: the first panic (or `Err` in the `try_` forms) wins, every other
+//!   task of that join / scope / finish is **stopped** at its next poll point (its
+//!   destructors run), tasks not yet started never start, and the winner resumes in the
+//!   caller once all of them have finished. A stop cannot be swallowed: every later poll of
+//!   the stopped task stops it again.
+//! * Idle workers back off and sleep; an idle pool burns no CPU.
+//!
+//! ```
+//! fn fib(n: u64) -> u64 {
+//!     if n < 2 {
+//!         return n;
+//!     }
+//!     let (a, b) = offshoot::join(|| fib(n - 1), || fib(n - 2));
+//!     a + b
+//! }
+//!
+//! let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+//! assert_eq!(pool.run(|| fib(25)), 75025);
+//! println!("{}", pool.stats());
+//! ```
+//!
+//! ## Polling
+//!
+//! Requests are answered at poll points only. Code that runs for a long time without
+//! calling `join`, `spawn` or [`poll()`] makes thieves wait (they withdraw their request
+//! and try elsewhere after a while). Call [`poll()`] in long sequential loops.
+
+#![warn(missing_docs)]
+
+mod finish;
+mod frame;
+mod job;
+mod join;
+mod mailbox;
+mod pool;
+mod scope;
+mod stats;
+mod sync;
+mod unwind;
+mod worker;
+
+pub use finish::{finish, spawn, try_finish, try_spawn};
+pub use join::{join, try_join};
+pub use pool::{BuildError, Builder, ThreadPool, MAX_WORKERS, WORKERS_ENV};
+pub use scope::{scope, try_scope, Scope, TryScope};
+pub use stats::Stats;
+
+/// A poll point: lets the current worker answer a pending request for work, and stops the
+/// current task if a sibling failed. Costs one load and a branch when there is nothing to
+/// do; does nothing outside a pool.
+///
+/// Call it in long stretches of sequential code so that idle workers are not kept waiting.
+///
+/// ```
+/// let total = offshoot::ThreadPool::builder().workers(2).build().unwrap().run(|| {
+///     let mut s = 0u64;
+///     for i in 0..1_000_000u64 {
+///         s = s.wrapping_add(i * i);
+///         if i % 1024 == 0 {
+///             offshoot::poll();
+///         }
+///     }
+///     s
+/// });
+/// assert!(total > 0);
+/// ```
+#[inline]
+pub fn poll() {
+    let w = worker::Worker::current();
+    if !w.is_null() {
+        // SAFETY: a non-null current worker is live and run by this thread.
+        unsafe { (*w).poll() }
+    }
+}

@@ -1,0 +1,333 @@
+//! The request handshake between an idle worker (the thief) and a busy one (the victim).
+//!
+//! Every worker owns one [`Mailbox`]. Its `attention` word is what the victim reads at each
+//! poll point, so the poll fast path is one relaxed load and a branch. The word holds:
+//!
+//! * bits 0..32 — a pending request: `thief index + 1`, or 0 when there is none;
+//! * [`CLOSED`] — the owner sleeps and answers no request: thieves must go elsewhere;
+//! * [`STOP`] — some region on the owner's stack may have been cancelled: the owner must
+//!   scan its frame chain at its next poll (see `worker.rs`).
+//!
+//! The thief's own mailbox carries the `reply` slot and the request's `target`.
+//!
+//! Invariants (model-checked by the loom tests at the bottom of this file):
+//! 1. A victim holds at most one request; a thief has at most one request outstanding.
+//! 2. A request is either withdrawn by its thief (then the victim never sees it) or taken by
+//!    the victim (then the thief's withdraw fails) — never both.
+//! 3. A taken request is answered exactly once, with work or with [`REPLY_NOTHING`].
+//! 4. The thief writes `reply = PENDING` and its target *before* publishing the request
+//!    (release); the victim reads them *after* taking it (acquire). The victim's answer is
+//!    published with release and read by the thief with acquire, so the job the answer
+//!    points to is fully initialised when the thief sees it.
+
+use crate::sync::{AtomicU64, Ordering};
+
+/// Bits of `attention` holding `thief index + 1`.
+pub(crate) const REQ_MASK: u64 = 0xFFFF_FFFF;
+/// The owner sleeps: it accepts no request.
+pub(crate) const CLOSED: u64 = 1 << 32;
+/// The owner must scan its frames for a cancelled region.
+pub(crate) const STOP: u64 = 1 << 33;
+
+/// `reply` value while the answer has not come.
+pub(crate) const REPLY_PENDING: u64 = 0;
+/// `reply` value of a request answered with "nothing here".
+pub(crate) const REPLY_NOTHING: u64 = 1;
+
+/// What a request asks for. `Any` is an idle worker's request; the others restrict the
+/// answer to work that the requester is waiting for (leapfrogging).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// Any work: the oldest offerable seed on the victim's stack.
+    Any,
+    /// Only work above the frame that runs this stolen job (the address of its header).
+    Job(usize),
+    /// Only work in the region of this finish (the address of its state).
+    Finish(usize),
+}
+
+impl Target {
+    fn encode(self) -> (u64, u64) {
+        match self {
+            Target::Any => (0, 0),
+            Target::Job(p) => (1, p as u64),
+            Target::Finish(p) => (2, p as u64),
+        }
+    }
+    fn decode(kind: u64, ptr: u64) -> Target {
+        match kind {
+            1 => Target::Job(ptr as usize),
+            2 => Target::Finish(ptr as usize),
+            _ => Target::Any,
+        }
+    }
+}
+
+/// One worker's side of the handshake. See the module docs for the protocol.
+pub(crate) struct Mailbox {
+    attention: AtomicU64,
+    reply: AtomicU64,
+    target_kind: AtomicU64,
+    target_ptr: AtomicU64,
+}
+
+impl Mailbox {
+    pub(crate) fn new() -> Mailbox {
+        Mailbox {
+            attention: AtomicU64::new(0),
+            reply: AtomicU64::new(REPLY_PENDING),
+            target_kind: AtomicU64::new(0),
+            target_ptr: AtomicU64::new(0),
+        }
+    }
+
+    /// The poll fast path: is there anything (a request or a stop) for the owner to look at?
+    #[inline(always)]
+    pub(crate) fn needs_attention(&self) -> bool {
+        self.attention.load(Ordering::Relaxed) != 0
+    }
+
+    /// Whether a request waits in this mailbox.
+    #[inline]
+    pub(crate) fn has_request(&self) -> bool {
+        self.attention.load(Ordering::Relaxed) & REQ_MASK != 0
+    }
+
+    // ----- thief side -------------------------------------------------------------------
+
+    /// Sends a request from `self` (the thief, index `thief`) to `victim`. Returns `false`
+    /// when the victim already holds a request or sleeps; the thief then tries elsewhere.
+    pub(crate) fn send_request(&self, thief: usize, victim: &Mailbox, target: Target) -> bool {
+        let (kind, ptr) = target.encode();
+        self.reply.store(REPLY_PENDING, Ordering::Relaxed);
+        self.target_kind.store(kind, Ordering::Relaxed);
+        self.target_ptr.store(ptr, Ordering::Relaxed);
+        let mut cur = victim.attention.load(Ordering::Relaxed);
+        loop {
+            if cur & (REQ_MASK | CLOSED) != 0 {
+                return false;
+            }
+            match victim.attention.compare_exchange_weak(
+                cur,
+                cur | (thief as u64 + 1),
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Withdraws `thief`'s request from `victim`. `true`: withdrawn, no answer will come.
+    /// `false`: the victim has taken it and will answer; the thief must wait for the reply.
+    pub(crate) fn try_withdraw(thief: usize, victim: &Mailbox) -> bool {
+        let mine = thief as u64 + 1;
+        let mut cur = victim.attention.load(Ordering::Relaxed);
+        loop {
+            if cur & REQ_MASK != mine {
+                return false;
+            }
+            match victim.attention.compare_exchange_weak(
+                cur,
+                cur & !REQ_MASK,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// The answer to this thief's outstanding request, if it came.
+    #[inline]
+    pub(crate) fn reply(&self) -> u64 {
+        self.reply.load(Ordering::Acquire)
+    }
+
+    // ----- victim side ------------------------------------------------------------------
+
+    /// Takes the pending request, if any: the thief's index and what it asks for. The caller
+    /// must answer it with [`Mailbox::answer`] on the thief's mailbox.
+    pub(crate) fn take_request(&self, thieves: impl Fn(usize) -> *const Mailbox) -> Option<(usize, Target)> {
+        if self.attention.load(Ordering::Relaxed) & REQ_MASK == 0 {
+            return None;
+        }
+        let old = self.attention.fetch_and(!REQ_MASK, Ordering::Acquire);
+        let req = old & REQ_MASK;
+        if req == 0 {
+            return None; // withdrawn in between
+        }
+        let thief = (req - 1) as usize;
+        // SAFETY: `thieves` maps a worker index of this pool to its mailbox, which lives as
+        // long as the pool's registry, which outlives every worker that polls.
+        let tm = unsafe { &*thieves(thief) };
+        let target = Target::decode(
+            tm.target_kind.load(Ordering::Relaxed),
+            tm.target_ptr.load(Ordering::Relaxed),
+        );
+        Some((thief, target))
+    }
+
+    /// Answers this mailbox's owner (a thief) with `value`: a job address or
+    /// [`REPLY_NOTHING`].
+    pub(crate) fn answer(&self, value: u64) {
+        debug_assert_ne!(value, REPLY_PENDING);
+        self.reply.store(value, Ordering::Release);
+    }
+
+    /// Closes the mailbox before the owner sleeps. Fails (returns `false`) while a request
+    /// is pending: the owner must answer it first.
+    pub(crate) fn close(&self) -> bool {
+        let mut cur = self.attention.load(Ordering::Relaxed);
+        loop {
+            if cur & REQ_MASK != 0 {
+                return false;
+            }
+            match self.attention.compare_exchange_weak(
+                cur,
+                cur | CLOSED,
+                Ordering::SeqCst,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Reopens the mailbox after sleeping.
+    pub(crate) fn open(&self) {
+        self.attention.fetch_and(!CLOSED, Ordering::SeqCst);
+    }
+
+    /// Asks the owner to scan for a cancelled region at its next poll.
+    pub(crate) fn raise_stop(&self) {
+        self.attention.fetch_or(STOP, Ordering::SeqCst);
+    }
+
+    /// Clears the stop bit; returns whether it was set. The caller then scans its frames
+    /// and raises the bit again if a cancelled region remains.
+    pub(crate) fn take_stop(&self) -> bool {
+        if self.attention.load(Ordering::Relaxed) & STOP == 0 {
+            return false;
+        }
+        self.attention.fetch_and(!STOP, Ordering::AcqRel) & STOP != 0
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    //! Model checks of the handshake: run with `scripts/loom.sh`.
+    use super::*;
+    use loom::sync::Arc;
+    use loom::thread;
+
+    const JOB: u64 = 0x1000;
+
+    fn mailboxes(n: usize) -> Arc<Vec<Mailbox>> {
+        Arc::new((0..n).map(|_| Mailbox::new()).collect())
+    }
+
+    /// A thief that sends one request and gives up after `patience` looks at its reply.
+    /// Returns Some(reply) if answered, None if withdrawn or refused.
+    fn thief(mb: &[Mailbox], me: usize, victim: usize, patience: usize) -> Option<u64> {
+        if !mb[me].send_request(me, &mb[victim], Target::Any) {
+            return None;
+        }
+        for _ in 0..patience {
+            let r = mb[me].reply();
+            if r != REPLY_PENDING {
+                return Some(r);
+            }
+            thread::yield_now();
+        }
+        if Mailbox::try_withdraw(me, &mb[victim]) {
+            return None;
+        }
+        loop {
+            let r = mb[me].reply();
+            if r != REPLY_PENDING {
+                return Some(r);
+            }
+            thread::yield_now();
+        }
+    }
+
+    /// Two thieves race for one victim that polls twice and has one job to give.
+    /// Every taken request is answered exactly once; the job goes to at most one thief;
+    /// a withdrawn request is never answered.
+    #[test]
+    fn two_thieves_one_victim() {
+        loom::model(|| {
+            let mb = mailboxes(3);
+            let mut hs = Vec::new();
+            for me in 1..3 {
+                let mb = mb.clone();
+                hs.push(thread::spawn(move || thief(&mb, me, 0, 1)));
+            }
+            let mut job_left = true;
+            let mut answered = 0;
+            for _ in 0..2 {
+                if let Some((t, target)) = mb[0].take_request(|i| &mb[i] as *const Mailbox) {
+                    assert_eq!(target, Target::Any);
+                    let v = if job_left { JOB } else { REPLY_NOTHING };
+                    job_left = false;
+                    mb[t].answer(v);
+                    answered += 1;
+                }
+                thread::yield_now();
+            }
+            // The victim now goes to sleep: requests still pending get answered first.
+            while !mb[0].close() {
+                let (t, _) = mb[0].take_request(|i| &mb[i] as *const Mailbox).unwrap();
+                mb[t].answer(REPLY_NOTHING);
+                answered += 1;
+            }
+            let got: Vec<Option<u64>> = hs.into_iter().map(|h| h.join().unwrap()).collect();
+            let jobs = got.iter().filter(|r| **r == Some(JOB)).count();
+            let replies = got.iter().filter(|r| r.is_some()).count();
+            assert!(jobs <= 1);
+            assert_eq!(replies, answered, "every taken request answered exactly once");
+            // After closing, no request can get in.
+            assert!(!mb[1].send_request(1, &mb[0], Target::Any));
+        });
+    }
+
+    /// Stop bits survive concurrent requests and withdrawals.
+    #[test]
+    fn stop_bit_is_not_lost() {
+        loom::model(|| {
+            let mb = mailboxes(2);
+            let m2 = mb.clone();
+            let h = thread::spawn(move || {
+                let _ = thief(&m2, 1, 0, 0);
+            });
+            mb[0].raise_stop();
+            let mut seen_stop = false;
+            loop {
+                if let Some((t, _)) = mb[0].take_request(|i| &mb[i] as *const Mailbox) {
+                    mb[t].answer(REPLY_NOTHING);
+                }
+                seen_stop |= mb[0].take_stop();
+                if seen_stop && !mb[0].has_request() {
+                    break;
+                }
+                thread::yield_now();
+            }
+            // Serve a late request so the thief can finish.
+            loop {
+                if let Some((t, _)) = mb[0].take_request(|i| &mb[i] as *const Mailbox) {
+                    mb[t].answer(REPLY_NOTHING);
+                }
+                if h.is_finished() {
+                    break;
+                }
+                thread::yield_now();
+            }
+            h.join().unwrap();
+            assert!(seen_stop);
+        });
+    }
+}

@@ -1,0 +1,502 @@
+//! Thread pools: the registry of workers, the builder, the global pool, and `run`.
+//!
+//! Invariants:
+//! * A registry owns its workers; worker threads hold an `Arc` of it, so it outlives every
+//!   frame, job and finish state that points into it.
+//! * Work enters a pool from outside only through the injector (`run` from a thread that is
+//!   not one of the pool's workers); inside a pool, work moves only by request.
+//! * `busy` counts workers running a job. A worker that sleeps for lack of work sleeps
+//!   without a timeout only while `busy` is zero (an idle pool burns no CPU); the transition
+//!   of a worker to busy, and every injection, wake one idle sleeper (a cascade that brings
+//!   in as many thieves as find work).
+//! * Dropping a `ThreadPool` lets running work finish and joins every worker thread.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::{JoinHandle, Thread};
+
+use crate::finish::finish_core;
+use crate::job::{JobHeader, JobRef, Mode};
+use crate::stats::Stats;
+use crate::unwind::is_stopped;
+use crate::worker::Worker;
+
+/// The most workers a pool may have.
+pub const MAX_WORKERS: usize = 4096;
+
+/// The environment variable that sets the size of the global pool (and of pools built
+/// without [`Builder::workers`]).
+pub const WORKERS_ENV: &str = "OFFSHOOT_WORKERS";
+
+pub(crate) struct Registry {
+    workers: Box<[Worker]>,
+    injector: Mutex<VecDeque<JobRef>>,
+    injected: AtomicUsize,
+    sleepers: AtomicIsize,
+    busy: AtomicUsize,
+    terminating: AtomicBool,
+}
+
+impl Registry {
+    #[inline]
+    pub(crate) fn worker(&self, i: usize) -> &Worker {
+        &self.workers[i]
+    }
+
+    #[inline]
+    pub(crate) fn num_workers(&self) -> usize {
+        self.workers.len()
+    }
+
+    fn inject(&self, job: JobRef) {
+        let mut q = self.injector.lock().unwrap_or_else(|e| e.into_inner());
+        q.push_back(job);
+        self.injected.fetch_add(1, Ordering::SeqCst);
+        drop(q);
+        self.wake_one();
+    }
+
+    pub(crate) fn pop_injected(&self) -> Option<JobRef> {
+        if !self.has_injected() {
+            return None;
+        }
+        let mut q = self.injector.lock().unwrap_or_else(|e| e.into_inner());
+        let j = q.pop_front();
+        if j.is_some() {
+            self.injected.fetch_sub(1, Ordering::SeqCst);
+        }
+        j
+    }
+
+    pub(crate) fn has_injected(&self) -> bool {
+        self.injected.load(Ordering::SeqCst) > 0
+    }
+
+    /// Runs `f` counted as busy; wakes an idle sleeper first, who may find work here.
+    pub(crate) fn busy(&self, f: impl FnOnce()) {
+        self.busy.fetch_add(1, Ordering::SeqCst);
+        self.wake_one();
+        f();
+        self.busy.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    pub(crate) fn busy_workers(&self) -> usize {
+        self.busy.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn sleepers_add(&self, d: isize) {
+        self.sleepers.fetch_add(d, Ordering::SeqCst);
+    }
+
+    /// Wakes one worker that sleeps for lack of work, if any.
+    pub(crate) fn wake_one(&self) {
+        if self.sleepers.load(Ordering::SeqCst) <= 0 {
+            return;
+        }
+        for w in self.workers.iter() {
+            if w.wake_if_idle() {
+                return;
+            }
+        }
+    }
+
+    /// Asks every worker to scan its frames for a cancelled region.
+    pub(crate) fn broadcast_stop(&self) {
+        for w in self.workers.iter() {
+            w.signal_stop();
+        }
+    }
+
+    pub(crate) fn is_terminating(&self) -> bool {
+        self.terminating.load(Ordering::SeqCst)
+    }
+
+    fn terminate(&self) {
+        self.terminating.store(true, Ordering::SeqCst);
+        for w in self.workers.iter() {
+            w.wake_if_idle();
+            w.unpark_if_sleeping();
+        }
+    }
+
+    fn stats(&self) -> Stats {
+        let mut s = Stats::default();
+        for w in self.workers.iter() {
+            s.add(&w.stats);
+        }
+        s
+    }
+
+    /// Runs `f` as the root of a finish on one of this pool's workers, from a thread that
+    /// is not one of them, and waits for it.
+    fn run_outside<F, R>(&self, f: F) -> R
+    where
+        F: FnOnce() -> R + Send,
+        R: Send,
+    {
+        let job = RootJob {
+            header: JobHeader::new(RootJob::<F, R>::execute, ptr::null()),
+            func: std::cell::UnsafeCell::new(Some(f)),
+            result: std::cell::UnsafeCell::new(None),
+            latch: AtomicBool::new(false),
+            caller: std::thread::current(),
+        };
+        self.inject(JobRef(&job.header));
+        let me = Worker::current();
+        if me.is_null() {
+            while !job.latch.load(Ordering::Acquire) {
+                std::thread::park();
+            }
+        } else {
+            // A worker of another pool: keep answering requests of its own pool while it
+            // waits (its older frames may hold work), but run nothing unrelated.
+            // SAFETY: the current worker is run by this thread.
+            let me = unsafe { &*me };
+            while !job.latch.load(Ordering::Acquire) {
+                me.answer_request();
+                me.nap(|| job.latch.load(Ordering::SeqCst));
+            }
+        }
+        // SAFETY: the latch (acquire) says the executing worker wrote the result and no
+        // longer touches the job.
+        match unsafe { (*job.result.get()).take() } {
+            Some(Ok(v)) => v,
+            Some(Err(p)) => resume_unwind(p),
+            None => unreachable!("offshoot: a finished root job left no result"),
+        }
+    }
+}
+
+/// A closure injected by `run` from outside the pool; lives on the caller's stack, which
+/// blocks until `latch` is set.
+#[repr(C)]
+struct RootJob<F, R> {
+    header: JobHeader,
+    func: std::cell::UnsafeCell<Option<F>>,
+    result: std::cell::UnsafeCell<Option<std::thread::Result<R>>>,
+    latch: AtomicBool,
+    caller: Thread,
+}
+
+impl<F: FnOnce() -> R + Send, R: Send> RootJob<F, R> {
+    unsafe fn execute(h: *const JobHeader, w: &Worker, _mode: Mode) {
+        // SAFETY: `h` is the header of a `RootJob<F, R>` whose caller waits for the latch.
+        let job = unsafe { &*(h as *const Self) };
+        // SAFETY: the job is executed once, by the worker that popped it.
+        let f = unsafe { (*job.func.get()).take() }.expect("offshoot: root job run twice");
+        let r = catch_unwind(AssertUnwindSafe(|| match finish_core(w, |_| f()) {
+            Ok(v) => v,
+            Err(failure) => crate::finish::resume_failure(failure),
+        }));
+        let r = match r {
+            Err(p) if is_stopped(&p) => {
+                Err(Box::new("offshoot: internal error: a stop escaped to ThreadPool::run") as _)
+            }
+            r => r,
+        };
+        // SAFETY: as above; the caller reads the result only after the latch.
+        unsafe { *job.result.get() = Some(r) };
+        let caller = job.caller.clone();
+        job.latch.store(true, Ordering::Release);
+        // The job may be gone now.
+        caller.unpark();
+    }
+}
+
+/// Why a pool could not be built.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// `workers(0)`: a pool needs at least one worker.
+    ZeroWorkers,
+    /// More workers than [`MAX_WORKERS`].
+    TooManyWorkers {
+        /// What was asked for.
+        requested: usize,
+    },
+    /// `OFFSHOOT_WORKERS` is set but is not a worker count.
+    InvalidEnv {
+        /// The variable's value.
+        value: String,
+    },
+    /// The operating system refused to start a worker thread.
+    Spawn(std::io::Error),
+    /// [`Builder::build_global`] was called after the global pool already existed.
+    GlobalAlreadyInitialized,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::ZeroWorkers => write!(f, "a pool needs at least one worker, got workers(0)"),
+            BuildError::TooManyWorkers { requested } => write!(
+                f,
+                "{requested} workers is more than the limit of {MAX_WORKERS}; \
+                 use at most about one worker per core"
+            ),
+            BuildError::InvalidEnv { value } => write!(
+                f,
+                "{WORKERS_ENV}={value:?} is not a worker count: set it to a whole number \
+                 from 1 to {MAX_WORKERS}, or unset it"
+            ),
+            BuildError::Spawn(e) => write!(f, "could not start a worker thread: {e}"),
+            BuildError::GlobalAlreadyInitialized => {
+                write!(f, "the global pool already exists; build_global must come before its first use")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BuildError::Spawn(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Configures and builds a [`ThreadPool`].
+///
+/// ```
+/// let pool = offshoot::ThreadPool::builder()
+///     .workers(2)
+///     .thread_name(|i| format!("compute-{i}"))
+///     .build()?;
+/// assert_eq!(pool.workers(), 2);
+/// # Ok::<(), offshoot::BuildError>(())
+/// ```
+#[derive(Default)]
+pub struct Builder {
+    workers: Option<usize>,
+    stack_size: Option<usize>,
+    thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("workers", &self.workers)
+            .field("stack_size", &self.stack_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Builder {
+    /// A builder with the defaults: as many workers as `OFFSHOOT_WORKERS` says, else as
+    /// `std::thread::available_parallelism()`.
+    pub fn new() -> Builder {
+        Builder::default()
+    }
+
+    /// The number of worker threads (at least 1, at most [`MAX_WORKERS`]).
+    pub fn workers(mut self, n: usize) -> Builder {
+        self.workers = Some(n);
+        self
+    }
+
+    /// The stack size of each worker thread, in bytes (default: Rust's default for spawned
+    /// threads). Deep recursion inside tasks needs a bigger one.
+    pub fn stack_size(mut self, bytes: usize) -> Builder {
+        self.stack_size = Some(bytes);
+        self
+    }
+
+    /// Names worker `i` `name(i)` (default: `offshoot-{i}`).
+    pub fn thread_name(mut self, name: impl FnMut(usize) -> String + 'static) -> Builder {
+        self.thread_name = Some(Box::new(name));
+        self
+    }
+
+    fn worker_count(&self) -> Result<usize, BuildError> {
+        let n = match self.workers {
+            Some(n) => n,
+            None => default_workers()?,
+        };
+        if n == 0 {
+            return Err(BuildError::ZeroWorkers);
+        }
+        if n > MAX_WORKERS {
+            return Err(BuildError::TooManyWorkers { requested: n });
+        }
+        Ok(n)
+    }
+
+    /// Starts the pool's worker threads.
+    pub fn build(mut self) -> Result<ThreadPool, BuildError> {
+        let n = self.worker_count()?;
+        let registry = Arc::new_cyclic(|weak: &std::sync::Weak<Registry>| {
+            let me = weak.as_ptr();
+            Registry {
+                workers: (0..n).map(|i| Worker::new(i, me)).collect(),
+                injector: Mutex::new(VecDeque::new()),
+                injected: AtomicUsize::new(0),
+                sleepers: AtomicIsize::new(0),
+                busy: AtomicUsize::new(0),
+                terminating: AtomicBool::new(false),
+            }
+        });
+        let mut threads = Vec::with_capacity(n);
+        for i in 0..n {
+            let name = match &mut self.thread_name {
+                Some(f) => f(i),
+                None => format!("offshoot-{i}"),
+            };
+            let mut b = std::thread::Builder::new().name(name);
+            if let Some(s) = self.stack_size {
+                b = b.stack_size(s);
+            }
+            let reg = registry.clone();
+            match b.spawn(move || reg.worker(i).main_loop()) {
+                Ok(h) => threads.push(h),
+                Err(e) => {
+                    let pool = ThreadPool { registry, threads };
+                    drop(pool); // stops the threads already started
+                    return Err(BuildError::Spawn(e));
+                }
+            }
+        }
+        Ok(ThreadPool { registry, threads })
+    }
+
+    /// Builds the global pool with this configuration. Fails if the global pool already
+    /// exists (it is created on first use by `join`, `scope`, `finish` outside a pool).
+    pub fn build_global(self) -> Result<(), BuildError> {
+        let pool = self.build()?;
+        let mut fresh = false;
+        GLOBAL.get_or_init(|| {
+            fresh = true;
+            pool
+        });
+        if fresh {
+            Ok(())
+        } else {
+            Err(BuildError::GlobalAlreadyInitialized)
+        }
+    }
+}
+
+fn default_workers() -> Result<usize, BuildError> {
+    match std::env::var(WORKERS_ENV) {
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) => Ok(n),
+            Err(_) => Err(BuildError::InvalidEnv { value: v }),
+        },
+        Err(std::env::VarError::NotPresent) => {
+            Ok(std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+        }
+        Err(std::env::VarError::NotUnicode(v)) => Err(BuildError::InvalidEnv {
+            value: v.to_string_lossy().into_owned(),
+        }),
+    }
+}
+
+static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
+
+/// A pool of worker threads that run parallel work with lazy task creation.
+///
+/// ```
+/// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+/// let (a, b) = pool.run(|| offshoot::join(|| 1 + 1, || 2 + 2));
+/// assert_eq!((a, b), (2, 4));
+/// ```
+pub struct ThreadPool {
+    registry: Arc<Registry>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPool").field("workers", &self.workers()).finish()
+    }
+}
+
+impl ThreadPool {
+    /// A builder for a pool.
+    pub fn builder() -> Builder {
+        Builder::new()
+    }
+
+    /// The global pool, created on first use with [`Builder::new`]'s defaults
+    /// (`OFFSHOOT_WORKERS`, else every core).
+    ///
+    /// # Panics
+    ///
+    /// When the pool cannot be created, for example because `OFFSHOOT_WORKERS` is not a
+    /// whole number from 1 to [`MAX_WORKERS`]; the message says what to fix.
+    pub fn global() -> &'static ThreadPool {
+        GLOBAL.get_or_init(|| {
+            Builder::new()
+                .build()
+                .unwrap_or_else(|e| panic!("offshoot: cannot start the global pool: {e}"))
+        })
+    }
+
+    /// The number of worker threads.
+    pub fn workers(&self) -> usize {
+        self.registry.num_workers()
+    }
+
+    /// Runs `f` inside the pool and returns its value; tasks spawned with
+    /// [`spawn`](crate::spawn) outside any finish are joined before `run` returns. A panic in
+    /// `f` resumes in the caller. Called from one of this pool's own workers, `f` simply
+    /// runs there (no deadlock); from a worker of another pool, that worker waits without
+    /// running unrelated work.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// let sum: u64 = pool.run(|| (1..=100).sum());
+    /// assert_eq!(sum, 5050);
+    /// ```
+    pub fn run<F, R>(&self, f: F) -> R
+    where
+        F: FnOnce() -> R + Send,
+        R: Send,
+    {
+        let w = Worker::current();
+        // SAFETY: a non-null current worker is live and run by this thread.
+        if !w.is_null() && ptr::eq(unsafe { (*w).registry() }, &*self.registry) {
+            // SAFETY: as above.
+            return match finish_core(unsafe { &*w }, |_| f()) {
+                Ok(v) => v,
+                Err(failure) => crate::finish::resume_failure(failure),
+            };
+        }
+        self.registry.run_outside(f)
+    }
+
+    /// The scheduler's counters since the pool started.
+    pub fn stats(&self) -> Stats {
+        self.registry.stats()
+    }
+
+    /// The index of the current thread's worker if it belongs to this pool.
+    pub fn current_worker_index(&self) -> Option<usize> {
+        let w = Worker::current();
+        if w.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null current worker is live and run by this thread.
+        let w = unsafe { &*w };
+        ptr::eq(w.registry(), &*self.registry).then_some(w.index)
+    }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.registry.terminate();
+        let me = std::thread::current().id();
+        for h in self.threads.drain(..) {
+            if h.thread().id() == me {
+                // Dropped from inside its own worker: that thread ends when it returns to
+                // its loop; it cannot join itself.
+                continue;
+            }
+            let _ = h.join();
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! `scope`: lexically scoped tasks that may borrow from the caller's stack (like rayon's
+//! `scope`), built on the finish machinery of `finish.rs`.
+//!
+//! A [`Scope`] is a handle on one finish. `Scope::spawn` puts the task on the calling
+//! worker's frame of that finish (found on the worker's list of current finish frames), or
+//! in the finish's inbox when the worker has none (the handle was carried into unrelated
+//! work or to a thread outside the pool).
+//!
+//! Invariant: a task spawned on a scope may borrow anything that outlives `'scope`, because
+//! the scope's finish does not return — by value or by unwinding — before every task is
+//! done or dropped.
+
+use std::marker::PhantomData;
+
+use crate::finish::{finish_core, in_worker, record_err, resume_failure, spawn_into, try_outcome, Failure, FinishState};
+
+/// A handle on the tasks of one [`scope`] call; see there.
+pub struct Scope<'scope> {
+    state: *const FinishState,
+    /// Invariant in `'scope`, like rayon's scope: tasks may borrow for exactly `'scope`.
+    marker: PhantomData<fn(&'scope ()) -> &'scope ()>,
+}
+
+// SAFETY: the handle is a pointer to a finish state that is `Sync` and outlives `'scope`;
+// spawning through a shared handle from any thread is supported (see `spawn_into`).
+unsafe impl Send for Scope<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for Scope<'_> {}
+
+impl<'scope> Scope<'scope> {
+    fn new(state: *const FinishState) -> Self {
+        Scope {
+            state,
+            marker: PhantomData,
+        }
+    }
+
+    /// Spawns `body` as a task of this scope. It may borrow anything that outlives the
+    /// scope, and gets the scope handle to spawn more.
+    ///
+    /// ```
+    /// let mut v = vec![1, 2, 3, 4];
+    /// offshoot::scope(|s| {
+    ///     for x in v.iter_mut() {
+    ///         s.spawn(move |_| *x *= 10);
+    ///     }
+    /// });
+    /// assert_eq!(v, [10, 20, 30, 40]);
+    /// ```
+    pub fn spawn<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        let st = self.state as usize;
+        spawn_into(self.state, move || body(&Scope::new(st as *const FinishState)));
+    }
+}
+
+/// Creates a scope in which tasks that borrow from the caller's stack can be spawned;
+/// returns once `op` and every task spawned in the scope have finished.
+///
+/// Outside every pool, `scope` runs in the global pool.
+///
+/// # Panics
+///
+/// The first panic (of `op` or of a task) wins; the other tasks are stopped at their next
+/// poll point, tasks not yet started never start, and the winner resumes in the caller
+/// once every task has ended.
+///
+/// # Example
+///
+/// ```
+/// let data = vec![1u64, 2, 3, 4, 5, 6, 7, 8];
+/// let (mut left, mut right) = (0, 0);
+/// offshoot::scope(|s| {
+///     s.spawn(|_| left = data[..4].iter().sum());
+///     s.spawn(|_| right = data[4..].iter().sum());
+/// });
+/// assert_eq!(left + right, 36);
+/// ```
+pub fn scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    in_worker(|w| match finish_core(w, |st| op(&Scope::new(st))) {
+        Ok(v) => v,
+        Err(f) => resume_failure(f),
+    })
+}
+
+/// A handle on the tasks of one [`try_scope`] call: like [`Scope`], for tasks that return
+/// `Result<(), E>`.
+pub struct TryScope<'scope, E> {
+    inner: Scope<'scope>,
+    marker: PhantomData<fn(E) -> E>,
+}
+
+impl<'scope, E: Send + 'static> TryScope<'scope, E> {
+    /// Spawns a task that can fail; its `Err` fails the scope and stops the other tasks.
+    ///
+    /// ```
+    /// let inputs = ["1", "2", "x", "4"];
+    /// let r: Result<(), std::num::ParseIntError> = offshoot::try_scope(|s| {
+    ///     for t in &inputs {
+    ///         s.spawn(move |_| t.parse::<u32>().map(drop));
+    ///     }
+    ///     Ok(())
+    /// });
+    /// assert!(r.is_err());
+    /// ```
+    pub fn spawn<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&TryScope<'scope, E>) -> Result<(), E> + Send + 'scope,
+    {
+        let st = self.inner.state as usize;
+        spawn_into(self.inner.state, move || {
+            let state = st as *const FinishState;
+            let s = TryScope {
+                inner: Scope::new(state),
+                marker: PhantomData,
+            };
+            if let Err(e) = body(&s) {
+                // SAFETY: the task runs while its finish waits for it.
+                unsafe { (*state).fail(Failure::Error(Box::new(e))) };
+            }
+        });
+    }
+}
+
+/// Like [`scope`], for a body and tasks that can fail: the first `Err` or panic wins, the
+/// other tasks are stopped, and once every task has ended the error is returned (or the
+/// panic resumed).
+///
+/// ```
+/// let r: Result<u32, String> = offshoot::try_scope(|s| {
+///     s.spawn(|_| Err("task failed".to_string()));
+///     Ok(5)
+/// });
+/// assert_eq!(r, Err("task failed".to_string()));
+/// ```
+pub fn try_scope<'scope, OP, R, E>(op: OP) -> Result<R, E>
+where
+    OP: FnOnce(&TryScope<'scope, E>) -> Result<R, E> + Send,
+    R: Send,
+    E: Send + 'static,
+{
+    in_worker(|w| {
+        try_outcome(finish_core(w, |st| {
+            let s = TryScope {
+                inner: Scope::new(st),
+                marker: PhantomData,
+            };
+            record_err(st, op(&s))
+        }))
+    })
+}

@@ -1,0 +1,514 @@
+//! A worker: its frame chain, its polls, how it answers requests, how it steals, waits and
+//! sleeps.
+//!
+//! Invariants:
+//! * The `Cell` fields (`head`, `current_finish`, `rng`) are touched only by the thread that
+//!   runs this worker; other threads only use `mailbox`, `sleep_state`, `thread` and the
+//!   statistics counters (which the owner alone writes, with plain relaxed stores).
+//! * A worker never runs unrelated work on top of a waiting frame: while it waits at a join
+//!   it runs only jobs taken back from the thief of that join (`Target::Job`), while it waits
+//!   at a finish only work of that finish (`Target::Finish`). Idle workers (empty chain)
+//!   take anything.
+//! * Every request this worker takes is answered before the worker does anything else that
+//!   could wait (see `answer_request`), and a worker that waits for a reply keeps answering
+//!   requests sent to it, so two workers asking each other cannot deadlock.
+//! * A worker sleeps only with its mailbox closed and nothing offerable on its chain, so no
+//!   request waits on a sleeper and no work is trapped behind one.
+
+use std::cell::Cell;
+use std::ptr;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
+use std::thread::Thread;
+use std::time::Duration;
+
+use crossbeam_utils::{Backoff, CachePadded};
+
+use crate::finish::{FinishFrame, FinishState};
+use crate::frame::{Frame, FrameKind, StolenJobFrame};
+use crate::job::{JobHeader, JobRef, Mode, FAILED_A, NOT_FAILED};
+use crate::mailbox::{Mailbox, Target, REPLY_NOTHING, REPLY_PENDING};
+use crate::pool::Registry;
+use crate::stats::WorkerStats;
+
+const RUNNING: u8 = 0;
+/// Sleeping because there was nothing to steal: new work may wake it.
+const IDLE_SLEEP: u8 = 1;
+/// Sleeping while waiting for a join or a finish: only that event (or a stop) wakes it.
+const WAIT_SLEEP: u8 = 2;
+
+/// How many times a thief looks at its reply slot before it tries to withdraw its request
+/// from a victim that does not poll.
+const WITHDRAW_AFTER: u32 = 256;
+/// The longest a waiting or idle worker sleeps before it looks for work again while other
+/// workers are busy. An idle pool (no busy worker) sleeps without a timeout.
+const MAX_NAP: Duration = Duration::from_millis(1);
+
+thread_local! {
+    static CURRENT: Cell<*const Worker> = const { Cell::new(ptr::null()) };
+}
+
+/// One worker of a pool. Lives in its pool's registry for as long as the registry.
+pub(crate) struct Worker {
+    pub(crate) index: usize,
+    registry: *const Registry,
+    head: Cell<*const Frame>,
+    current_finish: Cell<*const FinishFrame>,
+    rng: Cell<u64>,
+    pub(crate) stats: WorkerStats,
+    mailbox: CachePadded<Mailbox>,
+    sleep_state: AtomicU8,
+    thread: OnceLock<Thread>,
+}
+
+// SAFETY: the `Cell`s are accessed only by the owning worker thread (module invariant);
+// everything other threads touch is atomic or set once (`OnceLock`).
+unsafe impl Sync for Worker {}
+// SAFETY: the registry pointer is to the `Arc<Registry>` that owns this worker; see above.
+unsafe impl Send for Worker {}
+
+impl Worker {
+    pub(crate) fn new(index: usize, registry: *const Registry) -> Worker {
+        Worker {
+            index,
+            registry,
+            head: Cell::new(ptr::null()),
+            current_finish: Cell::new(ptr::null()),
+            rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) * 0xD1B5_4A32_D192_ED03)),
+            stats: WorkerStats::default(),
+            mailbox: CachePadded::new(Mailbox::new()),
+            sleep_state: AtomicU8::new(RUNNING),
+            thread: OnceLock::new(),
+        }
+    }
+
+    /// The worker the calling thread runs, or null outside every pool.
+    #[inline(always)]
+    pub(crate) fn current() -> *const Worker {
+        CURRENT.with(|c| c.get())
+    }
+
+    #[inline(always)]
+    pub(crate) fn registry(&self) -> &Registry {
+        // SAFETY: the registry owns this worker, so it is alive while `self` is.
+        unsafe { &*self.registry }
+    }
+
+    // ----- the chain ------------------------------------------------------------------
+
+    /// The youngest frame, to be stored as a new frame's `prev`.
+    #[inline(always)]
+    pub(crate) fn head(&self) -> *const Frame {
+        self.head.get()
+    }
+
+    /// Pushes `frame`, whose `prev` must be the current head.
+    #[inline(always)]
+    pub(crate) fn push(&self, frame: &Frame) {
+        debug_assert!(ptr::eq(frame.prev, self.head.get()));
+        self.head.set(frame);
+    }
+
+    /// Pops `frame`, which must be the youngest.
+    #[inline(always)]
+    pub(crate) fn pop(&self, frame: &Frame) {
+        debug_assert!(ptr::eq(self.head.get(), frame), "frame chain out of order");
+        self.head.set(frame.prev);
+    }
+
+    pub(crate) fn current_finish(&self) -> *const FinishFrame {
+        self.current_finish.get()
+    }
+
+    pub(crate) fn set_current_finish(&self, f: *const FinishFrame) {
+        self.current_finish.set(f);
+    }
+
+    // ----- polling --------------------------------------------------------------------
+
+    /// A poll point: answers a pending request and honours a stop. The fast path is one
+    /// relaxed load and a branch.
+    #[inline(always)]
+    pub(crate) fn poll(&self) {
+        if self.mailbox.needs_attention() {
+            self.poll_slow();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn poll_slow(&self) {
+        self.answer_request();
+        if self.stop_requested() {
+            crate::unwind::raise_stopped();
+        }
+    }
+
+    /// Clears the stop bit and reports whether a region on this worker's chain is
+    /// cancelled; if so the bit is raised again, so the stop cannot be lost or swallowed:
+    /// every later poll stops again until the cancelled frame is unwound.
+    pub(crate) fn stop_requested(&self) -> bool {
+        if !self.mailbox.take_stop() {
+            return false;
+        }
+        if self.chain_cancelled() {
+            self.mailbox.raise_stop();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn chain_cancelled(&self) -> bool {
+        let mut f = self.head.get();
+        while !f.is_null() {
+            // SAFETY: frames in the chain are live (frame.rs invariant).
+            unsafe {
+                if ((*f).vtable.get().cancelled)(f) {
+                    return true;
+                }
+                f = (*f).prev;
+            }
+        }
+        false
+    }
+
+    /// Raises the stop bit of this worker and wakes it if it sleeps.
+    pub(crate) fn signal_stop(&self) {
+        self.mailbox.raise_stop();
+        self.unpark_if_sleeping();
+    }
+
+    // ----- answering requests ---------------------------------------------------------
+
+    /// Takes and answers the pending request, if any.
+    pub(crate) fn answer_request(&self) {
+        let reg = self.registry();
+        let Some((thief, target)) = self
+            .mailbox
+            .take_request(|i| &*reg.worker(i).mailbox as *const Mailbox)
+        else {
+            return;
+        };
+        let answer = match self.find_work(target, thief) {
+            Some(job) => {
+                self.stats.answered_work.bump();
+                self.stats.materialized.bump();
+                job.0 as u64
+            }
+            None => {
+                self.stats.answered_empty.bump();
+                REPLY_NOTHING
+            }
+        };
+        reg.worker(thief).mailbox.answer(answer);
+    }
+
+    /// Finds the oldest frame with work in the region `target` allows and takes work from
+    /// it for `thief`.
+    fn find_work(&self, target: Target, thief: usize) -> Option<JobRef> {
+        let mut best: *const Frame = ptr::null();
+        let mut best_ctx: *const FinishState = ptr::null();
+        // While true, frames are inside the allowed region.
+        let mut in_region = true;
+        let mut found_boundary = matches!(target, Target::Any);
+        let mut f = self.head.get();
+        while !f.is_null() {
+            // SAFETY: frames in the chain are live and only this worker touches them.
+            unsafe {
+                let vt = (*f).vtable.get();
+                let mut boundary_here = false;
+                match (target, vt.kind) {
+                    (Target::Job(j), FrameKind::StolenJob) if in_region => {
+                        if (*(f as *const StolenJobFrame)).job as usize == j {
+                            in_region = false;
+                            found_boundary = true;
+                        }
+                    }
+                    (Target::Finish(s), FrameKind::Finish) if in_region => {
+                        if (*(f as *const FinishFrame)).state as usize == s {
+                            boundary_here = true;
+                            found_boundary = true;
+                        }
+                    }
+                    _ => {}
+                }
+                if in_region && (vt.has_work)(f) {
+                    best = f;
+                    best_ctx = ptr::null();
+                }
+                if boundary_here {
+                    in_region = false;
+                }
+                if vt.kind == FrameKind::Finish && !best.is_null() && best_ctx.is_null() {
+                    best_ctx = (*(f as *const FinishFrame)).state;
+                }
+                f = (*f).prev;
+            }
+        }
+        if best.is_null() || !found_boundary {
+            return None;
+        }
+        debug_assert!(!best_ctx.is_null(), "work outside every finish");
+        // SAFETY: `best` is a live frame of this worker whose table said it has work.
+        Some(unsafe { ((*best).vtable.get().offer)(best, self, thief, best_ctx) })
+    }
+
+    /// Whether some frame on the chain could give work to a thief.
+    fn has_offerable_work(&self) -> bool {
+        let mut f = self.head.get();
+        while !f.is_null() {
+            // SAFETY: frames in the chain are live.
+            unsafe {
+                if ((*f).vtable.get().has_work)(f) {
+                    return true;
+                }
+                f = (*f).prev;
+            }
+        }
+        false
+    }
+
+    // ----- stealing -------------------------------------------------------------------
+
+    fn next_random(&self) -> u64 {
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.set(x);
+        x
+    }
+
+    /// A random worker other than this one, or `None` in a one-worker pool.
+    pub(crate) fn random_victim(&self) -> Option<usize> {
+        let n = self.registry().num_workers();
+        if n < 2 {
+            return None;
+        }
+        let r = (self.next_random() % (n as u64 - 1)) as usize;
+        Some(if r >= self.index { r + 1 } else { r })
+    }
+
+    /// Sends one request to `victim` and waits for its answer, answering requests sent to
+    /// this worker meanwhile. Withdraws the request if the victim does not pick it up soon.
+    pub(crate) fn steal_from(&self, victim: usize, target: Target) -> Option<JobRef> {
+        let reg = self.registry();
+        let v = reg.worker(victim);
+        if !self.mailbox.send_request(self.index, &v.mailbox, target) {
+            return None;
+        }
+        self.stats.requests_sent.bump();
+        let mut looks = 0u32;
+        let mut may_withdraw = true;
+        loop {
+            match self.mailbox.reply() {
+                REPLY_PENDING => {}
+                REPLY_NOTHING => return None,
+                p => return Some(JobRef(p as usize as *const JobHeader)),
+            }
+            if self.mailbox.has_request() {
+                self.answer_request();
+            }
+            looks += 1;
+            if may_withdraw && looks >= WITHDRAW_AFTER {
+                if Mailbox::try_withdraw(self.index, &v.mailbox) {
+                    return None;
+                }
+                may_withdraw = false; // taken: the answer is on its way
+            }
+            std::hint::spin_loop();
+        }
+    }
+
+    /// Runs a job received from a thief's reply.
+    pub(crate) fn run_stolen(&self, job: JobRef) {
+        // SAFETY: the job came through a reply to this worker's request, so this worker
+        // owns it (mailbox invariant 3) and it is live until it signals completion.
+        unsafe { job.execute(self, Mode::Stolen) }
+    }
+
+    // ----- waiting --------------------------------------------------------------------
+
+    /// Waits at a join until the thief of `job` has finished it, taking work back from that
+    /// thief only (leapfrogging). A stop that reaches this worker meanwhile is passed on to
+    /// the thief (the join's `a` side counts as failed) and honoured by the caller after the
+    /// wait.
+    pub(crate) fn wait_for_job(&self, job: &JobHeader) {
+        let thief = job.thief.get();
+        let backoff = Backoff::new();
+        loop {
+            if job.done.load(Ordering::Acquire) {
+                return;
+            }
+            if self.mailbox.needs_attention() {
+                self.answer_request();
+                if self.stop_requested()
+                    && job
+                        .failed
+                        .compare_exchange(NOT_FAILED, FAILED_A, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                {
+                    self.registry().worker(thief).signal_stop();
+                }
+            }
+            if let Some(back) = self.steal_from(thief, Target::Job(job as *const JobHeader as usize)) {
+                self.stats.steal_backs.bump();
+                self.run_stolen(back);
+                backoff.reset();
+                continue;
+            }
+            if backoff.is_completed() {
+                self.nap(|| job.done.load(Ordering::SeqCst));
+                backoff.reset();
+            } else {
+                backoff.snooze();
+            }
+        }
+    }
+
+    /// Waits until every task of the finish `state` is done. Runs tasks that other workers
+    /// put in the finish's inbox and tasks taken from workers that hold work of this finish.
+    /// A stop that reaches this worker meanwhile cancels the finish; the caller honours it.
+    pub(crate) fn wait_finish(&self, state: &FinishState, frame: &FinishFrame) {
+        let backoff = Backoff::new();
+        loop {
+            if state.outstanding() == 0 {
+                return;
+            }
+            if frame.run_one_inbox(self) {
+                backoff.reset();
+                continue;
+            }
+            if self.mailbox.needs_attention() {
+                self.answer_request();
+                if self.stop_requested() {
+                    state.cancel();
+                }
+            }
+            if let Some(v) = self.random_victim() {
+                if let Some(job) = self.steal_from(v, Target::Finish(state as *const FinishState as usize)) {
+                    self.stats.steal_backs.bump();
+                    self.run_stolen(job);
+                    backoff.reset();
+                    continue;
+                }
+            }
+            if backoff.is_completed() {
+                self.nap(|| state.outstanding() == 0 || state.inbox_len() > 0);
+                backoff.reset();
+            } else {
+                backoff.snooze();
+            }
+        }
+    }
+
+    /// Sleeps until `ready()` may have become true, or `MAX_NAP` passed, unless this worker
+    /// still has work to offer (then it only yields, so thieves can take that work).
+    pub(crate) fn nap(&self, ready: impl Fn() -> bool) {
+        if self.has_offerable_work() {
+            std::thread::yield_now();
+            return;
+        }
+        self.close_mailbox();
+        self.sleep_state.store(WAIT_SLEEP, Ordering::SeqCst);
+        if !ready() {
+            std::thread::park_timeout(MAX_NAP);
+        }
+        self.sleep_state.store(RUNNING, Ordering::SeqCst);
+        self.mailbox.open();
+    }
+
+    /// Closes the mailbox, answering requests that race with the close.
+    fn close_mailbox(&self) {
+        while !self.mailbox.close() {
+            self.answer_request();
+        }
+    }
+
+    /// Wakes this worker if it sleeps (for any reason).
+    pub(crate) fn unpark_if_sleeping(&self) {
+        if self.sleep_state.load(Ordering::SeqCst) != RUNNING {
+            if let Some(t) = self.thread.get() {
+                t.unpark();
+            }
+        }
+    }
+
+    /// Wakes this worker if it sleeps for lack of work. Returns whether it did.
+    pub(crate) fn wake_if_idle(&self) -> bool {
+        if self
+            .sleep_state
+            .compare_exchange(IDLE_SLEEP, RUNNING, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok()
+        {
+            if let Some(t) = self.thread.get() {
+                t.unpark();
+            }
+            true
+        } else {
+            false
+        }
+    }
+
+    // ----- the worker thread ----------------------------------------------------------
+
+    /// The body of a worker thread: take injected work, else steal, else sleep.
+    pub(crate) fn main_loop(&self) {
+        let _ = self.thread.set(std::thread::current());
+        CURRENT.with(|c| c.set(self));
+        let reg = self.registry();
+        let backoff = Backoff::new();
+        loop {
+            if let Some(job) = reg.pop_injected() {
+                reg.busy(|| {
+                    // SAFETY: an injected job is owned by whoever pops it from the injector.
+                    unsafe { job.execute(self, Mode::Stolen) }
+                });
+                backoff.reset();
+                continue;
+            }
+            if reg.is_terminating() {
+                break;
+            }
+            if self.mailbox.needs_attention() {
+                self.answer_request();
+                // Nothing runs here, so no region can be cancelled: clear a stray stop.
+                let _ = self.stop_requested();
+            }
+            if let Some(v) = self.random_victim() {
+                if let Some(job) = self.steal_from(v, Target::Any) {
+                    reg.busy(|| self.run_stolen(job));
+                    backoff.reset();
+                    continue;
+                }
+            }
+            if backoff.is_completed() {
+                self.idle_sleep();
+                backoff.reset();
+            } else {
+                backoff.snooze();
+            }
+        }
+        CURRENT.with(|c| c.set(ptr::null()));
+    }
+
+    /// Sleeps for lack of work: without a timeout when the whole pool is idle, else for a
+    /// short nap (a busy worker may plant seeds at any time without telling anyone).
+    fn idle_sleep(&self) {
+        let reg = self.registry();
+        self.close_mailbox();
+        self.sleep_state.store(IDLE_SLEEP, Ordering::SeqCst);
+        reg.sleepers_add(1);
+        if !reg.has_injected() && !reg.is_terminating() && !self.mailbox.has_request() {
+            if reg.busy_workers() == 0 {
+                std::thread::park();
+            } else {
+                std::thread::park_timeout(MAX_NAP);
+            }
+        }
+        reg.sleepers_add(-1);
+        self.sleep_state.store(RUNNING, Ordering::SeqCst);
+        self.mailbox.open();
+    }
+}
