@@ -130,7 +130,10 @@ impl FinishState {
         if !self.has_failed() {
             return None;
         }
-        self.failure.lock().unwrap_or_else(|e| e.into_inner()).take()
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 
     /// Parks a task whose finish has no frame on the spawning thread.
@@ -182,7 +185,12 @@ unsafe fn finish_has_work(f: *const Frame) -> bool {
     }
 }
 
-unsafe fn finish_offer(f: *const Frame, _w: &Worker, _thief: usize, _ctx: *const FinishState) -> JobRef {
+unsafe fn finish_offer(
+    f: *const Frame,
+    _w: &Worker,
+    _thief: usize,
+    _ctx: *const FinishState,
+) -> JobRef {
     // SAFETY: as in `finish_has_work`.
     unsafe {
         let f = &*(f as *const FinishFrame);
@@ -193,7 +201,9 @@ unsafe fn finish_offer(f: *const Frame, _w: &Worker, _thief: usize, _ctx: *const
             job
         } else {
             // An inbox task already holds its count: it passes to the thief.
-            state.pop_inbox().expect("offshoot: finish frame offered work it did not have")
+            state
+                .pop_inbox()
+                .expect("offshoot: finish frame offered work it did not have")
         }
     }
 }
@@ -285,7 +295,11 @@ impl FinishFrame {
         let Some(job) = state.pop_inbox() else {
             return false;
         };
-        let mode = if state.has_failed() { Mode::Discard } else { Mode::Inline };
+        let mode = if state.has_failed() {
+            Mode::Discard
+        } else {
+            Mode::Inline
+        };
         // SAFETY: popping from the inbox made the job ours.
         unsafe { job.execute(w, mode) };
         state.release();
@@ -370,7 +384,10 @@ pub(crate) fn spawn_into<F: FnOnce() + Send>(state: *const FinishState, f: F) {
 
 /// Runs `body` as a finish on `w`: returns once the body and every task spawned under it
 /// are done. `Err` carries the first failure.
-pub(crate) fn finish_core<R>(w: &Worker, body: impl FnOnce(&FinishState) -> R) -> Result<R, Failure> {
+pub(crate) fn finish_core<R>(
+    w: &Worker,
+    body: impl FnOnce(&FinishState) -> R,
+) -> Result<R, Failure> {
     let state = FinishState::new(w);
     let frame = FinishFrame::new(w, &state, true);
     frame.enter(w);

@@ -70,7 +70,10 @@ pub(crate) struct JobHeader {
 }
 
 impl JobHeader {
-    pub(crate) fn new(execute: unsafe fn(*const JobHeader, &Worker, Mode), owner: *const Worker) -> JobHeader {
+    pub(crate) fn new(
+        execute: unsafe fn(*const JobHeader, &Worker, Mode),
+        owner: *const Worker,
+    ) -> JobHeader {
         JobHeader {
             execute,
             done: AtomicBool::new(false),

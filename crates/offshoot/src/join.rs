@@ -31,7 +31,8 @@ use std::sync::atomic::Ordering;
 use crate::finish::{FinishFrame, FinishState};
 use crate::frame::{Frame, FrameKind, FrameVTable, StolenJobFrame, STOLEN_JOB, STOLEN_SEED};
 use crate::job::{
-    JobHeader, JobRef, Mode, FAILED_A, FAILED_B, NOT_FAILED, OUTCOME_OK, OUTCOME_PANIC, OUTCOME_STOPPED,
+    JobHeader, JobRef, Mode, FAILED_A, FAILED_B, NOT_FAILED, OUTCOME_OK, OUTCOME_PANIC,
+    OUTCOME_STOPPED,
 };
 use crate::unwind::{is_stopped, raise_stopped, ErrMarker};
 use crate::worker::Worker;
@@ -224,7 +225,11 @@ where
 
     /// Runs `b` on the thief. See the module invariants.
     unsafe fn execute(h: *const JobHeader, w: &Worker, mode: Mode) {
-        debug_assert_eq!(mode, Mode::Stolen, "a join seed is only ever run by a thief");
+        debug_assert_eq!(
+            mode,
+            Mode::Stolen,
+            "a join seed is only ever run by a thief"
+        );
         // SAFETY: `h` is the header of a live, handed-out `JoinSeed<B, RB>`; the owner
         // does not leave its frame before `done` is set below.
         unsafe {
@@ -256,7 +261,12 @@ where
                     if !is_stopped(&p)
                         && hdr
                             .failed
-                            .compare_exchange(NOT_FAILED, FAILED_B, Ordering::AcqRel, Ordering::Acquire)
+                            .compare_exchange(
+                                NOT_FAILED,
+                                FAILED_B,
+                                Ordering::AcqRel,
+                                Ordering::Acquire,
+                            )
                             .is_ok()
                     {
                         *hdr.payload.get() = Some(p);

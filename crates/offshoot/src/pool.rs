@@ -232,7 +232,9 @@ pub enum BuildError {
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BuildError::ZeroWorkers => write!(f, "a pool needs at least one worker, got workers(0)"),
+            BuildError::ZeroWorkers => {
+                write!(f, "a pool needs at least one worker, got workers(0)")
+            }
             BuildError::TooManyWorkers { requested } => write!(
                 f,
                 "{requested} workers is more than the limit of {MAX_WORKERS}; \
@@ -245,7 +247,10 @@ impl fmt::Display for BuildError {
             ),
             BuildError::Spawn(e) => write!(f, "could not start a worker thread: {e}"),
             BuildError::GlobalAlreadyInitialized => {
-                write!(f, "the global pool already exists; build_global must come before its first use")
+                write!(
+                    f,
+                    "the global pool already exists; build_global must come before its first use"
+                )
             }
         }
     }
@@ -386,9 +391,9 @@ fn default_workers() -> Result<usize, BuildError> {
             Ok(n) => Ok(n),
             Err(_) => Err(BuildError::InvalidEnv { value: v }),
         },
-        Err(std::env::VarError::NotPresent) => {
-            Ok(std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
-        }
+        Err(std::env::VarError::NotPresent) => Ok(std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)),
         Err(std::env::VarError::NotUnicode(v)) => Err(BuildError::InvalidEnv {
             value: v.to_string_lossy().into_owned(),
         }),
@@ -411,7 +416,9 @@ pub struct ThreadPool {
 
 impl fmt::Debug for ThreadPool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ThreadPool").field("workers", &self.workers()).finish()
+        f.debug_struct("ThreadPool")
+            .field("workers", &self.workers())
+            .finish()
     }
 }
 

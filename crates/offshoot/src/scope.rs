@@ -12,7 +12,10 @@
 
 use std::marker::PhantomData;
 
-use crate::finish::{finish_core, in_worker, record_err, resume_failure, spawn_into, try_outcome, Failure, FinishState};
+use crate::finish::{
+    finish_core, in_worker, record_err, resume_failure, spawn_into, try_outcome, Failure,
+    FinishState,
+};
 
 /// A handle on the tasks of one [`scope`] call; see there.
 pub struct Scope<'scope> {
@@ -52,7 +55,9 @@ impl<'scope> Scope<'scope> {
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
         let st = self.state as usize;
-        spawn_into(self.state, move || body(&Scope::new(st as *const FinishState)));
+        spawn_into(self.state, move || {
+            body(&Scope::new(st as *const FinishState))
+        });
     }
 }
 

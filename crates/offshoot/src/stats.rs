@@ -14,7 +14,8 @@ pub(crate) struct Counter(AtomicU64);
 impl Counter {
     #[inline]
     pub(crate) fn bump(&self) {
-        self.0.store(self.0.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        self.0
+            .store(self.0.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
     }
     pub(crate) fn get(&self) -> u64 {
         self.0.load(Ordering::Relaxed)
@@ -76,8 +77,12 @@ impl Sub for Stats {
         Stats {
             tasks_materialized: self.tasks_materialized.saturating_sub(o.tasks_materialized),
             requests_sent: self.requests_sent.saturating_sub(o.requests_sent),
-            requests_answered_work: self.requests_answered_work.saturating_sub(o.requests_answered_work),
-            requests_answered_empty: self.requests_answered_empty.saturating_sub(o.requests_answered_empty),
+            requests_answered_work: self
+                .requests_answered_work
+                .saturating_sub(o.requests_answered_work),
+            requests_answered_empty: self
+                .requests_answered_empty
+                .saturating_sub(o.requests_answered_empty),
             steal_backs: self.steal_backs.saturating_sub(o.steal_backs),
         }
     }

@@ -219,17 +219,17 @@ impl Worker {
                 let vt = (*f).vtable.get();
                 let mut boundary_here = false;
                 match (target, vt.kind) {
-                    (Target::Job(j), FrameKind::StolenJob) if in_region => {
-                        if (*(f as *const StolenJobFrame)).job as usize == j {
-                            in_region = false;
-                            found_boundary = true;
-                        }
+                    (Target::Job(j), FrameKind::StolenJob)
+                        if in_region && (*(f as *const StolenJobFrame)).job as usize == j =>
+                    {
+                        in_region = false;
+                        found_boundary = true;
                     }
-                    (Target::Finish(s), FrameKind::Finish) if in_region => {
-                        if (*(f as *const FinishFrame)).state as usize == s {
-                            boundary_here = true;
-                            found_boundary = true;
-                        }
+                    (Target::Finish(s), FrameKind::Finish)
+                        if in_region && (*(f as *const FinishFrame)).state as usize == s =>
+                    {
+                        boundary_here = true;
+                        found_boundary = true;
                     }
                     _ => {}
                 }
@@ -352,7 +352,9 @@ impl Worker {
                     self.registry().worker(thief).signal_stop();
                 }
             }
-            if let Some(back) = self.steal_from(thief, Target::Job(job as *const JobHeader as usize)) {
+            if let Some(back) =
+                self.steal_from(thief, Target::Job(job as *const JobHeader as usize))
+            {
                 self.stats.steal_backs.bump();
                 self.run_stolen(back);
                 backoff.reset();
@@ -387,7 +389,9 @@ impl Worker {
                 }
             }
             if let Some(v) = self.random_victim() {
-                if let Some(job) = self.steal_from(v, Target::Finish(state as *const FinishState as usize)) {
+                if let Some(job) =
+                    self.steal_from(v, Target::Finish(state as *const FinishState as usize))
+                {
                     self.stats.steal_backs.bump();
                     self.run_stolen(job);
                     backoff.reset();

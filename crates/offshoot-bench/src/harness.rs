@@ -1,0 +1,547 @@
+//! Runs the kernels on every contender and collects the timings.
+//!
+//! Method: pools are built once per worker count, before anything is timed,
+//! and live for the whole run. For each kernel: the instance is prepared
+//! (untimed), a serial run gives the reference answer (validated against the
+//! kernel's oracle), every parallel contender runs once as warm-up, then R
+//! rounds each run serial and every (contender, workers) once, the order
+//! rotated by one slot per round so that no contender always runs right after
+//! the same one and slow drift hits all alike. Only the call itself is timed
+//! (for the pools: `run`/`install`/`scope()` + the kernel, as a user pays
+//! it); `reset` and the answer check are not. Every run's answer is checked;
+//! a wrong answer, a panic or a run longer than the watchdog's limit stops
+//! the suite with an error naming kernel, contender and worker count.
+
+use std::num::NonZeroUsize;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::kernels::{Instance, KernelInfo, Size};
+use crate::machine::cpu_time;
+
+/// Who runs a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contender {
+    /// The plain serial program.
+    Serial,
+    /// offshoot, `ThreadPool::run`.
+    Offshoot,
+    /// rayon, `ThreadPool::install`.
+    Rayon,
+    /// chili, `ThreadPool::scope`.
+    Chili,
+}
+
+impl Contender {
+    /// The parallel contenders, in report order.
+    pub const PARALLEL: [Contender; 3] = [Contender::Offshoot, Contender::Rayon, Contender::Chili];
+
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Contender::Serial => "serial",
+            Contender::Offshoot => "offshoot",
+            Contender::Rayon => "rayon",
+            Contender::Chili => "chili",
+        }
+    }
+}
+
+/// One pool of each runtime with the same number of workers.
+pub struct Pools {
+    /// Worker threads of each pool.
+    pub workers: usize,
+    /// offshoot pool with `workers` workers.
+    pub offshoot: offshoot::ThreadPool,
+    /// rayon pool with `workers` threads.
+    pub rayon: rayon::ThreadPool,
+    /// chili pool with `thread_count = workers` (chili counts the thread
+    /// that opens the scope as one of them).
+    pub chili: chili::ThreadPool,
+}
+
+impl Pools {
+    /// Builds the three pools.
+    pub fn new(workers: usize) -> Result<Self, String> {
+        let count = NonZeroUsize::new(workers).ok_or("worker count must be at least 1")?;
+        let offshoot = offshoot::ThreadPool::builder()
+            .workers(workers)
+            .build()
+            .map_err(|e| format!("building an offshoot pool of {workers}: {e:?}"))?;
+        let rayon = rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .thread_name(|i| format!("rayon-{i}"))
+            .build()
+            .map_err(|e| format!("building a rayon pool of {workers}: {e}"))?;
+        let chili = chili::ThreadPool::with_config(chili::Config {
+            thread_count: Some(count),
+            ..Default::default()
+        });
+        Ok(Self {
+            workers,
+            offshoot,
+            rayon,
+            chili,
+        })
+    }
+
+    /// Runs `inst` on `contender` (serial runs on the calling thread).
+    pub fn run(&self, inst: &mut dyn Instance, contender: Contender) {
+        match contender {
+            Contender::Serial => inst.serial(),
+            Contender::Offshoot => self.offshoot.run(|| inst.offshoot()),
+            Contender::Rayon => self.rayon.install(|| inst.rayon()),
+            Contender::Chili => {
+                let mut scope = self.chili.scope();
+                inst.chili(&mut scope);
+            }
+        }
+    }
+}
+
+/// offshoot's scheduler counters (a difference of two `pool.stats()`).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Counters {
+    /// Seeds turned into real tasks because someone asked for work.
+    pub tasks_materialized: u64,
+    /// Steal requests sent by idle workers.
+    pub requests_sent: u64,
+    /// Requests answered with a task.
+    pub requests_answered_work: u64,
+    /// Requests answered with "nothing to give".
+    pub requests_answered_empty: u64,
+    /// Materialized tasks that their owner ran itself after all.
+    pub steal_backs: u64,
+}
+
+impl Counters {
+    /// Snapshot of a pool's counters.
+    pub fn of(pool: &offshoot::ThreadPool) -> Self {
+        let s = pool.stats();
+        Self {
+            tasks_materialized: s.tasks_materialized,
+            requests_sent: s.requests_sent,
+            requests_answered_work: s.requests_answered_work,
+            requests_answered_empty: s.requests_answered_empty,
+            steal_backs: s.steal_backs,
+        }
+    }
+
+    /// What happened between `before` and `self`.
+    pub fn since(self, before: Self) -> Self {
+        Self {
+            tasks_materialized: self.tasks_materialized.saturating_sub(before.tasks_materialized),
+            requests_sent: self.requests_sent.saturating_sub(before.requests_sent),
+            requests_answered_work: self
+                .requests_answered_work
+                .saturating_sub(before.requests_answered_work),
+            requests_answered_empty: self
+                .requests_answered_empty
+                .saturating_sub(before.requests_answered_empty),
+            steal_backs: self.steal_backs.saturating_sub(before.steal_backs),
+        }
+    }
+}
+
+/// The timings of one contender at one worker count.
+#[derive(Clone, Debug, Serialize)]
+pub struct Series {
+    /// Contender name.
+    pub contender: String,
+    /// Worker count (none for serial).
+    pub workers: Option<usize>,
+    /// Wall-clock seconds of every recorded run, in run order.
+    pub seconds: Vec<f64>,
+    /// CPU seconds of the whole process (all threads) during each run.
+    pub cpu_seconds: Vec<f64>,
+    /// Median of `seconds`.
+    pub median: f64,
+    /// Fastest run.
+    pub min: f64,
+    /// Slowest run.
+    pub max: f64,
+}
+
+impl Series {
+    fn new(contender: Contender, workers: Option<usize>) -> Self {
+        Self {
+            contender: contender.name().to_string(),
+            workers,
+            seconds: Vec::new(),
+            cpu_seconds: Vec::new(),
+            median: f64::NAN,
+            min: f64::NAN,
+            max: f64::NAN,
+        }
+    }
+
+    fn push(&mut self, sample: Sample) {
+        self.seconds.push(sample.wall.as_secs_f64());
+        if let Some(cpu) = sample.cpu {
+            self.cpu_seconds.push(cpu.as_secs_f64());
+        }
+        let mut sorted = self.seconds.clone();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        self.median = if n % 2 == 1 {
+            sorted[n / 2]
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+        };
+        self.min = sorted[0];
+        self.max = sorted[n - 1];
+    }
+
+    /// Mean busy cores during the runs (process CPU time ÷ wall time).
+    pub fn busy_cores(&self) -> Option<f64> {
+        if self.cpu_seconds.len() != self.seconds.len() || self.seconds.is_empty() {
+            return None;
+        }
+        Some(self.cpu_seconds.iter().sum::<f64>() / self.seconds.iter().sum::<f64>())
+    }
+}
+
+/// offshoot's counters for the last offshoot run at a worker count.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkerCounters {
+    /// Worker count.
+    pub workers: usize,
+    /// Counters of that run.
+    pub counters: Counters,
+}
+
+/// Derived numbers for one worker count.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    /// Worker count.
+    pub workers: usize,
+    /// Median time ÷ serial median time, per parallel contender.
+    pub offshoot_ratio: f64,
+    /// rayon's median ÷ serial median.
+    pub rayon_ratio: f64,
+    /// chili's median ÷ serial median.
+    pub chili_ratio: f64,
+    /// The faster of rayon and chili.
+    pub best_peer: String,
+    /// offshoot's median ÷ the best peer's median (< 1: offshoot is faster).
+    pub offshoot_vs_best_peer: f64,
+}
+
+/// Everything measured for one kernel.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelResult {
+    /// Kernel name.
+    pub name: String,
+    /// What it computes.
+    pub about: String,
+    /// The input.
+    pub input: String,
+    /// Cutoff used by every contender.
+    pub cutoff: String,
+    /// Where it comes from.
+    pub source: String,
+    /// Seconds spent preparing the input (untimed).
+    pub prepare_seconds: f64,
+    /// The serial program.
+    pub serial: Series,
+    /// Every parallel contender at every worker count.
+    pub parallel: Vec<Series>,
+    /// Ratios per worker count.
+    pub comparisons: Vec<Comparison>,
+    /// offshoot's counters for its last run per worker count.
+    pub offshoot_counters: Vec<WorkerCounters>,
+}
+
+impl KernelResult {
+    /// The series of `contender` at `workers`.
+    pub fn series(&self, contender: Contender, workers: usize) -> Option<&Series> {
+        self.parallel
+            .iter()
+            .find(|s| s.contender == contender.name() && s.workers == Some(workers))
+    }
+
+    fn compare(&mut self, workers: &[usize]) {
+        self.comparisons = workers
+            .iter()
+            .filter_map(|&w| {
+                let t = |c| self.series(c, w).map(|s| s.median);
+                let (o, r, c) = (
+                    t(Contender::Offshoot)?,
+                    t(Contender::Rayon)?,
+                    t(Contender::Chili)?,
+                );
+                let (best_peer, best) = if r <= c { ("rayon", r) } else { ("chili", c) };
+                let serial = self.serial.median;
+                Some(Comparison {
+                    workers: w,
+                    offshoot_ratio: o / serial,
+                    rayon_ratio: r / serial,
+                    chili_ratio: c / serial,
+                    best_peer: best_peer.to_string(),
+                    offshoot_vs_best_peer: o / best,
+                })
+            })
+            .collect();
+    }
+}
+
+/// Why the suite stopped.
+#[derive(Debug)]
+pub struct Failure {
+    /// Kernel name.
+    pub kernel: String,
+    /// Contender name.
+    pub contender: String,
+    /// Worker count (none for serial).
+    pub workers: Option<usize>,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let workers = self
+            .workers
+            .map(|w| format!(" on {w} worker{}", if w == 1 { "" } else { "s" }))
+            .unwrap_or_default();
+        write!(
+            f,
+            "kernel `{}`, contender {}{workers}: {}",
+            self.kernel, self.contender, self.message
+        )
+    }
+}
+
+/// What to run.
+pub struct Plan {
+    /// Kernels, in order.
+    pub kernels: Vec<KernelInfo>,
+    /// Input size.
+    pub size: Size,
+    /// Worker counts.
+    pub workers: Vec<usize>,
+    /// Timed rounds per kernel.
+    pub runs: usize,
+    /// Run every contender once, check answers, record nothing else.
+    pub check_only: bool,
+    /// Longest a single run may take before the suite gives up.
+    pub run_timeout: Duration,
+}
+
+impl Plan {
+    /// Runs the instance (prepare + reference + warm-up + rounds) count per kernel.
+    pub fn runs_per_kernel(&self) -> u64 {
+        let slots = 1 + Contender::PARALLEL.len() * self.workers.len();
+        let (warm, rounds) = if self.check_only {
+            (1, 1)
+        } else {
+            (slots, self.runs)
+        };
+        (warm + rounds * slots) as u64
+    }
+}
+
+/// Hooks for progress reporting.
+pub trait Progress {
+    /// A run is about to start.
+    fn start(&self, kernel: &str, what: &str);
+    /// A run finished.
+    fn finish_run(&self);
+    /// A kernel finished.
+    fn kernel_done(&self, result: &KernelResult);
+}
+
+#[derive(Clone, Copy)]
+struct Sample {
+    wall: Duration,
+    cpu: Option<Duration>,
+}
+
+/// Watches that no run takes longer than the limit; exits the process if one
+/// does (a hung runtime must not hang CI).
+struct Watchdog {
+    current: Arc<Mutex<Option<(String, Instant)>>>,
+}
+
+impl Watchdog {
+    fn start(limit: Duration) -> Self {
+        let current: Arc<Mutex<Option<(String, Instant)>>> = Arc::new(Mutex::new(None));
+        let watched = Arc::clone(&current);
+        std::thread::Builder::new()
+            .name("watchdog".to_string())
+            .spawn(move || loop {
+                std::thread::sleep(Duration::from_millis(500));
+                let guard = watched.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some((what, since)) = guard.as_ref() {
+                    if since.elapsed() > limit {
+                        eprintln!(
+                            "\nerror: {what} has run for more than {} s (--run-timeout); giving up",
+                            limit.as_secs()
+                        );
+                        std::process::exit(3);
+                    }
+                }
+            })
+            .expect("spawning the watchdog thread");
+        Self { current }
+    }
+
+    fn set(&self, what: Option<String>) {
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) =
+            what.map(|w| (w, Instant::now()));
+    }
+}
+
+/// Runs the plan on the given pools (one per worker count, same order as
+/// `plan.workers`).
+pub fn run_suite(
+    plan: &Plan,
+    pools: &[Pools],
+    progress: &dyn Progress,
+) -> Result<Vec<KernelResult>, Failure> {
+    let watchdog = Watchdog::start(plan.run_timeout);
+    let mut results = Vec::new();
+    for kernel in &plan.kernels {
+        results.push(run_kernel(plan, kernel, pools, progress, &watchdog)?);
+        progress.kernel_done(results.last().expect("just pushed"));
+    }
+    Ok(results)
+}
+
+fn run_kernel(
+    plan: &Plan,
+    kernel: &KernelInfo,
+    pools: &[Pools],
+    progress: &dyn Progress,
+    watchdog: &Watchdog,
+) -> Result<KernelResult, Failure> {
+    let fail = |contender: Contender, workers: Option<usize>, message: String| Failure {
+        kernel: kernel.name.to_string(),
+        contender: contender.name().to_string(),
+        workers,
+        message,
+    };
+
+    progress.start(kernel.name, "preparing input");
+    let t0 = Instant::now();
+    let mut inst = (kernel.prepare)(plan.size);
+    let prepare_seconds = t0.elapsed().as_secs_f64();
+
+    // Slot 0 is serial; then every contender at every worker count.
+    let mut slots: Vec<(Contender, Option<&Pools>)> = vec![(Contender::Serial, None)];
+    for p in pools {
+        for c in Contender::PARALLEL {
+            slots.push((c, Some(p)));
+        }
+    }
+
+    // Reference: the first serial run, validated by the kernel's oracle.
+    one_run(kernel.name, &mut *inst, Contender::Serial, None, progress, watchdog)?;
+    inst.accept_reference()
+        .map_err(|e| fail(Contender::Serial, None, format!("wrong answer: {e}")))?;
+
+    let mut serial = Series::new(Contender::Serial, None);
+    let mut parallel: Vec<Series> = slots[1..]
+        .iter()
+        .map(|(c, p)| Series::new(*c, p.map(|p| p.workers)))
+        .collect();
+    let mut counters: Vec<WorkerCounters> = Vec::new();
+
+    if !plan.check_only {
+        // Warm-up of every parallel slot (checked, not recorded).
+        for &(c, p) in &slots[1..] {
+            one_run(kernel.name, &mut *inst, c, p, progress, watchdog)?;
+            inst.check()
+                .map_err(|e| fail(c, p.map(|p| p.workers), format!("wrong answer: {e}")))?;
+        }
+    }
+
+    let rounds = if plan.check_only { 1 } else { plan.runs };
+    for round in 0..rounds {
+        for i in 0..slots.len() {
+            let slot = (i + round) % slots.len();
+            let (c, p) = slots[slot];
+            let before = p.filter(|_| c == Contender::Offshoot).map(|p| Counters::of(&p.offshoot));
+            let sample = one_run(kernel.name, &mut *inst, c, p, progress, watchdog)?;
+            inst.check()
+                .map_err(|e| fail(c, p.map(|p| p.workers), format!("wrong answer: {e}")))?;
+            if let (Some(before), Some(p)) = (before, p) {
+                let delta = Counters::of(&p.offshoot).since(before);
+                counters.retain(|wc| wc.workers != p.workers);
+                counters.push(WorkerCounters {
+                    workers: p.workers,
+                    counters: delta,
+                });
+            }
+            if slot == 0 {
+                serial.push(sample);
+            } else {
+                parallel[slot - 1].push(sample);
+            }
+        }
+    }
+    counters.sort_by_key(|wc| wc.workers);
+
+    let mut result = KernelResult {
+        name: kernel.name.to_string(),
+        about: kernel.about.to_string(),
+        input: inst.input(),
+        cutoff: kernel.cutoff.to_string(),
+        source: kernel.source.to_string(),
+        prepare_seconds,
+        serial,
+        parallel,
+        comparisons: Vec::new(),
+        offshoot_counters: counters,
+    };
+    result.compare(&plan.workers);
+    progress.start(kernel.name, "releasing input");
+    drop(inst);
+    Ok(result)
+}
+
+/// One checked-for-panic, timed run (reset untimed).
+fn one_run(
+    kernel: &str,
+    inst: &mut dyn Instance,
+    contender: Contender,
+    pool: Option<&Pools>,
+    progress: &dyn Progress,
+    watchdog: &Watchdog,
+) -> Result<Sample, Failure> {
+    let workers = pool.map(|p| p.workers);
+    let label = match workers {
+        Some(w) => format!("{} ({w}w)", contender.name()),
+        None => contender.name().to_string(),
+    };
+    progress.start(kernel, &label);
+    inst.reset();
+    watchdog.set(Some(format!("kernel `{kernel}`, {label}")));
+    let before = cpu_time();
+    let start = Instant::now();
+    let outcome = catch_unwind(AssertUnwindSafe(|| match pool {
+        None => inst.serial(),
+        Some(p) => p.run(inst, contender),
+    }));
+    let wall = start.elapsed();
+    let cpu = before.and_then(|b| cpu_time().map(|a| a.saturating_sub(b)));
+    watchdog.set(None);
+    progress.finish_run();
+    if let Err(panic) = outcome {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "non-string panic payload".to_string());
+        return Err(Failure {
+            kernel: kernel.to_string(),
+            contender: contender.name().to_string(),
+            workers,
+            message: format!("panicked: {message}"),
+        });
+    }
+    Ok(Sample { wall, cpu })
+}

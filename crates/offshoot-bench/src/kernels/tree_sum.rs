@@ -1,0 +1,169 @@
+//! `tree-sum`: the sum of the values of a balanced binary tree of heap nodes
+//! (`Box<Node>`), the benchmark the heartbeat schedulers publish (Spice,
+//! chili): almost no work per node, so it measures what a fork costs when
+//! the tree gives plenty of parallelism.
+//!
+//! The tree is built once, outside the timed region, depth-first (so nodes
+//! lie in memory roughly in visiting order); node i in heap numbering (root
+//! 1, children 2i and 2i+1) holds the value i. The parallel versions fork
+//! (join) on the two subtrees of every node that has two children.
+//!
+//! Inputs: depth (levels) test 12, quick 22 (4 M nodes), full 27 (134 M
+//! nodes, about 4.3 GB).
+//! Cutoff: none.
+//! Source: the binary-tree sum of Spice and chili's benchmarks; heartbeat
+//! scheduling (Acar, Charguéraud, Guatto, Rainey, Sieczkowski, PLDI 2018).
+//! Check: the serial sum must equal N(N+1)/2 with N = 2^depth - 1.
+
+use super::{Answer, Instance, KernelInfo, Size};
+use crate::par::{Fork, Offshoot, Rayon};
+
+/// Registry entry.
+pub const INFO: KernelInfo = KernelInfo {
+    name: "tree-sum",
+    about: "sum over a balanced binary tree of heap-allocated nodes, a fork per inner node",
+    cutoff: "none",
+    source: "Spice / chili binary-tree sum; heartbeat scheduling (Acar et al. 2018)",
+    prepare,
+};
+
+/// A heap-allocated tree node.
+#[derive(Debug)]
+pub struct Node {
+    /// The node's value.
+    pub value: u64,
+    /// Left subtree.
+    pub left: Option<Box<Node>>,
+    /// Right subtree.
+    pub right: Option<Box<Node>>,
+}
+
+/// A balanced tree with `depth` levels (depth >= 1) in heap numbering.
+pub fn build(depth: u32) -> Box<Node> {
+    fn rec(levels: u32, index: u64) -> Box<Node> {
+        Box::new(Node {
+            value: index,
+            left: (levels > 1).then(|| rec(levels - 1, 2 * index)),
+            right: (levels > 1).then(|| rec(levels - 1, 2 * index + 1)),
+        })
+    }
+    assert!((1..=40).contains(&depth));
+    rec(depth, 1)
+}
+
+/// The oracle: 1 + 2 + ... + (2^depth - 1).
+pub fn expected(depth: u32) -> u64 {
+    let n = (1u64 << depth) - 1;
+    n * (n + 1) / 2
+}
+
+/// Plain recursion.
+pub fn serial(node: &Node) -> u64 {
+    let mut sum = node.value;
+    if let Some(left) = &node.left {
+        sum += serial(left);
+    }
+    if let Some(right) = &node.right {
+        sum += serial(right);
+    }
+    sum
+}
+
+/// Forks on the two subtrees with `J::join`.
+pub fn par<J: Fork>(node: &Node) -> u64 {
+    match (&node.left, &node.right) {
+        (Some(left), Some(right)) => {
+            let (a, b) = J::join(|| par::<J>(left), || par::<J>(right));
+            node.value + a + b
+        }
+        (Some(child), None) | (None, Some(child)) => node.value + par::<J>(child),
+        (None, None) => node.value,
+    }
+}
+
+/// Forks on the two subtrees with chili's `Scope::join`.
+pub fn chili(s: &mut chili::Scope<'_>, node: &Node) -> u64 {
+    match (&node.left, &node.right) {
+        (Some(left), Some(right)) => {
+            let (a, b) = s.join(|s| chili(s, left), |s| chili(s, right));
+            node.value + a + b
+        }
+        (Some(child), None) | (None, Some(child)) => node.value + chili(s, child),
+        (None, None) => node.value,
+    }
+}
+
+struct TreeSum {
+    depth: u32,
+    root: Box<Node>,
+    out: Answer<u64>,
+}
+
+fn prepare(size: Size) -> Box<dyn Instance> {
+    let depth = match size {
+        Size::Test => 12,
+        Size::Quick => 22,
+        Size::Full => 27,
+    };
+    Box::new(TreeSum {
+        depth,
+        root: build(depth),
+        out: Answer::new(),
+    })
+}
+
+impl Instance for TreeSum {
+    fn input(&self) -> String {
+        format!(
+            "depth {} ({} nodes)",
+            self.depth,
+            (1u64 << self.depth) - 1
+        )
+    }
+    fn reset(&mut self) {
+        self.out.clear();
+    }
+    fn serial(&mut self) {
+        self.out.set(serial(&self.root));
+    }
+    fn offshoot(&mut self) {
+        self.out.set(par::<Offshoot>(&self.root));
+    }
+    fn rayon(&mut self) {
+        self.out.set(par::<Rayon>(&self.root));
+    }
+    fn chili(&mut self, s: &mut chili::Scope<'_>) {
+        self.out.set(chili(s, &self.root));
+    }
+    fn accept_reference(&mut self) -> Result<(), String> {
+        let want = expected(self.depth);
+        self.out.accept(|got| {
+            if got == want {
+                Ok(())
+            } else {
+                Err(format!("sum {got}, expected {want}"))
+            }
+        })
+    }
+    fn check(&self) -> Result<(), String> {
+        self.out.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serial_matches_closed_form() {
+        for depth in 1..=12 {
+            assert_eq!(serial(&build(depth)), expected(depth), "depth {depth}");
+        }
+        assert_eq!(expected(3), 28);
+    }
+
+    #[test]
+    fn contenders_agree_with_serial() {
+        super::super::verify_all_contenders(prepare(Size::Test));
+    }
+}
