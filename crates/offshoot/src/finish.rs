@@ -239,7 +239,7 @@ impl FinishFrame {
 
     /// Links the frame into `w`'s chain and makes it the current finish frame.
     pub(crate) fn enter(&self, w: &Worker) {
-        w.push(&self.frame);
+        w.push(self as *const FinishFrame as *const Frame);
         w.set_current_finish(self);
     }
 
@@ -255,7 +255,7 @@ impl FinishFrame {
     }
 
     fn unlink(&self, w: &Worker) {
-        w.pop(&self.frame);
+        w.pop(self as *const FinishFrame as *const Frame);
         w.set_current_finish(self.parent);
     }
 

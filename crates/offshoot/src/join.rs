@@ -245,13 +245,14 @@ where
                 },
                 job: h,
             };
-            w.push(&sj.frame);
+            let sjp = &sj as *const StolenJobFrame as *const Frame;
+            w.push(sjp);
             let b = ManuallyDrop::take(&mut *seed.b.get());
             let r = catch_unwind(AssertUnwindSafe(|| {
                 w.poll();
                 b()
             }));
-            w.pop(&sj.frame);
+            w.pop(sjp);
             match r {
                 Ok(v) => {
                     (*seed.result.get()).write(v);
@@ -360,12 +361,15 @@ where
         b: UnsafeCell::new(ManuallyDrop::new(b)),
         result: UnsafeCell::new(MaybeUninit::uninit()),
     };
-    w.push(&seed.frame);
+    // The frame pointer is derived from the whole seed (repr(C), frame first), so the
+    // chain's `*const Frame` may be cast back to the seed.
+    let fp = &seed as *const JoinSeed<B, RB> as *const Frame;
+    w.push(fp);
     let ra = catch_unwind(AssertUnwindSafe(|| {
         w.poll();
         a()
     }));
-    w.pop(&seed.frame);
+    w.pop(fp);
     if ptr::eq(seed.frame.vtable.get(), &STOLEN_SEED) {
         return seed.join_stolen(w, ra);
     }

@@ -74,7 +74,9 @@ impl Worker {
             registry,
             head: Cell::new(ptr::null()),
             current_finish: Cell::new(ptr::null()),
-            rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) * 0xD1B5_4A32_D192_ED03)),
+            rng: Cell::new(
+                0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
+            ),
             stats: WorkerStats::default(),
             mailbox: CachePadded::new(Mailbox::new()),
             sleep_state: AtomicU8::new(RUNNING),
@@ -102,18 +104,22 @@ impl Worker {
         self.head.get()
     }
 
-    /// Pushes `frame`, whose `prev` must be the current head.
+    /// Pushes `frame`, whose `prev` must be the current head. The pointer must be derived
+    /// from a reference to the *whole* concrete frame (not to its `Frame` field), so that
+    /// casting it back to the concrete type keeps the provenance of every field.
     #[inline(always)]
-    pub(crate) fn push(&self, frame: &Frame) {
-        debug_assert!(ptr::eq(frame.prev, self.head.get()));
+    pub(crate) fn push(&self, frame: *const Frame) {
+        // SAFETY: callers pass a live frame.
+        debug_assert!(ptr::eq(unsafe { (*frame).prev }, self.head.get()));
         self.head.set(frame);
     }
 
     /// Pops `frame`, which must be the youngest.
     #[inline(always)]
-    pub(crate) fn pop(&self, frame: &Frame) {
+    pub(crate) fn pop(&self, frame: *const Frame) {
         debug_assert!(ptr::eq(self.head.get(), frame), "frame chain out of order");
-        self.head.set(frame.prev);
+        // SAFETY: callers pass the live frame they pushed.
+        self.head.set(unsafe { (*frame).prev });
     }
 
     pub(crate) fn current_finish(&self) -> *const FinishFrame {

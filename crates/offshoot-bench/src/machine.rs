@@ -1,0 +1,178 @@
+//! What the benchmarks ran on: CPU, cores, memory, OS, compiler, the runtime
+//! versions, plus the process CPU-time probe the harness uses to see whether
+//! idle pools steal CPU from the contender being timed.
+//!
+//! Everything is read from /proc and from values recorded at build time;
+//! where something cannot be read the field says "unknown" instead of
+//! failing.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// Description of the machine and toolchain.
+#[derive(Clone, Debug, Serialize)]
+pub struct Machine {
+    /// CPU model name from /proc/cpuinfo.
+    pub cpu_model: String,
+    /// Logical CPUs listed in /proc/cpuinfo.
+    pub logical_cpus: usize,
+    /// `std::thread::available_parallelism()` (cgroup/affinity aware).
+    pub available_parallelism: usize,
+    /// Total memory in GiB.
+    pub memory_gib: f64,
+    /// Distribution (PRETTY_NAME of /etc/os-release).
+    pub os: String,
+    /// Kernel name, release and architecture.
+    pub kernel: String,
+    /// `rustc --version` of the compiler that built this binary.
+    pub rustc: String,
+    /// Versions of the runtimes under test (from Cargo.lock at build time).
+    pub runtimes: String,
+    /// "release" or "debug" (timings of a debug build mean nothing).
+    pub build_profile: String,
+}
+
+impl Machine {
+    /// Reads the description of this machine.
+    pub fn detect() -> Self {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let cpu_model = cpuinfo
+            .lines()
+            .find_map(|l| {
+                let (key, value) = l.split_once(':')?;
+                (key.trim() == "model name").then(|| value.trim().to_string())
+            })
+            .unwrap_or_else(|| "unknown".to_string());
+        let logical_cpus = cpuinfo
+            .lines()
+            .filter(|l| l.split(':').next().map(str::trim) == Some("processor"))
+            .count();
+        let memory_gib = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|m| {
+                m.lines()
+                    .find(|l| l.starts_with("MemTotal:"))?
+                    .split_whitespace()
+                    .nth(1)?
+                    .parse::<f64>()
+                    .ok()
+            })
+            .map(|kib| kib / (1024.0 * 1024.0))
+            .unwrap_or(f64::NAN);
+        let os = std::fs::read_to_string("/etc/os-release")
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+                    .map(|v| v.trim_matches('"').to_string())
+            })
+            .unwrap_or_else(|| std::env::consts::OS.to_string());
+        let read = |p: &str| {
+            std::fs::read_to_string(p)
+                .map(|s| s.trim().to_string())
+                .unwrap_or_else(|_| "unknown".to_string())
+        };
+        let kernel = format!(
+            "{} {} {}",
+            read("/proc/sys/kernel/ostype"),
+            read("/proc/sys/kernel/osrelease"),
+            std::env::consts::ARCH
+        );
+        Self {
+            cpu_model,
+            logical_cpus,
+            available_parallelism: available_parallelism(),
+            memory_gib,
+            os,
+            kernel,
+            rustc: env!("OFFSHOOT_BENCH_RUSTC").to_string(),
+            runtimes: env!("OFFSHOOT_BENCH_DEPS").to_string(),
+            build_profile: if cfg!(debug_assertions) {
+                "debug".to_string()
+            } else {
+                "release".to_string()
+            },
+        }
+    }
+
+    /// (label, value) rows for the reports.
+    pub fn rows(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("CPU", self.cpu_model.clone()),
+            (
+                "cores",
+                format!(
+                    "{} available ({} logical CPUs listed)",
+                    self.available_parallelism, self.logical_cpus
+                ),
+            ),
+            ("memory", format!("{:.1} GiB", self.memory_gib)),
+            ("OS", format!("{} ({})", self.os, self.kernel)),
+            ("compiler", self.rustc.clone()),
+            ("runtimes", self.runtimes.clone()),
+            ("build", self.build_profile.clone()),
+        ]
+    }
+}
+
+/// `available_parallelism`, or 1.
+pub fn available_parallelism() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// CPU time used so far by all live threads of this process, from
+/// /proc/self/task/*/schedstat (nanosecond resolution); `None` where that is
+/// not available.
+pub fn cpu_time() -> Option<Duration> {
+    let mut total: u64 = 0;
+    for entry in std::fs::read_dir("/proc/self/task").ok()? {
+        let path = entry.ok()?.path().join("schedstat");
+        let text = std::fs::read_to_string(path).ok()?;
+        total += text.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(Duration::from_nanos(total))
+}
+
+/// The current UTC time as `YYYY-MM-DD HH:MM UTC`.
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil-from-days (Howard Hinnant's algorithm), days since 1970-01-01.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_something() {
+        let m = Machine::detect();
+        assert!(m.available_parallelism >= 1);
+        assert!(!m.rustc.is_empty());
+        assert_eq!(m.rows().len(), 7);
+    }
+
+    #[test]
+    fn utc_format() {
+        let s = utc_now();
+        assert_eq!(s.len(), "2024-01-01 00:00 UTC".len(), "{s}");
+        assert!(s.starts_with("20"));
+    }
+}

@@ -1,0 +1,398 @@
+//! `micro`: the cost of the scheduling primitives in nanoseconds, so
+//! regressions show up.
+//!
+//! Each measurement runs a tight loop in batches sized to about 20 ms (after
+//! one calibration batch) and reports the median, min and max over the
+//! batches of the per-operation time:
+//! - a plain call of two closures (the baseline a join is compared with);
+//! - a join whose seed/job is not taken, on a 1-worker pool: offshoot, rayon,
+//!   chili (chili checks its heartbeat only on every 64th join);
+//! - `offshoot::poll()` with no request pending (1 worker), and with an idle
+//!   second worker asking for work (2 workers: includes answering its
+//!   requests with "nothing to give");
+//! - a steal round trip on 2 workers: `join(a, b)` where `a` spins (polling)
+//!   until `b` has been taken and run by the other worker, so one iteration is
+//!   request + answer + run + completion. rayon's `a` spins with
+//!   `spin_loop`; chili's spinning closure runs empty joins, since chili only
+//!   shares work at a heartbeat (every 100 µs by default) seen inside a join.
+//!
+//! A spinning closure gives up after 5 s so that a runtime that never lets
+//! the other worker take `b` reports an error instead of hanging.
+
+use std::hint::black_box;
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::harness::Counters;
+
+/// One microbenchmark's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct Micro {
+    /// What is measured.
+    pub primitive: String,
+    /// Which runtime ("-" for the baseline).
+    pub runtime: String,
+    /// Pool size.
+    pub workers: usize,
+    /// Median nanoseconds per operation over the batches.
+    pub median_ns: f64,
+    /// Fastest batch.
+    pub min_ns: f64,
+    /// Slowest batch.
+    pub max_ns: f64,
+    /// Operations per batch.
+    pub ops_per_batch: u64,
+    /// Batches.
+    pub batches: usize,
+    /// Extra observations (e.g. offshoot's counters).
+    pub note: String,
+}
+
+const BATCH_TARGET: Duration = Duration::from_millis(20);
+const SPIN_LIMIT: Duration = Duration::from_secs(5);
+
+/// Measures `op(n)` (which performs n operations) over `batches` batches.
+fn measure(batches: usize, mut op: impl FnMut(u64)) -> (f64, f64, f64, u64) {
+    // Calibrate: double n until one batch takes long enough.
+    let mut n: u64 = 16;
+    loop {
+        let t = Instant::now();
+        op(n);
+        let e = t.elapsed();
+        if e >= BATCH_TARGET / 4 || n >= 1 << 30 {
+            let per = e.as_secs_f64() / n as f64;
+            n = ((BATCH_TARGET.as_secs_f64() / per.max(1e-12)) as u64).clamp(16, 1 << 32);
+            break;
+        }
+        n *= 2;
+    }
+    let mut ns: Vec<f64> = (0..batches.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            op(n);
+            t.elapsed().as_secs_f64() * 1e9 / n as f64
+        })
+        .collect();
+    ns.sort_by(f64::total_cmp);
+    let median = ns[ns.len() / 2];
+    (median, ns[0], ns[ns.len() - 1], n)
+}
+
+fn result(
+    primitive: &str,
+    runtime: &str,
+    workers: usize,
+    batches: usize,
+    m: (f64, f64, f64, u64),
+    note: String,
+) -> Micro {
+    Micro {
+        primitive: primitive.to_string(),
+        runtime: runtime.to_string(),
+        workers,
+        median_ns: m.0,
+        min_ns: m.1,
+        max_ns: m.2,
+        ops_per_batch: m.3,
+        batches,
+        note,
+    }
+}
+
+#[inline(never)]
+fn plain_pair<A: FnOnce() -> u64, B: FnOnce() -> u64>(a: A, b: B) -> (u64, u64) {
+    (a(), b())
+}
+
+/// Waits until `flag` is set, calling `poll` meanwhile; false on timeout.
+#[inline(always)]
+fn spin_until(flag: &AtomicBool, mut poll: impl FnMut()) -> bool {
+    let start = Instant::now();
+    let mut spins: u32 = 0;
+    while !flag.load(Ordering::Acquire) {
+        poll();
+        spins = spins.wrapping_add(1);
+        if spins % 4096 == 0 && start.elapsed() > SPIN_LIMIT {
+            return false;
+        }
+    }
+    true
+}
+
+fn chili_pool(workers: usize) -> chili::ThreadPool {
+    chili::ThreadPool::with_config(chili::Config {
+        thread_count: NonZeroUsize::new(workers),
+        ..Default::default()
+    })
+}
+
+fn rayon_pool(workers: usize) -> Result<rayon::ThreadPool, String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .build()
+        .map_err(|e| format!("rayon pool: {e}"))
+}
+
+fn offshoot_pool(workers: usize) -> Result<offshoot::ThreadPool, String> {
+    offshoot::ThreadPool::builder()
+        .workers(workers)
+        .build()
+        .map_err(|e| format!("offshoot pool: {e:?}"))
+}
+
+/// Runs every microbenchmark; `report` is called with each result as soon as
+/// it is known.
+pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Micro>, String> {
+    let mut out = Vec::new();
+    let mut push = |m: Micro, out: &mut Vec<Micro>| {
+        report(&m);
+        out.push(m);
+    };
+
+    let m = measure(batches, |n| {
+        for _ in 0..n {
+            black_box(plain_pair(|| black_box(1u64), || black_box(2u64)));
+        }
+    });
+    push(
+        result("plain call of two closures (baseline)", "-", 1, batches, m, String::new()),
+        &mut out,
+    );
+
+    // Joins that are not taken, 1 worker.
+    {
+        let pool = offshoot_pool(1)?;
+        let before = Counters::of(&pool);
+        let m = pool.run(|| {
+            measure(batches, |n| {
+                for _ in 0..n {
+                    black_box(offshoot::join(|| black_box(1u64), || black_box(2u64)));
+                }
+            })
+        });
+        let c = Counters::of(&pool).since(before);
+        push(
+            result(
+                "join, seed not taken",
+                "offshoot",
+                1,
+                batches,
+                m,
+                format!("{} tasks materialized", c.tasks_materialized),
+            ),
+            &mut out,
+        );
+        let m = pool.run(|| {
+            measure(batches, |n| {
+                for _ in 0..n {
+                    offshoot::poll();
+                }
+            })
+        });
+        push(
+            result("poll, no request pending", "offshoot", 1, batches, m, String::new()),
+            &mut out,
+        );
+    }
+    {
+        let pool = rayon_pool(1)?;
+        let m = pool.install(|| {
+            measure(batches, |n| {
+                for _ in 0..n {
+                    black_box(rayon::join(|| black_box(1u64), || black_box(2u64)));
+                }
+            })
+        });
+        push(
+            result("join, job not stolen", "rayon", 1, batches, m, String::new()),
+            &mut out,
+        );
+    }
+    {
+        let pool = chili_pool(1);
+        let mut s = pool.scope();
+        let m = measure(batches, |n| {
+            for _ in 0..n {
+                black_box(s.join(|_| black_box(1u64), |_| black_box(2u64)));
+            }
+        });
+        push(
+            result(
+                "join, job not shared",
+                "chili",
+                1,
+                batches,
+                m,
+                "heartbeat checked on every 64th join".to_string(),
+            ),
+            &mut out,
+        );
+    }
+
+    if crate::machine::available_parallelism() < 2 {
+        eprintln!("note: fewer than 2 cores available; skipping the 2-worker measurements");
+        return Ok(out);
+    }
+
+    // 2 workers: poll with an idle thief, and steal round trips.
+    {
+        let pool = offshoot_pool(2)?;
+        let before = Counters::of(&pool);
+        let m = pool.run(|| {
+            measure(batches, |n| {
+                for _ in 0..n {
+                    offshoot::poll();
+                }
+            })
+        });
+        let c = Counters::of(&pool).since(before);
+        push(
+            result(
+                "poll, idle 2nd worker asking",
+                "offshoot",
+                2,
+                batches,
+                m,
+                format!(
+                    "{} requests answered empty, {} with work",
+                    c.requests_answered_empty, c.requests_answered_work
+                ),
+            ),
+            &mut out,
+        );
+
+        let timed_out = AtomicBool::new(false);
+        let before = Counters::of(&pool);
+        let m = pool.run(|| {
+            measure(batches.min(9), |n| {
+                for _ in 0..n {
+                    let flag = AtomicBool::new(false);
+                    offshoot::join(
+                        || {
+                            if !spin_until(&flag, offshoot::poll) {
+                                timed_out.store(true, Ordering::Relaxed);
+                                flag.store(true, Ordering::Release);
+                            }
+                        },
+                        || flag.store(true, Ordering::Release),
+                    );
+                    if timed_out.load(Ordering::Relaxed) {
+                        return;
+                    }
+                }
+            })
+        });
+        if timed_out.load(Ordering::Relaxed) {
+            return Err(
+                "offshoot steal round trip: the second worker never took the seed (5 s)"
+                    .to_string(),
+            );
+        }
+        let c = Counters::of(&pool).since(before);
+        push(
+            result(
+                "steal round trip",
+                "offshoot",
+                2,
+                batches.min(9),
+                m,
+                format!(
+                    "{} tasks materialized, {} requests sent",
+                    c.tasks_materialized, c.requests_sent
+                ),
+            ),
+            &mut out,
+        );
+    }
+    {
+        let pool = rayon_pool(2)?;
+        let timed_out = AtomicBool::new(false);
+        let m = pool.install(|| {
+            measure(batches.min(9), |n| {
+                for _ in 0..n {
+                    let flag = AtomicBool::new(false);
+                    rayon::join(
+                        || {
+                            if !spin_until(&flag, std::hint::spin_loop) {
+                                timed_out.store(true, Ordering::Relaxed);
+                                flag.store(true, Ordering::Release);
+                            }
+                        },
+                        || flag.store(true, Ordering::Release),
+                    );
+                    if timed_out.load(Ordering::Relaxed) {
+                        return;
+                    }
+                }
+            })
+        });
+        if timed_out.load(Ordering::Relaxed) {
+            return Err("rayon steal round trip timed out (5 s)".to_string());
+        }
+        push(
+            result("steal round trip", "rayon", 2, batches.min(9), m, String::new()),
+            &mut out,
+        );
+    }
+    {
+        let pool = chili_pool(2);
+        let mut s = pool.scope();
+        let timed_out = AtomicBool::new(false);
+        let m = measure(batches.min(9), |n| {
+            for _ in 0..n {
+                let flag = AtomicBool::new(false);
+                // chili runs the second closure itself and offers the first.
+                s.join(
+                    |_| flag.store(true, Ordering::Release),
+                    |s| {
+                        if !spin_until(&flag, || s.join(|_| (), |_| ())) {
+                            timed_out.store(true, Ordering::Relaxed);
+                        }
+                    },
+                );
+                if timed_out.load(Ordering::Relaxed) {
+                    return;
+                }
+            }
+        });
+        if timed_out.load(Ordering::Relaxed) {
+            return Err("chili steal round trip timed out (5 s)".to_string());
+        }
+        push(
+            result(
+                "steal round trip",
+                "chili",
+                2,
+                batches.min(9),
+                m,
+                "shares work only at a heartbeat (every 100 µs by default)".to_string(),
+            ),
+            &mut out,
+        );
+    }
+    Ok(out)
+}
+
+/// One line of the terminal table.
+pub fn line(m: &Micro) -> String {
+    format!(
+        "  {:<38} {:<9} {:>7} {:>12.1} {:>22}  {}",
+        m.primitive,
+        m.runtime,
+        m.workers,
+        m.median_ns,
+        format!("{:.1}–{:.1}", m.min_ns, m.max_ns),
+        m.note
+    )
+}
+
+/// The header of the terminal table.
+pub fn header() -> String {
+    format!(
+        "  {:<38} {:<9} {:>7} {:>12} {:>22}  {}",
+        "primitive", "runtime", "workers", "ns (median)", "ns (min–max)", "note"
+    )
+}

@@ -1,0 +1,439 @@
+//! The reports: the terminal tables, the JSON document and the Markdown
+//! document (the one `docs/BENCHMARKS.md` is generated from).
+//!
+//! All ratios are time ratios: a contender's median time divided by the
+//! serial median time (below 1: faster than serial), and offshoot's median
+//! divided by the faster peer's (below 1: offshoot is faster). Formatting
+//! only; nothing here measures anything.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::harness::{Contender, KernelResult, Series};
+use crate::machine::Machine;
+
+/// Everything one invocation measured, as written to `--json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// "offshoot-bench <version>".
+    pub tool: String,
+    /// When the run started (UTC).
+    pub date: String,
+    /// The command that produced this report.
+    pub command: String,
+    /// "quick" or "full".
+    pub mode: String,
+    /// Whether only answers were checked (timings then mean nothing).
+    pub check_only: bool,
+    /// Timed rounds per kernel.
+    pub runs: usize,
+    /// Worker counts.
+    pub workers: Vec<usize>,
+    /// The machine.
+    pub machine: Machine,
+    /// CPU used by all idle pools together, in % of one core, measured over
+    /// a quarter of a second after building them.
+    pub idle_pools_cpu_percent: Option<f64>,
+    /// Wall-clock seconds of the whole invocation.
+    pub wall_seconds: f64,
+    /// Per-kernel results.
+    pub kernels: Vec<KernelResult>,
+}
+
+/// A duration in seconds with three significant digits and a fitting unit.
+pub fn fmt_time(seconds: f64) -> String {
+    let (value, unit) = unit_for(seconds);
+    format!("{} {unit}", sig3(seconds / value))
+}
+
+/// `min–max` in the unit that fits `max`.
+pub fn fmt_range(min: f64, max: f64) -> String {
+    let (value, unit) = unit_for(max);
+    format!("{}–{} {unit}", sig3(min / value), sig3(max / value))
+}
+
+fn unit_for(seconds: f64) -> (f64, &'static str) {
+    if seconds >= 1.0 {
+        (1.0, "s")
+    } else if seconds >= 1e-3 {
+        (1e-3, "ms")
+    } else if seconds >= 1e-6 {
+        (1e-6, "µs")
+    } else {
+        (1e-9, "ns")
+    }
+}
+
+fn sig3(x: f64) -> String {
+    if !x.is_finite() {
+        "-".to_string()
+    } else if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// A ratio with two decimals.
+pub fn fmt_ratio(r: f64) -> String {
+    if r.is_finite() {
+        format!("{r:.2}")
+    } else {
+        "-".to_string()
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The terminal table of one kernel.
+pub fn kernel_table(k: &KernelResult, workers: &[usize], check_only: bool) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n== {} · {} · cutoff: {}",
+        k.name, k.input, k.cutoff
+    );
+    if check_only {
+        let _ = write!(out, "   answers checked: serial");
+        for &w in workers {
+            for c in Contender::PARALLEL {
+                let _ = write!(out, ", {} ({w}w)", c.name());
+            }
+        }
+        let _ = writeln!(out, " — all correct");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "  {:>7}  {:<9} {:>10}  {:>20}  {:>8}",
+        "workers", "contender", "median", "min–max", "÷ serial"
+    );
+    let row = |out: &mut String, w: &str, s: &Series, ratio: f64| {
+        let _ = writeln!(
+            out,
+            "  {:>7}  {:<9} {:>10}  {:>20}  {:>8}",
+            w,
+            s.contender,
+            fmt_time(s.median),
+            fmt_range(s.min, s.max),
+            fmt_ratio(ratio)
+        );
+    };
+    row(&mut out, "-", &k.serial, 1.0);
+    for &w in workers {
+        for c in Contender::PARALLEL {
+            if let Some(s) = k.series(c, w) {
+                row(&mut out, &w.to_string(), s, s.median / k.serial.median);
+            }
+        }
+        if let Some(cmp) = k.comparisons.iter().find(|c| c.workers == w) {
+            let _ = writeln!(
+                out,
+                "  {:>7}  offshoot ÷ best peer ({}): {}",
+                "",
+                cmp.best_peer,
+                fmt_ratio(cmp.offshoot_vs_best_peer)
+            );
+        }
+    }
+    if let Some(busy) = k.serial.busy_cores() {
+        if busy > 1.1 {
+            let _ = writeln!(
+                out,
+                "  note: the process used {busy:.2} cores during serial runs: idle pools are spinning"
+            );
+        }
+    }
+    for wc in &k.offshoot_counters {
+        let c = wc.counters;
+        let _ = writeln!(
+            out,
+            "  offshoot counters, last run on {}: {} tasks materialized, {} requests sent \
+             ({} answered with work, {} empty), {} steal-backs",
+            plural(wc.workers, "worker"),
+            c.tasks_materialized,
+            c.requests_sent,
+            c.requests_answered_work,
+            c.requests_answered_empty,
+            c.steal_backs
+        );
+    }
+    out
+}
+
+/// The closing summary table of the terminal output.
+pub fn summary_table(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nsummary: median time ÷ serial median (lower is better; below 1.00 is faster than serial)"
+    );
+    let _ = writeln!(
+        out,
+        "  {:<9} {:>7} {:>10} {:>9} {:>7} {:>7}  {}",
+        "kernel", "workers", "serial", "offshoot", "rayon", "chili", "offshoot ÷ best peer"
+    );
+    for k in &report.kernels {
+        for c in &k.comparisons {
+            let _ = writeln!(
+                out,
+                "  {:<9} {:>7} {:>10} {:>9} {:>7} {:>7}  {} ({})",
+                k.name,
+                c.workers,
+                fmt_time(k.serial.median),
+                fmt_ratio(c.offshoot_ratio),
+                fmt_ratio(c.rayon_ratio),
+                fmt_ratio(c.chili_ratio),
+                fmt_ratio(c.offshoot_vs_best_peer),
+                c.best_peer
+            );
+        }
+    }
+    out
+}
+
+/// The machine description for the terminal.
+pub fn machine_lines(report: &Report) -> String {
+    let mut out = String::new();
+    for (label, value) in report.machine.rows() {
+        let _ = writeln!(out, "  {label:<9} {value}");
+    }
+    if let Some(idle) = report.idle_pools_cpu_percent {
+        let _ = writeln!(out, "  {:<9} {idle:.1}% of a core used by all pools while idle", "idle");
+    }
+    out
+}
+
+/// The Markdown document (`--markdown`). `svg` is the chart's path as
+/// written by the same invocation, if any.
+pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# offshoot benchmarks\n");
+    let _ = writeln!(
+        md,
+        "The classic fork-join kernels on the plain serial program, on offshoot, on rayon and on \
+         chili, run side by side by `offshoot-bench` ({}, {} mode) on {}. Every answer was \
+         checked against the serial program's.\n",
+        report.tool, report.mode, report.date
+    );
+    let _ = writeln!(md, "Regenerate this file with:\n\n```sh\n{}\n```\n", report.command);
+    if report.check_only {
+        let _ = writeln!(
+            md,
+            "**This run only checked answers (`--check-only`); its times are single runs and \
+             mean nothing.**\n"
+        );
+    }
+
+    let _ = writeln!(md, "## Machine\n\n| | |\n|---|---|");
+    for (label, value) in report.machine.rows() {
+        let _ = writeln!(md, "| {label} | {value} |");
+    }
+    if let Some(idle) = report.idle_pools_cpu_percent {
+        let _ = writeln!(md, "| idle pools | {idle:.1}% of one core, all pools together |");
+    }
+    let _ = writeln!(md);
+
+    let _ = writeln!(md, "## Method\n");
+    let _ = writeln!(
+        md,
+        "- Contenders: `serial` is the plain program with no runtime; `offshoot` runs in an \
+         `offshoot::ThreadPool` with W workers (`pool.run`), `rayon` in a `rayon::ThreadPool` \
+         with W threads (`pool.install`), `chili` in a `chili::ThreadPool` with `thread_count` \
+         W (`pool.scope()`; chili counts the calling thread as one of the W). Every pool is \
+         built once per worker count before anything is timed.\n\
+         - Same algorithm, same input and same cutoffs for every contender (see the kernel \
+         notes below); offshoot's and rayon's versions are one generic function calling \
+         `offshoot::join` or `rayon::join`, chili's calls `Scope::join`.\n\
+         - Per kernel: one serial run whose answer is validated against an independent \
+         oracle, one warm-up run of every contender, then {} rounds, each running serial and \
+         every contender at every worker count once, the order rotated by one each round. \
+         Only the call is timed (entering the pool included); restoring the input and checking \
+         the answer are not. Every run's answer is compared with the serial answer.\n\
+         - Reported: the median and the spread (min–max) of the {} timed runs; `÷ serial` is \
+         the contender's median time divided by the serial median time (lower is better, \
+         below 1 is a speed-up); `offshoot ÷ best peer` divides offshoot's median by the \
+         faster of rayon and chili at the same worker count (below 1: offshoot is faster).\n",
+        report.runs, report.runs
+    );
+
+    if let Some(svg) = svg {
+        let link = relative_link(markdown_path, svg);
+        let _ = writeln!(md, "![time ÷ serial time per kernel and contender]({link})\n");
+    }
+
+    let _ = writeln!(md, "## Summary\n");
+    let _ = writeln!(
+        md,
+        "Median time ÷ serial median time (lower is better).\n\n\
+         | kernel | input | workers | serial | offshoot | rayon | chili | offshoot ÷ best peer |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|"
+    );
+    for k in &report.kernels {
+        for c in &k.comparisons {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} | {} | {} ({}) |",
+                k.name,
+                k.input,
+                c.workers,
+                fmt_time(k.serial.median),
+                fmt_ratio(c.offshoot_ratio),
+                fmt_ratio(c.rayon_ratio),
+                fmt_ratio(c.chili_ratio),
+                fmt_ratio(c.offshoot_vs_best_peer),
+                c.best_peer
+            );
+        }
+    }
+    let _ = writeln!(md);
+
+    let _ = writeln!(md, "## Results per kernel\n");
+    for k in &report.kernels {
+        let _ = writeln!(md, "### {}\n", k.name);
+        let _ = writeln!(
+            md,
+            "{}. Input: {}. Cutoff: {}. Source: {}.\n",
+            capitalize(&k.about),
+            k.input,
+            k.cutoff,
+            k.source
+        );
+        let _ = writeln!(
+            md,
+            "| workers | contender | median | min–max | ÷ serial |\n|---:|---|---:|---:|---:|"
+        );
+        let _ = writeln!(
+            md,
+            "| – | serial | {} | {} | 1.00 |",
+            fmt_time(k.serial.median),
+            fmt_range(k.serial.min, k.serial.max)
+        );
+        for &w in &report.workers {
+            for c in Contender::PARALLEL {
+                if let Some(s) = k.series(c, w) {
+                    let _ = writeln!(
+                        md,
+                        "| {w} | {} | {} | {} | {} |",
+                        s.contender,
+                        fmt_time(s.median),
+                        fmt_range(s.min, s.max),
+                        fmt_ratio(s.median / k.serial.median)
+                    );
+                }
+            }
+        }
+        let _ = writeln!(md);
+        let peers: Vec<String> = k
+            .comparisons
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} on {}",
+                    fmt_ratio(c.offshoot_vs_best_peer),
+                    plural(c.workers, "worker")
+                ) + &format!(" (vs {})", c.best_peer)
+            })
+            .collect();
+        if !peers.is_empty() {
+            let _ = writeln!(md, "offshoot ÷ best peer: {}.\n", peers.join("; "));
+        }
+        if !k.offshoot_counters.is_empty() {
+            let _ = writeln!(
+                md,
+                "offshoot's counters, last run:\n\n\
+                 | workers | tasks materialized | requests sent | answered with work | answered empty | steal-backs |\n\
+                 |---:|---:|---:|---:|---:|---:|"
+            );
+            for wc in &k.offshoot_counters {
+                let c = wc.counters;
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} | {} | {} |",
+                    wc.workers,
+                    c.tasks_materialized,
+                    c.requests_sent,
+                    c.requests_answered_work,
+                    c.requests_answered_empty,
+                    c.steal_backs
+                );
+            }
+            let _ = writeln!(md);
+        }
+    }
+
+    let _ = writeln!(md, "## Kernels, inputs and cutoffs\n");
+    let _ = writeln!(
+        md,
+        "| kernel | computes | input | cutoff | source |\n|---|---|---|---|---|"
+    );
+    for k in &report.kernels {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} |",
+            k.name, k.about, k.input, k.cutoff, k.source
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\nEach kernel's source file under `crates/offshoot-bench/src/kernels/` states what it \
+         computes, its inputs for every mode, its cutoff and its answer check."
+    );
+    md
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().collect::<String>() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+/// A link from the Markdown file to the chart: the bare file name when both
+/// are in the same folder, else the path as given.
+fn relative_link(markdown_path: &Path, svg: &Path) -> String {
+    let same_dir = markdown_path.parent().unwrap_or(Path::new(""))
+        == svg.parent().unwrap_or(Path::new(""));
+    match (same_dir, svg.file_name()) {
+        (true, Some(name)) => name.to_string_lossy().into_owned(),
+        _ => svg.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_times_and_ranges() {
+        assert_eq!(fmt_time(0.0123), "12.3 ms");
+        assert_eq!(fmt_time(1.5), "1.50 s");
+        assert_eq!(fmt_time(0.000_250), "250 µs");
+        assert_eq!(fmt_time(12e-9), "12.0 ns");
+        assert_eq!(fmt_range(0.0121, 0.0129), "12.1–12.9 ms");
+        assert_eq!(fmt_ratio(f64::NAN), "-");
+    }
+
+    #[test]
+    fn links_svg_next_to_markdown() {
+        assert_eq!(
+            relative_link(Path::new("docs/BENCHMARKS.md"), Path::new("docs/b.svg")),
+            "b.svg"
+        );
+        assert_eq!(
+            relative_link(Path::new("docs/BENCHMARKS.md"), Path::new("out/b.svg")),
+            "out/b.svg"
+        );
+    }
+}

@@ -1,0 +1,297 @@
+//! Helpers shared by the offshoot integration tests: a watchdog that bounds every test body
+//! in time (a hang fails the test instead of stalling the suite), a panic hook that keeps
+//! deliberate panics quiet and counts them, panic-payload helpers, a small deterministic
+//! RNG, bounded polling loops for "long-running" tasks, and a thread counter.
+//!
+//! Nothing here measures or asserts a duration: the time limits only bound loops that a
+//! correct runtime ends much earlier, so that a broken one makes a test fail, not hang.
+
+#![allow(dead_code)]
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, Once};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use offshoot::ThreadPool;
+
+/// How long a test body may run before the watchdog declares a deadlock. Generous: the
+/// whole suite takes a few seconds in debug mode on 2 cores.
+pub const LIMIT: Duration = Duration::from_secs(60);
+
+/// How long a "long-running" task keeps polling before it gives up on being stopped, and
+/// how long a test waits for something a correct runtime does within milliseconds (a
+/// steal, a stop). Reaching one of these bounds is reported as a failure of the runtime.
+pub const PATIENCE: Duration = Duration::from_secs(15);
+
+/// Prefix of every deliberate panic message in these tests. The panic hook installed by
+/// [`bounded`] does not print such panics, and counts how often each message was raised.
+pub const EXPECTED: &str = "expected:";
+
+/// Runs `f` on a fresh thread and returns its value, or resumes its panic. Fails the test
+/// if `f` has not finished within [`LIMIT`] (the stuck thread is left behind; the test
+/// process ends anyway when the harness is done).
+pub fn bounded<T, F>(f: F) -> T
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    install_panic_hook();
+    let (tx, rx) = mpsc::channel();
+    let name = thread::current().name().unwrap_or("test").to_string();
+    let h = thread::Builder::new()
+        .name(format!("{name}/body"))
+        .spawn(move || {
+            let r = panic::catch_unwind(AssertUnwindSafe(f));
+            let _ = tx.send(r);
+        })
+        .expect("cannot spawn the test body thread");
+    match rx.recv_timeout(LIMIT) {
+        Ok(Ok(v)) => {
+            let _ = h.join();
+            v
+        }
+        Ok(Err(p)) => {
+            let _ = h.join();
+            panic::resume_unwind(p)
+        }
+        Err(RecvTimeoutError::Timeout) => {
+            panic!("the test body did not finish within {LIMIT:?}: a deadlock or a lost wake-up")
+        }
+        Err(RecvTimeoutError::Disconnected) => {
+            panic!("the test body thread vanished without a result")
+        }
+    }
+}
+
+static HOOK: Once = Once::new();
+static RAISED: Mutex<Option<HashMap<String, usize>>> = Mutex::new(None);
+
+/// Installs (once per test binary) a panic hook that counts and silences panics whose
+/// message starts with [`EXPECTED`] and leaves every other panic to the default hook.
+pub fn install_panic_hook() {
+    HOOK.call_once(|| {
+        let default = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if let Some(msg) = payload_str(info.payload()) {
+                if msg.starts_with(EXPECTED) {
+                    let mut m = RAISED.lock().unwrap_or_else(|e| e.into_inner());
+                    *m.get_or_insert_with(HashMap::new)
+                        .entry(msg.to_string())
+                        .or_insert(0) += 1;
+                    return;
+                }
+            }
+            default(info)
+        }));
+    });
+}
+
+/// How many times a panic with exactly this message was raised (seen by the panic hook;
+/// `resume_unwind` does not count).
+pub fn times_raised(msg: &str) -> usize {
+    let m = RAISED.lock().unwrap_or_else(|e| e.into_inner());
+    m.as_ref().and_then(|m| m.get(msg).copied()).unwrap_or(0)
+}
+
+/// The message of a `&str` or `String` panic payload.
+pub fn payload_str(p: &(dyn Any + Send)) -> Option<&str> {
+    if let Some(s) = p.downcast_ref::<&'static str>() {
+        Some(s)
+    } else {
+        p.downcast_ref::<String>().map(|s| s.as_str())
+    }
+}
+
+/// Runs `f`, which must panic, and returns the message of its payload.
+#[track_caller]
+pub fn panic_message<T>(f: impl FnOnce() -> T) -> String {
+    match panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(_) => panic!("the closure was expected to panic but returned normally"),
+        Err(p) => match payload_str(&*p) {
+            Some(s) => s.to_string(),
+            None => panic!(
+                "the panic payload is not a string (type id {:?})",
+                (*p).type_id()
+            ),
+        },
+    }
+}
+
+/// Raises a deliberate panic with a `String` payload `"expected: {what}"`.
+pub fn boom(what: &str) -> ! {
+    panic!("{EXPECTED} {what}")
+}
+
+/// The payload message [`boom`] raises for `what`.
+pub fn boom_msg(what: &str) -> String {
+    format!("{EXPECTED} {what}")
+}
+
+/// A pool of `n` workers.
+pub fn pool(n: usize) -> ThreadPool {
+    ThreadPool::builder()
+        .workers(n)
+        .build()
+        .expect("cannot build a pool")
+}
+
+/// The pool sizes every value test runs on: 1 worker, 2 (one per core here), and
+/// oversubscribed pools for more interleavings.
+pub const POOL_SIZES: [usize; 4] = [1, 2, 3, 4];
+
+/// xorshift64*: a tiny deterministic RNG, so that every randomized test is reproducible
+/// from its seed.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(mix(seed) | 1)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform-ish in `lo..=hi`.
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next_u64() % (hi - lo + 1)
+    }
+}
+
+/// splitmix64's finaliser: a good 64-bit mixing function.
+pub fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A flag that nobody ever sets: "long-running" tasks loop until it is set, so that they
+/// end only by being stopped (or, if the runtime fails to stop them, by their bound).
+pub static NEVER: AtomicBool = AtomicBool::new(false);
+
+/// Calls `offshoot::poll()` in a loop until [`NEVER`] is set — that is, until the runtime
+/// stops the task by unwinding out of a poll — or until `max_iters` iterations or
+/// [`PATIENCE`] have passed. Returns `true` if the loop ran into its bound, which means the
+/// task was *not* stopped.
+pub fn poll_until_stopped(max_iters: u64) -> bool {
+    let start = Instant::now();
+    let mut i = 0u64;
+    while !NEVER.load(Ordering::Relaxed) {
+        offshoot::poll();
+        i += 1;
+        if i >= max_iters || (i % 1024 == 0 && start.elapsed() > PATIENCE) {
+            return true;
+        }
+    }
+    false
+}
+
+/// A large iteration bound for [`poll_until_stopped`].
+pub const LONG: u64 = 1 << 40;
+
+/// Calls `offshoot::poll()` until `cond()` holds or [`PATIENCE`] has passed; returns
+/// whether `cond()` held.
+pub fn poll_until(cond: impl Fn() -> bool) -> bool {
+    let start = Instant::now();
+    let mut i = 0u32;
+    loop {
+        if cond() {
+            return true;
+        }
+        offshoot::poll();
+        i = i.wrapping_add(1);
+        if i % 256 == 0 {
+            if start.elapsed() > PATIENCE {
+                return cond();
+            }
+            thread::yield_now();
+        }
+    }
+}
+
+/// Spins (without polling) until `cond()` holds or [`PATIENCE`] has passed; returns whether
+/// `cond()` held.
+pub fn spin_until(cond: impl Fn() -> bool) -> bool {
+    let start = Instant::now();
+    loop {
+        if cond() {
+            return true;
+        }
+        if start.elapsed() > PATIENCE {
+            return cond();
+        }
+        thread::yield_now();
+    }
+}
+
+/// Counts the closures handed to the runtime: a [`Guard`] moved into a closure is made
+/// when the closure is made and dropped when the closure is run to its end, unwound, or
+/// discarded unrun. `made == dropped` once a construct has returned means the runtime
+/// dropped every closure it was given, exactly once.
+#[derive(Default, Debug)]
+pub struct Tally {
+    pub made: AtomicUsize,
+    pub dropped: AtomicUsize,
+    /// Bodies that started running (bumped by the test code itself).
+    pub started: AtomicUsize,
+    /// Bodies that ran to their end (bumped by the test code itself).
+    pub finished: AtomicUsize,
+}
+
+impl Tally {
+    pub fn new() -> Arc<Tally> {
+        Arc::new(Tally::default())
+    }
+    pub fn guard(self: &Arc<Tally>) -> Guard {
+        self.made.fetch_add(1, Ordering::SeqCst);
+        Guard(self.clone())
+    }
+    pub fn made(&self) -> usize {
+        self.made.load(Ordering::SeqCst)
+    }
+    pub fn dropped(&self) -> usize {
+        self.dropped.load(Ordering::SeqCst)
+    }
+    pub fn started(&self) -> usize {
+        self.started.load(Ordering::SeqCst)
+    }
+    pub fn finished(&self) -> usize {
+        self.finished.load(Ordering::SeqCst)
+    }
+    pub fn start(&self) {
+        self.started.fetch_add(1, Ordering::SeqCst);
+    }
+    pub fn finish(&self) {
+        self.finished.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// See [`Tally`].
+pub struct Guard(Arc<Tally>);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.0.dropped.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// The number of threads of this process, from `/proc/self/status`.
+pub fn thread_count() -> usize {
+    let s = std::fs::read_to_string("/proc/self/status").expect("cannot read /proc/self/status");
+    s.lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .expect("no Threads: line in /proc/self/status")
+        .trim()
+        .parse()
+        .expect("bad Threads: line")
+}

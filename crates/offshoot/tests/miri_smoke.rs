@@ -1,0 +1,91 @@
+//! Small end-to-end runs of every path that uses `unsafe` (a stolen join seed run in place,
+//! spawned tasks handed out and drained, a failure crossing a stolen join), sized so that
+//! `scripts/miri.sh` can run them under Miri. They also run in the normal test suite.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+fn fib(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = offshoot::join(|| fib(n - 1), || fib(n - 2));
+    a + b
+}
+
+fn pool() -> offshoot::ThreadPool {
+    offshoot::ThreadPool::builder().workers(2).build().unwrap()
+}
+
+/// `a` polls until `b` has started somewhere: on two workers, `b` is then always run by the
+/// thief, in the victim's frame.
+fn join_with_stolen_b<R: Send>(b: impl FnOnce() -> R + Send) -> R {
+    let started = AtomicBool::new(false);
+    let (_, r) = offshoot::join(
+        || {
+            while !started.load(Ordering::Acquire) {
+                offshoot::poll();
+                std::thread::yield_now();
+            }
+        },
+        || {
+            started.store(true, Ordering::Release);
+            b()
+        },
+    );
+    r
+}
+
+#[test]
+fn fib_values() {
+    let p = pool();
+    assert_eq!(p.run(|| fib(10)), 55);
+}
+
+#[test]
+fn stolen_b_writes_into_victim_frame() {
+    let p = pool();
+    let v = p.run(|| join_with_stolen_b(|| vec![1u8, 2, 3]));
+    assert_eq!(v, [1, 2, 3]);
+    assert!(p.stats().tasks_materialized >= 1);
+}
+
+#[test]
+fn panic_in_stolen_b_surfaces_once() {
+    let p = pool();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        p.run(|| join_with_stolen_b(|| -> u8 { panic!("b failed") }))
+    }));
+    let payload = r.unwrap_err();
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"b failed"));
+}
+
+#[test]
+fn scope_and_finish_spawns() {
+    let p = pool();
+    let n = AtomicUsize::new(0);
+    p.run(|| {
+        offshoot::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|s| {
+                    n.fetch_add(1, Ordering::Relaxed);
+                    s.spawn(|_| {
+                        n.fetch_add(1, Ordering::Relaxed);
+                    });
+                });
+            }
+        })
+    });
+    assert_eq!(n.load(Ordering::Relaxed), 8);
+    static M: AtomicUsize = AtomicUsize::new(0);
+    p.run(|| {
+        offshoot::finish(|| {
+            for _ in 0..4 {
+                offshoot::spawn(|| {
+                    M.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+        })
+    });
+    assert_eq!(M.load(Ordering::Relaxed), 4);
+}
