@@ -5,5 +5,5 @@
 # Needs: rustup toolchain install nightly && rustup +nightly component add miri rust-src
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation -Zmiri-many-seeds=0..4}"
+export MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation -Zmiri-permissive-provenance -Zmiri-many-seeds=0..4}"
 cargo +nightly miri test -p offshoot --test miri_smoke "$@"

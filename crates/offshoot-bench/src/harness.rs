@@ -133,7 +133,9 @@ impl Counters {
     /// What happened between `before` and `self`.
     pub fn since(self, before: Self) -> Self {
         Self {
-            tasks_materialized: self.tasks_materialized.saturating_sub(before.tasks_materialized),
+            tasks_materialized: self
+                .tasks_materialized
+                .saturating_sub(before.tasks_materialized),
             requests_sent: self.requests_sent.saturating_sub(before.requests_sent),
             requests_answered_work: self
                 .requests_answered_work
@@ -390,8 +392,7 @@ impl Watchdog {
     }
 
     fn set(&self, what: Option<String>) {
-        *self.current.lock().unwrap_or_else(|e| e.into_inner()) =
-            what.map(|w| (w, Instant::now()));
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = what.map(|w| (w, Instant::now()));
     }
 }
 
@@ -439,7 +440,14 @@ fn run_kernel(
     }
 
     // Reference: the first serial run, validated by the kernel's oracle.
-    one_run(kernel.name, &mut *inst, Contender::Serial, None, progress, watchdog)?;
+    one_run(
+        kernel.name,
+        &mut *inst,
+        Contender::Serial,
+        None,
+        progress,
+        watchdog,
+    )?;
     inst.accept_reference()
         .map_err(|e| fail(Contender::Serial, None, format!("wrong answer: {e}")))?;
 
@@ -464,7 +472,9 @@ fn run_kernel(
         for i in 0..slots.len() {
             let slot = (i + round) % slots.len();
             let (c, p) = slots[slot];
-            let before = p.filter(|_| c == Contender::Offshoot).map(|p| Counters::of(&p.offshoot));
+            let before = p
+                .filter(|_| c == Contender::Offshoot)
+                .map(|p| Counters::of(&p.offshoot));
             let sample = one_run(kernel.name, &mut *inst, c, p, progress, watchdog)?;
             inst.check()
                 .map_err(|e| fail(c, p.map(|p| p.workers), format!("wrong answer: {e}")))?;

@@ -158,7 +158,14 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
         }
     });
     push(
-        result("plain call of two closures (baseline)", "-", 1, batches, m, String::new()),
+        result(
+            "plain call of two closures (baseline)",
+            "-",
+            1,
+            batches,
+            m,
+            String::new(),
+        ),
         &mut out,
     );
 
@@ -193,7 +200,14 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
             })
         });
         push(
-            result("poll, no request pending", "offshoot", 1, batches, m, String::new()),
+            result(
+                "poll, no request pending",
+                "offshoot",
+                1,
+                batches,
+                m,
+                String::new(),
+            ),
             &mut out,
         );
     }
@@ -207,7 +221,14 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
             })
         });
         push(
-            result("join, job not stolen", "rayon", 1, batches, m, String::new()),
+            result(
+                "join, job not stolen",
+                "rayon",
+                1,
+                batches,
+                m,
+                String::new(),
+            ),
             &mut out,
         );
     }
@@ -333,7 +354,14 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
             return Err("rayon steal round trip timed out (5 s)".to_string());
         }
         push(
-            result("steal round trip", "rayon", 2, batches.min(9), m, String::new()),
+            result(
+                "steal round trip",
+                "rayon",
+                2,
+                batches.min(9),
+                m,
+                String::new(),
+            ),
             &mut out,
         );
     }
@@ -348,7 +376,9 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
                 s.join(
                     |_| flag.store(true, Ordering::Release),
                     |s| {
-                        if !spin_until(&flag, || s.join(|_| (), |_| ())) {
+                        if !spin_until(&flag, || {
+                            s.join(|_| (), |_| ());
+                        }) {
                             timed_out.store(true, Ordering::Relaxed);
                         }
                     },

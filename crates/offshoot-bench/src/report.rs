@@ -98,11 +98,7 @@ fn plural(n: usize, word: &str) -> String {
 /// The terminal table of one kernel.
 pub fn kernel_table(k: &KernelResult, workers: &[usize], check_only: bool) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "\n== {} · {} · cutoff: {}",
-        k.name, k.input, k.cutoff
-    );
+    let _ = writeln!(out, "\n== {} · {} · cutoff: {}", k.name, k.input, k.cutoff);
     if check_only {
         let _ = write!(out, "   answers checked: serial");
         for &w in workers {
@@ -180,8 +176,8 @@ pub fn summary_table(report: &Report) -> String {
     );
     let _ = writeln!(
         out,
-        "  {:<9} {:>7} {:>10} {:>9} {:>7} {:>7}  {}",
-        "kernel", "workers", "serial", "offshoot", "rayon", "chili", "offshoot ÷ best peer"
+        "  {:<9} {:>7} {:>10} {:>9} {:>7} {:>7}  offshoot ÷ best peer",
+        "kernel", "workers", "serial", "offshoot", "rayon", "chili"
     );
     for k in &report.kernels {
         for c in &k.comparisons {
@@ -209,7 +205,11 @@ pub fn machine_lines(report: &Report) -> String {
         let _ = writeln!(out, "  {label:<9} {value}");
     }
     if let Some(idle) = report.idle_pools_cpu_percent {
-        let _ = writeln!(out, "  {:<9} {idle:.1}% of a core used by all pools while idle", "idle");
+        let _ = writeln!(
+            out,
+            "  {:<9} {idle:.1}% of a core used by all pools while idle",
+            "idle"
+        );
     }
     out
 }
@@ -226,7 +226,11 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          checked against the serial program's.\n",
         report.tool, report.mode, report.date
     );
-    let _ = writeln!(md, "Regenerate this file with:\n\n```sh\n{}\n```\n", report.command);
+    let _ = writeln!(
+        md,
+        "Regenerate this file with:\n\n```sh\n{}\n```\n",
+        report.command
+    );
     if report.check_only {
         let _ = writeln!(
             md,
@@ -240,7 +244,10 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
         let _ = writeln!(md, "| {label} | {value} |");
     }
     if let Some(idle) = report.idle_pools_cpu_percent {
-        let _ = writeln!(md, "| idle pools | {idle:.1}% of one core, all pools together |");
+        let _ = writeln!(
+            md,
+            "| idle pools | {idle:.1}% of one core, all pools together |"
+        );
     }
     let _ = writeln!(md);
 
@@ -269,7 +276,10 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
 
     if let Some(svg) = svg {
         let link = relative_link(markdown_path, svg);
-        let _ = writeln!(md, "![time ÷ serial time per kernel and contender]({link})\n");
+        let _ = writeln!(
+            md,
+            "![time ÷ serial time per kernel and contender]({link})\n"
+        );
     }
 
     let _ = writeln!(md, "## Summary\n");
@@ -403,8 +413,8 @@ fn capitalize(s: &str) -> String {
 /// A link from the Markdown file to the chart: the bare file name when both
 /// are in the same folder, else the path as given.
 fn relative_link(markdown_path: &Path, svg: &Path) -> String {
-    let same_dir = markdown_path.parent().unwrap_or(Path::new(""))
-        == svg.parent().unwrap_or(Path::new(""));
+    let same_dir =
+        markdown_path.parent().unwrap_or(Path::new("")) == svg.parent().unwrap_or(Path::new(""));
     match (same_dir, svg.file_name()) {
         (true, Some(name)) => name.to_string_lossy().into_owned(),
         _ => svg.display().to_string(),

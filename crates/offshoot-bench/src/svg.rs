@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -69,7 +70,9 @@ pub fn write_svg(path: &Path, report: &Report) -> Result<(), String> {
         .draw(&Text::new(
             sub,
             (12, 34),
-            ("sans-serif", 12).into_font().color(&RGBColor(0x55, 0x55, 0x55)),
+            ("sans-serif", 12)
+                .into_font()
+                .color(&RGBColor(0x55, 0x55, 0x55)),
         ))
         .map_err(err)?;
     let mut x = 12;
@@ -125,7 +128,10 @@ fn panel(
             }
         }
     }
-    let finite = bars.iter().map(|b| b.2).filter(|r| r.is_finite() && *r > 0.0);
+    let finite = bars
+        .iter()
+        .map(|b| b.2)
+        .filter(|r| r.is_finite() && *r > 0.0);
     let lo = finite.clone().fold(1.0f64, f64::min) / 1.8;
     let hi = finite.fold(1.0f64, f64::max) * 1.8;
     let width = (workers.len() * per_group) as f64;

@@ -214,9 +214,11 @@ where
         h.thief.set(thief);
         h.finish.set(ctx);
         // SAFETY: only the owner touches an unstolen seed's header.
-        let h: *const JobHeader = unsafe { (*seed.header.get()).write(h) };
+        unsafe { (*seed.header.get()).write(h) };
         seed.frame.vtable.set(&STOLEN_SEED);
-        JobRef(h)
+        // Derived from `f`, which carries the whole seed's provenance, so the thief may get
+        // back from the header to the seed's other fields.
+        JobRef(header_of_frame(f))
     }
 
     fn from_header(h: *const JobHeader) -> *const Self {

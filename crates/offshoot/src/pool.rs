@@ -145,7 +145,8 @@ impl Registry {
             latch: AtomicBool::new(false),
             caller: std::thread::current(),
         };
-        self.inject(JobRef(&job.header));
+        // The header is the first field (repr(C)); the pointer covers the whole job.
+        self.inject(JobRef(&job as *const RootJob<F, R> as *const JobHeader));
         let me = Worker::current();
         if me.is_null() {
             while !job.latch.load(Ordering::Acquire) {

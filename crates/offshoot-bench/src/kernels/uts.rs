@@ -355,8 +355,12 @@ impl Node {
     /// The reference's `rng_rand`: big-endian u32 of the last 4 bytes, as a
     /// non-negative i32.
     pub fn rand(&self) -> u32 {
-        u32::from_be_bytes([self.state[16], self.state[17], self.state[18], self.state[19]])
-            & 0x7fff_ffff
+        u32::from_be_bytes([
+            self.state[16],
+            self.state[17],
+            self.state[18],
+            self.state[19],
+        ]) & 0x7fff_ffff
     }
 
     /// The reference's `rng_toProb(rng_rand(..))`: uniform in [0, 1).

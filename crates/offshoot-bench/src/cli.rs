@@ -1,0 +1,421 @@
+//! Command line, and the top-level flow of a suite or micro run.
+//!
+//! `offshoot-bench [quick|full|micro] [options]`: builds the pools, runs the
+//! suite (or the microbenchmarks), prints the tables, writes the requested
+//! files. Exit status: 0 when every answer was right, 1 on a wrong answer, a
+//! panic or an error, 2 on bad arguments (clap), 3 when a run exceeded
+//! `--run-timeout`.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::{Parser, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::harness::{self, KernelResult, Plan, Pools, Progress};
+use crate::kernels::{self, Size};
+use crate::machine::{self, Machine};
+use crate::report::{self, Report};
+
+/// What to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// Every kernel on small inputs: under a minute on 2 cores.
+    Quick,
+    /// The papers' input sizes (or the nearest that fit 24 GiB): several minutes.
+    Full,
+    /// Nanoseconds per primitive: join not taken, poll, steal round trip.
+    Micro,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Quick => "quick",
+            Mode::Full => "full",
+            Mode::Micro => "micro",
+        }
+    }
+}
+
+/// offshoot-bench: fork-join kernels on serial, offshoot, rayon and chili,
+/// side by side, every answer checked.
+#[derive(Debug, Parser)]
+#[command(name = "offshoot-bench", version)]
+pub struct Cli {
+    /// quick (under a minute), full (paper-sized inputs) or micro (primitives).
+    #[arg(value_enum, default_value_t = Mode::Quick)]
+    pub mode: Mode,
+
+    /// Kernels to run, comma-separated (default: all; see --list).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub kernels: Vec<String>,
+
+    /// Worker counts, comma-separated (default: 1 and every available core).
+    #[arg(long, value_delimiter = ',', value_name = "COUNTS")]
+    pub workers: Vec<usize>,
+
+    /// Timed rounds per kernel (default: 5 in quick, 7 in full), or batches
+    /// per microbenchmark (default 15).
+    #[arg(long, value_name = "N")]
+    pub runs: Option<usize>,
+
+    /// Write all measurements as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write a Markdown report (machine, command, tables, kernel notes).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+
+    /// Write an SVG chart of time ÷ serial time per kernel.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+
+    /// Run every kernel on every contender once and check the answers; no
+    /// timing judgement (what CI runs).
+    #[arg(long)]
+    pub check_only: bool,
+
+    /// Give up (exit 3) when a single run takes longer than this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    pub run_timeout: u64,
+
+    /// List the kernels and exit.
+    #[arg(long)]
+    pub list: bool,
+}
+
+/// Entry point of the binary.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), String> {
+    if cli.list {
+        for k in kernels::all() {
+            println!(
+                "{:<9} {} (cutoff: {}; {})",
+                k.name, k.about, k.cutoff, k.source
+            );
+        }
+        return Ok(());
+    }
+    if cli.runs == Some(0) {
+        return Err("--runs must be at least 1".to_string());
+    }
+    if cfg!(debug_assertions) && !cli.check_only {
+        eprintln!("warning: this is a debug build; timings are meaningless (use --release)");
+    }
+    match cli.mode {
+        Mode::Micro => run_micro(cli),
+        Mode::Quick | Mode::Full => run_suite(cli),
+    }
+}
+
+/// The command line as a cargo invocation, for the reports.
+fn command_line() -> String {
+    let args: Vec<String> = std::env::args().skip(1).map(|a| shell_quote(&a)).collect();
+    format!(
+        "cargo run --release -p offshoot-bench -- {}",
+        args.join(" ")
+    )
+}
+
+fn shell_quote(a: &str) -> String {
+    if !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./,=:".contains(c))
+    {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', r"'\''"))
+    }
+}
+
+fn worker_counts(cli: &Cli) -> Result<Vec<usize>, String> {
+    let mut workers = if cli.workers.is_empty() {
+        vec![1, machine::available_parallelism()]
+    } else {
+        cli.workers.clone()
+    };
+    if workers.contains(&0) {
+        return Err("worker counts must be at least 1".to_string());
+    }
+    workers.sort_unstable();
+    workers.dedup();
+    Ok(workers)
+}
+
+fn select_kernels(cli: &Cli) -> Result<Vec<kernels::KernelInfo>, String> {
+    if cli.kernels.is_empty() {
+        return Ok(kernels::all());
+    }
+    cli.kernels
+        .iter()
+        .map(|name| {
+            kernels::find(name.trim()).ok_or_else(|| {
+                let names: Vec<&str> = kernels::all().iter().map(|k| k.name).collect();
+                format!("unknown kernel `{name}`; kernels: {}", names.join(", "))
+            })
+        })
+        .collect()
+}
+
+/// Progress bar on a terminal, nothing otherwise; kernel tables are printed
+/// as each kernel finishes.
+struct Bar {
+    bar: ProgressBar,
+    workers: Vec<usize>,
+    check_only: bool,
+}
+
+impl Progress for Bar {
+    fn start(&self, kernel: &str, what: &str) {
+        self.bar.set_message(format!("{kernel}: {what}"));
+    }
+    fn finish_run(&self) {
+        self.bar.inc(1);
+    }
+    fn kernel_done(&self, result: &KernelResult) {
+        let table = report::kernel_table(result, &self.workers, self.check_only);
+        self.bar.suspend(|| print!("{table}"));
+    }
+}
+
+/// CPU used by the (idle) pools over a quarter second, in % of one core.
+fn idle_pool_cpu(pools: &[Pools]) -> Option<f64> {
+    // Start every pool's threads, then let them settle.
+    for p in pools {
+        p.offshoot
+            .run(|| std::hint::black_box(offshoot::join(|| 1, || 2)));
+        p.rayon
+            .install(|| std::hint::black_box(rayon::join(|| 1, || 2)));
+        let mut s = p.chili.scope();
+        std::hint::black_box(s.join(|_| 1, |_| 2));
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    let before = machine::cpu_time()?;
+    let t = Instant::now();
+    std::thread::sleep(Duration::from_millis(250));
+    let used = machine::cpu_time()?.saturating_sub(before);
+    Some(100.0 * used.as_secs_f64() / t.elapsed().as_secs_f64())
+}
+
+fn run_suite(cli: &Cli) -> Result<(), String> {
+    let started = Instant::now();
+    let date = machine::utc_now();
+    let size = if cli.mode == Mode::Full {
+        Size::Full
+    } else {
+        Size::Quick
+    };
+    let plan = Plan {
+        kernels: select_kernels(cli)?,
+        size,
+        workers: worker_counts(cli)?,
+        runs: cli.runs.unwrap_or(if size == Size::Full { 7 } else { 5 }),
+        check_only: cli.check_only,
+        run_timeout: Duration::from_secs(cli.run_timeout),
+    };
+    let machine = Machine::detect();
+    println!(
+        "offshoot-bench {} — {} mode{}, workers {:?}, {} kernels",
+        env!("CARGO_PKG_VERSION"),
+        cli.mode.name(),
+        if plan.check_only {
+            ", answers only".to_string()
+        } else {
+            format!(", {} rounds", plan.runs)
+        },
+        plan.workers,
+        plan.kernels.len()
+    );
+
+    let pools = plan
+        .workers
+        .iter()
+        .map(|&w| Pools::new(w))
+        .collect::<Result<Vec<_>, _>>()?;
+    let idle = if plan.check_only {
+        None
+    } else {
+        idle_pool_cpu(&pools)
+    };
+
+    let mut partial = Report {
+        tool: format!("offshoot-bench {}", env!("CARGO_PKG_VERSION")),
+        date,
+        command: command_line(),
+        mode: cli.mode.name().to_string(),
+        check_only: plan.check_only,
+        runs: if plan.check_only { 1 } else { plan.runs },
+        workers: plan.workers.clone(),
+        machine,
+        idle_pools_cpu_percent: idle,
+        wall_seconds: 0.0,
+        kernels: Vec::new(),
+    };
+    print!("{}", report::machine_lines(&partial));
+
+    let tty = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+    let total = plan.runs_per_kernel() * plan.kernels.len() as u64;
+    let bar = ProgressBar::with_draw_target(
+        Some(total),
+        if tty {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:32.cyan/blue} {pos}/{len} runs  {elapsed_precise}  {msg}",
+        )
+        .map_err(|e| e.to_string())?,
+    );
+    let progress = Bar {
+        bar,
+        workers: plan.workers.clone(),
+        check_only: plan.check_only,
+    };
+    let outcome = harness::run_suite(&plan, &pools, &progress);
+    progress.bar.finish_and_clear();
+    let results = outcome.map_err(|f| format!("{f}"))?;
+
+    partial.kernels = results;
+    partial.wall_seconds = started.elapsed().as_secs_f64();
+    let report = partial;
+
+    if plan.check_only {
+        println!(
+            "\nall answers correct: {} kernels × (serial + {} contenders × {} worker counts) in {:.1} s",
+            report.kernels.len(),
+            harness::Contender::PARALLEL.len(),
+            report.workers.len(),
+            report.wall_seconds
+        );
+    } else {
+        print!("{}", report::summary_table(&report));
+        println!(
+            "\nall answers correct; wall time {:.1} s",
+            report.wall_seconds
+        );
+    }
+
+    if let Some(path) = &cli.json {
+        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        write_file(path, &text)?;
+    }
+    if let Some(path) = &cli.svg {
+        if report.check_only {
+            eprintln!(
+                "note: --check-only measures nothing; not writing {}",
+                path.display()
+            );
+        } else {
+            crate::svg::write_svg(path, &report)?;
+            println!("wrote {}", path.display());
+        }
+    }
+    if let Some(path) = &cli.markdown {
+        let svg = cli.svg.as_deref().filter(|_| !report.check_only);
+        write_file(path, &report::markdown(&report, path, svg))?;
+    }
+    Ok(())
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
+
+fn run_micro(cli: &Cli) -> Result<(), String> {
+    let batches = cli.runs.unwrap_or(15);
+    let machine = Machine::detect();
+    println!(
+        "offshoot-bench {} — microbenchmarks, {batches} batches of ~20 ms each",
+        env!("CARGO_PKG_VERSION")
+    );
+    for (label, value) in machine.rows() {
+        println!("  {label:<9} {value}");
+    }
+    println!("\n{}", crate::micro::header());
+    let results = crate::micro::run_all(batches, &mut |m| println!("{}", crate::micro::line(m)))?;
+    if let Some(path) = &cli.json {
+        #[derive(serde::Serialize)]
+        struct MicroReport<'a> {
+            tool: String,
+            date: String,
+            command: String,
+            machine: &'a Machine,
+            results: &'a [crate::micro::Micro],
+        }
+        let doc = MicroReport {
+            tool: format!("offshoot-bench {}", env!("CARGO_PKG_VERSION")),
+            date: machine::utc_now(),
+            command: command_line(),
+            machine: &machine,
+            results: &results,
+        };
+        let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+        write_file(path, &text)?;
+    }
+    if cli.markdown.is_some() || cli.svg.is_some() {
+        eprintln!("note: micro writes only --json; --markdown and --svg are for quick/full");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_command_lines() {
+        let cli = Cli::try_parse_from(["offshoot-bench", "quick", "--check-only"]).unwrap();
+        assert_eq!(cli.mode, Mode::Quick);
+        assert!(cli.check_only);
+        let cli = Cli::try_parse_from([
+            "offshoot-bench",
+            "full",
+            "--kernels",
+            "fib,uts",
+            "--workers",
+            "2,1,2",
+            "--runs",
+            "3",
+            "--json",
+            "out.json",
+        ])
+        .unwrap();
+        assert_eq!(cli.kernels, ["fib", "uts"]);
+        assert_eq!(worker_counts(&cli).unwrap(), [1, 2]);
+        assert_eq!(select_kernels(&cli).unwrap().len(), 2);
+        let cli = Cli::try_parse_from(["offshoot-bench"]).unwrap();
+        assert_eq!(cli.mode, Mode::Quick);
+        let cli = Cli::try_parse_from(["offshoot-bench", "micro"]).unwrap();
+        assert_eq!(cli.mode, Mode::Micro);
+        let bad = Cli::try_parse_from(["offshoot-bench", "quick", "--kernels", "nope"]).unwrap();
+        assert!(select_kernels(&bad).is_err());
+    }
+
+    #[test]
+    fn quotes_only_when_needed() {
+        assert_eq!(shell_quote("docs/BENCHMARKS.md"), "docs/BENCHMARKS.md");
+        assert_eq!(shell_quote("a b"), "'a b'");
+    }
+}

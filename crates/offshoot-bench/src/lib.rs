@@ -1,0 +1,17 @@
+//! offshoot-bench: the benchmark suite of the offshoot task-parallel runtime.
+//!
+//! Runs the classic fork-join kernels (Cilk-5's, BOTS', UTS, the heartbeat
+//! schedulers' tree sum) as a plain serial program and on offshoot, rayon and
+//! chili, checks every answer, and reports medians, spreads and ratios as
+//! terminal tables, JSON, Markdown and an SVG chart; plus microbenchmarks of
+//! the primitives. The binary's entry point is [`cli::main`].
+
+pub mod cli;
+pub mod harness;
+pub mod kernels;
+pub mod machine;
+pub mod micro;
+pub mod par;
+pub mod report;
+pub mod rng;
+pub mod svg;
