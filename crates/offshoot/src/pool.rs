@@ -159,7 +159,10 @@ impl Registry {
             let me = unsafe { &*me };
             while !job.latch.load(Ordering::Acquire) {
                 me.answer_request();
-                me.nap(|| job.latch.load(Ordering::SeqCst));
+                me.nap(
+                    || job.latch.load(Ordering::SeqCst),
+                    std::time::Duration::from_micros(200),
+                );
             }
         }
         // SAFETY: the latch (acquire) says the executing worker wrote the result and no

@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 use std::thread::Thread;
 use std::time::Duration;
 
-use crossbeam_utils::{Backoff, CachePadded};
+use crossbeam_utils::CachePadded;
 
 use crate::finish::{FinishFrame, FinishState};
 use crate::frame::{Frame, FrameKind, StolenJobFrame};
@@ -40,9 +40,44 @@ const WAIT_SLEEP: u8 = 2;
 /// How many times a thief looks at its reply slot before it tries to withdraw its request
 /// from a victim that does not poll.
 const WITHDRAW_AFTER: u32 = 256;
-/// The longest a waiting or idle worker sleeps before it looks for work again while other
-/// workers are busy. An idle pool (no busy worker) sleeps without a timeout.
-const MAX_NAP: Duration = Duration::from_millis(1);
+/// Escalating patience of a worker that keeps failing to find work: spin, then yield the
+/// core, then nap for 20 µs doubling up to about 1.3 ms (while other workers are busy; an
+/// idle pool sleeps without a timeout). Any success resets it.
+struct Patience {
+    fails: u32,
+}
+
+impl Patience {
+    const SPINS: u32 = 16;
+    const YIELDS: u32 = 128;
+
+    fn new() -> Patience {
+        Patience { fails: 0 }
+    }
+
+    fn reset(&mut self) {
+        self.fails = 0;
+    }
+
+    /// Records one more failure and waits a little; returns how long to nap when it is
+    /// time to sleep instead.
+    fn fail(&mut self) -> Option<Duration> {
+        self.fails = self.fails.saturating_add(1);
+        if self.fails <= Self::SPINS {
+            for _ in 0..(1u32 << self.fails.min(6)) {
+                std::hint::spin_loop();
+            }
+            None
+        } else if self.fails <= Self::YIELDS {
+            std::thread::yield_now();
+            None
+        } else {
+            Some(Duration::from_micros(
+                20u64 << (self.fails - Self::YIELDS - 1).min(6),
+            ))
+        }
+    }
+}
 
 thread_local! {
     static CURRENT: Cell<*const Worker> = const { Cell::new(ptr::null()) };
@@ -342,7 +377,7 @@ impl Worker {
     /// wait.
     pub(crate) fn wait_for_job(&self, job: &JobHeader) {
         let thief = job.thief.get();
-        let backoff = Backoff::new();
+        let mut patience = Patience::new();
         loop {
             if job.done.load(Ordering::Acquire) {
                 return;
@@ -363,14 +398,11 @@ impl Worker {
             {
                 self.stats.steal_backs.bump();
                 self.run_stolen(back);
-                backoff.reset();
+                patience.reset();
                 continue;
             }
-            if backoff.is_completed() {
-                self.nap(|| job.done.load(Ordering::SeqCst));
-                backoff.reset();
-            } else {
-                backoff.snooze();
+            if let Some(d) = patience.fail() {
+                self.nap(|| job.done.load(Ordering::SeqCst), d);
             }
         }
     }
@@ -379,13 +411,13 @@ impl Worker {
     /// put in the finish's inbox and tasks taken from workers that hold work of this finish.
     /// A stop that reaches this worker meanwhile cancels the finish; the caller honours it.
     pub(crate) fn wait_finish(&self, state: &FinishState, frame: &FinishFrame) {
-        let backoff = Backoff::new();
+        let mut patience = Patience::new();
         loop {
             if state.outstanding() == 0 {
                 return;
             }
             if frame.run_one_inbox(self) {
-                backoff.reset();
+                patience.reset();
                 continue;
             }
             if self.mailbox.needs_attention() {
@@ -400,22 +432,19 @@ impl Worker {
                 {
                     self.stats.steal_backs.bump();
                     self.run_stolen(job);
-                    backoff.reset();
+                    patience.reset();
                     continue;
                 }
             }
-            if backoff.is_completed() {
-                self.nap(|| state.outstanding() == 0 || state.inbox_len() > 0);
-                backoff.reset();
-            } else {
-                backoff.snooze();
+            if let Some(d) = patience.fail() {
+                self.nap(|| state.outstanding() == 0 || state.inbox_len() > 0, d);
             }
         }
     }
 
-    /// Sleeps until `ready()` may have become true, or `MAX_NAP` passed, unless this worker
+    /// Sleeps until `ready()` may have become true, or `nap` passed, unless this worker
     /// still has work to offer (then it only yields, so thieves can take that work).
-    pub(crate) fn nap(&self, ready: impl Fn() -> bool) {
+    pub(crate) fn nap(&self, ready: impl Fn() -> bool, nap: Duration) {
         if self.has_offerable_work() {
             std::thread::yield_now();
             return;
@@ -423,7 +452,7 @@ impl Worker {
         self.close_mailbox();
         self.sleep_state.store(WAIT_SLEEP, Ordering::SeqCst);
         if !ready() {
-            std::thread::park_timeout(MAX_NAP);
+            std::thread::park_timeout(nap);
         }
         self.sleep_state.store(RUNNING, Ordering::SeqCst);
         self.mailbox.open();
@@ -468,14 +497,14 @@ impl Worker {
         let _ = self.thread.set(std::thread::current());
         CURRENT.with(|c| c.set(self));
         let reg = self.registry();
-        let backoff = Backoff::new();
+        let mut patience = Patience::new();
         loop {
             if let Some(job) = reg.pop_injected() {
                 reg.busy(|| {
                     // SAFETY: an injected job is owned by whoever pops it from the injector.
                     unsafe { job.execute(self, Mode::Stolen) }
                 });
-                backoff.reset();
+                patience.reset();
                 continue;
             }
             if reg.is_terminating() {
@@ -489,15 +518,12 @@ impl Worker {
             if let Some(v) = self.random_victim() {
                 if let Some(job) = self.steal_from(v, Target::Any) {
                     reg.busy(|| self.run_stolen(job));
-                    backoff.reset();
+                    patience.reset();
                     continue;
                 }
             }
-            if backoff.is_completed() {
-                self.idle_sleep();
-                backoff.reset();
-            } else {
-                backoff.snooze();
+            if let Some(d) = patience.fail() {
+                self.idle_sleep(d);
             }
         }
         CURRENT.with(|c| c.set(ptr::null()));
@@ -505,7 +531,7 @@ impl Worker {
 
     /// Sleeps for lack of work: without a timeout when the whole pool is idle, else for a
     /// short nap (a busy worker may plant seeds at any time without telling anyone).
-    fn idle_sleep(&self) {
+    fn idle_sleep(&self, nap: Duration) {
         let reg = self.registry();
         self.close_mailbox();
         self.sleep_state.store(IDLE_SLEEP, Ordering::SeqCst);
@@ -514,7 +540,7 @@ impl Worker {
             if reg.busy_workers() == 0 {
                 std::thread::park();
             } else {
-                std::thread::park_timeout(MAX_NAP);
+                std::thread::park_timeout(nap);
             }
         }
         reg.sleepers_add(-1);
