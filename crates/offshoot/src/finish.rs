@@ -243,6 +243,13 @@ impl FinishFrame {
         w.set_current_finish(self);
     }
 
+    /// Whether the frame holds tasks its owner should run: pending ones, or (owner frame)
+    /// tasks in the inbox.
+    pub(crate) fn has_local_work(&self) -> bool {
+        // SAFETY: the frame is linked, so it and its state are live; only its owner calls.
+        unsafe { finish_has_work(self as *const FinishFrame as *const Frame) }
+    }
+
     /// Ends a proxy: runs (or drops) its pending tasks, unlinks it and gives back its count.
     pub(crate) fn leave(&self, w: &Worker) {
         debug_assert!(!self.is_owner);
@@ -270,26 +277,33 @@ impl FinishFrame {
         unsafe { (*self.pending.get()).push_back(job) };
     }
 
-    /// Runs the pending tasks newest first, or drops them once the finish has failed.
-    fn drain(&self, w: &Worker) {
+    /// Runs the pending tasks newest first — and, on the owner frame, the tasks parked in
+    /// the inbox — or drops them once the finish has failed. Tasks that these tasks spawn
+    /// onto this frame are drained too.
+    pub(crate) fn drain(&self, w: &Worker) {
         loop {
             // SAFETY: only the owning worker touches `pending`; the borrow ends before the
             // task runs (the task may push more).
             let job = unsafe { (*self.pending.get()).pop_back() };
-            let Some(job) = job else { break };
-            // SAFETY: the state is alive while this frame is linked.
-            let mode = if unsafe { (*self.state).has_failed() } {
-                Mode::Discard
-            } else {
-                Mode::Inline
-            };
-            // SAFETY: a pending task belongs to this frame's owner, which is `w`.
-            unsafe { job.execute(w, mode) };
+            if let Some(job) = job {
+                // SAFETY: the state is alive while this frame is linked.
+                let mode = if unsafe { (*self.state).has_failed() } {
+                    Mode::Discard
+                } else {
+                    Mode::Inline
+                };
+                // SAFETY: a pending task belongs to this frame's owner, which is `w`.
+                unsafe { job.execute(w, mode) };
+                continue;
+            }
+            if !(self.is_owner && self.run_one_inbox(w)) {
+                break;
+            }
         }
     }
 
     /// Runs one task from the finish's inbox, if any. Owner frame only.
-    pub(crate) fn run_one_inbox(&self, w: &Worker) -> bool {
+    fn run_one_inbox(&self, w: &Worker) -> bool {
         // SAFETY: the owner frame's state lives in the owner's frame, which is running.
         let state = unsafe { &*self.state };
         let Some(job) = state.pop_inbox() else {

@@ -416,7 +416,8 @@ impl Worker {
             if state.outstanding() == 0 {
                 return;
             }
-            if frame.run_one_inbox(self) {
+            if frame.has_local_work() {
+                frame.drain(self);
                 patience.reset();
                 continue;
             }
