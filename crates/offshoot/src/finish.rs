@@ -181,7 +181,9 @@ unsafe fn finish_has_work(f: *const Frame) -> bool {
     // in the chain; only the owning worker calls this.
     unsafe {
         let f = &*(f as *const FinishFrame);
-        !(*f.pending.get()).is_empty() || (f.is_owner && (*f.state).inbox_len() > 0)
+        // Tasks of a failed finish are never handed out: their owner drops them.
+        !(*f.state).has_failed()
+            && (!(*f.pending.get()).is_empty() || (f.is_owner && (*f.state).inbox_len() > 0))
     }
 }
 
@@ -247,7 +249,9 @@ impl FinishFrame {
     /// tasks in the inbox.
     pub(crate) fn has_local_work(&self) -> bool {
         // SAFETY: the frame is linked, so it and its state are live; only its owner calls.
-        unsafe { finish_has_work(self as *const FinishFrame as *const Frame) }
+        unsafe {
+            !(*self.pending.get()).is_empty() || (self.is_owner && (*self.state).inbox_len() > 0)
+        }
     }
 
     /// Ends a proxy: runs (or drops) its pending tasks, unlinks it and gives back its count.

@@ -154,13 +154,23 @@ impl Registry {
             }
         } else {
             // A worker of another pool: keep answering requests of its own pool while it
-            // waits (its older frames may hold work), but run nothing unrelated.
+            // waits (its older frames may hold work). It also runs jobs injected into its own
+            // pool — the one exception to "no unrelated work on a waiting stack": the job
+            // this worker waits for may itself call back into this worker's pool (A.run →
+            // B.run → A.run), and when every worker of that pool waits here, nobody else
+            // could run it.
             // SAFETY: the current worker is run by this thread.
             let me = unsafe { &*me };
+            let own = me.registry();
             while !job.latch.load(Ordering::Acquire) {
+                if let Some(j) = own.pop_injected() {
+                    // SAFETY: an injected job is owned by whoever pops it.
+                    own.busy(|| unsafe { j.execute(me, Mode::Stolen) });
+                    continue;
+                }
                 me.answer_request();
                 me.nap(
-                    || job.latch.load(Ordering::SeqCst),
+                    || job.latch.load(Ordering::SeqCst) || own.has_injected(),
                     std::time::Duration::from_micros(200),
                 );
             }

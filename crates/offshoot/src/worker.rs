@@ -363,7 +363,12 @@ impl Worker {
     }
 
     /// Runs a job received from a thief's reply.
+    ///
+    /// The job may belong to a region that was cancelled while this worker was idle and
+    /// cleared its stop bit; raising the bit makes the job's first poll scan the new frames,
+    /// so such a job stops at once instead of running unstopped.
     pub(crate) fn run_stolen(&self, job: JobRef) {
+        self.mailbox.raise_stop();
         // SAFETY: the job came through a reply to this worker's request, so this worker
         // owns it (mailbox invariant 3) and it is live until it signals completion.
         unsafe { job.execute(self, Mode::Stolen) }
