@@ -229,7 +229,7 @@ impl FinishFrame {
         FinishFrame {
             frame: Frame {
                 prev: w.head(),
-                vtable: Cell::new(&FINISH_FRAME),
+                vtable: Cell::new(Some(&FINISH_FRAME)),
             },
             state,
             pending: UnsafeCell::new(VecDeque::new()),

@@ -36,7 +36,8 @@ pub(crate) enum FrameKind {
 }
 
 /// Behaviour of one kind of frame. Each concrete frame type has one `static` (or promoted
-/// constant) table; the seed of `join` switches its table to [`STOLEN_SEED`] when handed out.
+/// constant) table; the seed of `join` clears its table (`None`, read as [`STOLEN_SEED`])
+/// when handed out.
 pub(crate) struct FrameVTable {
     pub(crate) kind: FrameKind,
     /// Can this frame give work to a thief now?
@@ -53,7 +54,18 @@ pub(crate) struct FrameVTable {
 #[repr(C)]
 pub(crate) struct Frame {
     pub(crate) prev: *const Frame,
-    pub(crate) vtable: Cell<&'static FrameVTable>,
+    /// The frame's behaviour; `None` marks a join seed that was handed out (it then behaves
+    /// as [`STOLEN_SEED`]). A null test is what `join` checks after `a`, the cheapest test
+    /// there is.
+    pub(crate) vtable: Cell<Option<&'static FrameVTable>>,
+}
+
+impl Frame {
+    /// The frame's table.
+    #[inline]
+    pub(crate) fn table(&self) -> &'static FrameVTable {
+        self.vtable.get().unwrap_or(&STOLEN_SEED)
+    }
 }
 
 unsafe fn no_work(_: *const Frame) -> bool {

@@ -8,7 +8,8 @@
 //! the call of `b`. No allocation, no atomic read-modify-write, no fence.
 //!
 //! When a thief asks, the victim (at a poll) hands out its **oldest** seed: it initialises
-//! the seed's job header and switches the seed's table to `STOLEN_SEED`. The thief runs `b`
+//! the seed's job header and clears the seed's table (`None`: now it behaves as
+//! `STOLEN_SEED`). The thief runs `b`
 //! in place and writes the result into the victim's frame; the victim, at the join, waits by
 //! taking work back from that thief only (`Worker::wait_for_job`).
 //!
@@ -25,11 +26,10 @@
 use std::cell::{Cell, UnsafeCell};
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::ptr;
 use std::sync::atomic::Ordering;
 
 use crate::finish::{FinishFrame, FinishState};
-use crate::frame::{Frame, FrameKind, FrameVTable, StolenJobFrame, STOLEN_JOB, STOLEN_SEED};
+use crate::frame::{Frame, FrameKind, FrameVTable, StolenJobFrame, STOLEN_JOB};
 use crate::job::{
     JobHeader, JobRef, Mode, FAILED_A, FAILED_B, NOT_FAILED, OUTCOME_OK, OUTCOME_PANIC,
     OUTCOME_STOPPED,
@@ -215,7 +215,7 @@ where
         h.finish.set(ctx);
         // SAFETY: only the owner touches an unstolen seed's header.
         unsafe { (*seed.header.get()).write(h) };
-        seed.frame.vtable.set(&STOLEN_SEED);
+        seed.frame.vtable.set(None);
         // Derived from `f`, which carries the whole seed's provenance, so the thief may get
         // back from the header to the seed's other fields.
         JobRef(header_of_frame(f))
@@ -243,7 +243,7 @@ where
             let sj = StolenJobFrame {
                 frame: Frame {
                     prev: w.head(),
-                    vtable: Cell::new(&STOLEN_JOB),
+                    vtable: Cell::new(Some(&STOLEN_JOB)),
                 },
                 job: h,
             };
@@ -357,7 +357,7 @@ where
     let seed = JoinSeed::<B, RB> {
         frame: Frame {
             prev: w.head(),
-            vtable: Cell::new(&JoinSeed::<B, RB>::VTABLE),
+            vtable: Cell::new(Some(&JoinSeed::<B, RB>::VTABLE)),
         },
         header: UnsafeCell::new(MaybeUninit::uninit()),
         b: UnsafeCell::new(ManuallyDrop::new(b)),
@@ -372,7 +372,7 @@ where
         a()
     }));
     w.pop(fp);
-    if ptr::eq(seed.frame.vtable.get(), &STOLEN_SEED) {
+    if seed.frame.vtable.get().is_none() {
         return seed.join_stolen(w, ra);
     }
     match ra {

@@ -29,6 +29,7 @@ pub(crate) struct WorkerStats {
     pub(crate) answered_work: Counter,
     pub(crate) answered_empty: Counter,
     pub(crate) steal_backs: Counter,
+    pub(crate) withdrawn: Counter,
 }
 
 /// What a pool's scheduler has done since the pool started, summed over its workers.
@@ -59,6 +60,9 @@ pub struct Stats {
     /// Jobs a waiting worker took back from the worker it waits for (leapfrogging), or from
     /// a worker holding work of the finish it waits for.
     pub steal_backs: u64,
+    /// Requests their thief withdrew because the victim did not poll in time (it ran long
+    /// code without a poll point, or was not scheduled).
+    pub requests_withdrawn: u64,
 }
 
 impl Stats {
@@ -68,6 +72,7 @@ impl Stats {
         self.requests_answered_work += w.answered_work.get();
         self.requests_answered_empty += w.answered_empty.get();
         self.steal_backs += w.steal_backs.get();
+        self.requests_withdrawn += w.withdrawn.get();
     }
 }
 
@@ -84,6 +89,7 @@ impl Sub for Stats {
                 .requests_answered_empty
                 .saturating_sub(o.requests_answered_empty),
             steal_backs: self.steal_backs.saturating_sub(o.steal_backs),
+            requests_withdrawn: self.requests_withdrawn.saturating_sub(o.requests_withdrawn),
         }
     }
 }
@@ -92,11 +98,13 @@ impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "tasks materialized {}, requests sent {}, answered with work {}, answered empty {}, steal-backs {}",
+            "tasks materialized {}, requests sent {}, answered with work {}, answered empty {}, \
+             withdrawn {}, steal-backs {}",
             self.tasks_materialized,
             self.requests_sent,
             self.requests_answered_work,
             self.requests_answered_empty,
+            self.requests_withdrawn,
             self.steal_backs
         )
     }

@@ -37,9 +37,15 @@ const IDLE_SLEEP: u8 = 1;
 /// Sleeping while waiting for a join or a finish: only that event (or a stop) wakes it.
 const WAIT_SLEEP: u8 = 2;
 
-/// How many times a thief looks at its reply slot before it tries to withdraw its request
-/// from a victim that does not poll.
-const WITHDRAW_AFTER: u32 = 256;
+/// How many times a thief looks at its reply slot (spinning) before it starts yielding its
+/// core between looks.
+const SPIN_LOOKS: u32 = 64;
+/// How many looks in all before a thief tries to withdraw a request that a victim did not
+/// pick up. The yields matter: after an idle period the OS may wake the thief on the same
+/// core as its victim, and a thief that only spun would keep the victim from ever running
+/// its next poll.
+const WITHDRAW_AFTER: u32 = SPIN_LOOKS + 32;
+
 /// Escalating patience of a worker that keeps failing to find work: spin, then yield the
 /// core, then nap for 20 µs doubling up to about 1.3 ms (while other workers are busy; an
 /// idle pool sleeps without a timeout). Any success resets it.
@@ -205,7 +211,7 @@ impl Worker {
         while !f.is_null() {
             // SAFETY: frames in the chain are live (frame.rs invariant).
             unsafe {
-                if ((*f).vtable.get().cancelled)(f) {
+                if ((*f).table().cancelled)(f) {
                     return true;
                 }
                 f = (*f).prev;
@@ -257,7 +263,7 @@ impl Worker {
         while !f.is_null() {
             // SAFETY: frames in the chain are live and only this worker touches them.
             unsafe {
-                let vt = (*f).vtable.get();
+                let vt = (*f).table();
                 let mut boundary_here = false;
                 match (target, vt.kind) {
                     (Target::Job(j), FrameKind::StolenJob)
@@ -292,7 +298,7 @@ impl Worker {
         }
         debug_assert!(!best_ctx.is_null(), "work outside every finish");
         // SAFETY: `best` is a live frame of this worker whose table said it has work.
-        Some(unsafe { ((*best).vtable.get().offer)(best, self, thief, best_ctx) })
+        Some(unsafe { ((*best).table().offer)(best, self, thief, best_ctx) })
     }
 
     /// Whether some frame on the chain could give work to a thief.
@@ -301,7 +307,7 @@ impl Worker {
         while !f.is_null() {
             // SAFETY: frames in the chain are live.
             unsafe {
-                if ((*f).vtable.get().has_work)(f) {
+                if ((*f).table().has_work)(f) {
                     return true;
                 }
                 f = (*f).prev;
@@ -354,11 +360,16 @@ impl Worker {
             looks += 1;
             if may_withdraw && looks >= WITHDRAW_AFTER {
                 if Mailbox::try_withdraw(self.index, &v.mailbox) {
+                    self.stats.withdrawn.bump();
                     return None;
                 }
                 may_withdraw = false; // taken: the answer is on its way
             }
-            std::hint::spin_loop();
+            if looks < SPIN_LOOKS {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
         }
     }
 
