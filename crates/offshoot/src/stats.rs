@@ -48,6 +48,7 @@ pub(crate) struct WorkerStats {
 /// println!("{delta}");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stats {
     /// Join seeds turned into tasks because a thief asked for them.
     pub tasks_materialized: u64,
