@@ -334,7 +334,8 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Runs the instance (prepare + reference + warm-up + rounds) count per kernel.
+    /// Runs per kernel: the serial reference run, the warm-up runs (none when
+    /// only checking) and the rounds.
     pub fn runs_per_kernel(&self) -> u64 {
         let slots = 1 + Contender::PARALLEL.len() * self.workers.len();
         let (warm, rounds) = if self.check_only {
@@ -363,7 +364,8 @@ struct Sample {
 }
 
 /// Watches that no run takes longer than the limit; exits the process if one
-/// does (a hung runtime must not hang CI).
+/// does (a hung runtime must not hang CI). Its thread ends soon after the
+/// watchdog is dropped.
 struct Watchdog {
     current: Arc<Mutex<Option<(String, Instant)>>>,
 }
@@ -371,11 +373,14 @@ struct Watchdog {
 impl Watchdog {
     fn start(limit: Duration) -> Self {
         let current: Arc<Mutex<Option<(String, Instant)>>> = Arc::new(Mutex::new(None));
-        let watched = Arc::clone(&current);
+        let watched = Arc::downgrade(&current);
         std::thread::Builder::new()
             .name("watchdog".to_string())
             .spawn(move || loop {
                 std::thread::sleep(Duration::from_millis(500));
+                let Some(watched) = watched.upgrade() else {
+                    return;
+                };
                 let guard = watched.lock().unwrap_or_else(|e| e.into_inner());
                 if let Some((what, since)) = guard.as_ref() {
                     if since.elapsed() > limit {
@@ -554,4 +559,165 @@ fn one_run(
         });
     }
     Ok(Sample { wall, cpu })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Answers 1 everywhere except on `wrong`, which answers 2 (or panics).
+    struct Faulty {
+        wrong: Option<Contender>,
+        panic: bool,
+        last: Option<u64>,
+        reference: Option<u64>,
+    }
+
+    impl Faulty {
+        fn answer(&mut self, who: Contender) {
+            if Some(who) == self.wrong {
+                assert!(!self.panic, "deliberate failure");
+                self.last = Some(2);
+            } else {
+                self.last = Some(1);
+            }
+        }
+    }
+
+    impl Instance for Faulty {
+        fn input(&self) -> String {
+            "nothing".to_string()
+        }
+        fn reset(&mut self) {
+            self.last = None;
+        }
+        fn serial(&mut self) {
+            self.answer(Contender::Serial);
+        }
+        fn offshoot(&mut self) {
+            self.answer(Contender::Offshoot);
+        }
+        fn rayon(&mut self) {
+            self.answer(Contender::Rayon);
+        }
+        fn chili(&mut self, _: &mut chili::Scope<'_>) {
+            self.answer(Contender::Chili);
+        }
+        fn accept_reference(&mut self) -> Result<(), String> {
+            self.reference = self.last;
+            Ok(())
+        }
+        fn check(&self) -> Result<(), String> {
+            if self.last == self.reference {
+                Ok(())
+            } else {
+                Err(format!("{:?} vs {:?}", self.last, self.reference))
+            }
+        }
+    }
+
+    fn wrong_rayon(_: Size) -> Box<dyn Instance> {
+        Box::new(Faulty {
+            wrong: Some(Contender::Rayon),
+            panic: false,
+            last: None,
+            reference: None,
+        })
+    }
+
+    fn panicking_chili(_: Size) -> Box<dyn Instance> {
+        Box::new(Faulty {
+            wrong: Some(Contender::Chili),
+            panic: true,
+            last: None,
+            reference: None,
+        })
+    }
+
+    fn all_right(_: Size) -> Box<dyn Instance> {
+        Box::new(Faulty {
+            wrong: None,
+            panic: false,
+            last: None,
+            reference: None,
+        })
+    }
+
+    struct Quiet;
+
+    impl Progress for Quiet {
+        fn start(&self, _: &str, _: &str) {}
+        fn finish_run(&self) {}
+        fn kernel_done(&self, _: &KernelResult) {}
+    }
+
+    fn plan(prepare: fn(Size) -> Box<dyn Instance>, check_only: bool) -> Plan {
+        Plan {
+            kernels: vec![KernelInfo {
+                name: "faulty",
+                about: "a test double",
+                cutoff: "none",
+                source: "this test",
+                prepare,
+            }],
+            size: Size::Test,
+            workers: vec![1, 2],
+            runs: 3,
+            check_only,
+            run_timeout: Duration::from_secs(60),
+        }
+    }
+
+    fn pools() -> Vec<Pools> {
+        vec![Pools::new(1).unwrap(), Pools::new(2).unwrap()]
+    }
+
+    #[test]
+    fn a_wrong_answer_names_kernel_contender_and_workers() {
+        let failure = run_suite(&plan(wrong_rayon, true), &pools(), &Quiet).unwrap_err();
+        assert_eq!(failure.kernel, "faulty");
+        assert_eq!(failure.contender, "rayon");
+        assert_eq!(failure.workers, Some(1));
+        assert!(failure.to_string().contains("wrong answer"), "{failure}");
+    }
+
+    #[test]
+    fn a_panic_is_reported_not_propagated() {
+        let failure = run_suite(&plan(panicking_chili, false), &pools(), &Quiet).unwrap_err();
+        assert_eq!(failure.contender, "chili");
+        assert!(failure.message.contains("deliberate failure"), "{failure}");
+    }
+
+    #[test]
+    fn every_slot_is_recorded_once_per_round() {
+        let p = plan(all_right, false);
+        let results = run_suite(&p, &pools(), &Quiet).unwrap();
+        let k = &results[0];
+        assert_eq!(k.serial.seconds.len(), 3);
+        assert_eq!(k.parallel.len(), 6);
+        assert!(k.parallel.iter().all(|s| s.seconds.len() == 3));
+        assert_eq!(k.comparisons.len(), 2);
+        assert_eq!(k.offshoot_counters.len(), 2);
+        assert_eq!(p.runs_per_kernel(), 7 + 3 * 7);
+        let k = &run_suite(&plan(all_right, true), &pools(), &Quiet).unwrap()[0];
+        assert!(k.parallel.iter().all(|s| s.seconds.len() == 1));
+    }
+
+    #[test]
+    fn median_min_max() {
+        let mut s = Series::new(Contender::Serial, None);
+        for ms in [3, 1, 2] {
+            s.push(Sample {
+                wall: Duration::from_millis(ms),
+                cpu: None,
+            });
+        }
+        assert_eq!((s.median, s.min, s.max), (0.002, 0.001, 0.003));
+        s.push(Sample {
+            wall: Duration::from_millis(4),
+            cpu: None,
+        });
+        assert!((s.median - 0.0025).abs() < 1e-12);
+        assert_eq!(s.busy_cores(), None);
+    }
 }

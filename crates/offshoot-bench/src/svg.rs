@@ -148,23 +148,45 @@ fn panel(
         .map_err(err)?;
     chart
         .configure_mesh()
-        .disable_x_mesh()
+        .disable_mesh()
         .x_labels(0)
-        .x_label_formatter(&|_| String::new())
-        .y_labels(6)
-        .y_label_formatter(&|v| {
-            if *v >= 10.0 {
-                format!("{v:.0}")
-            } else if *v >= 1.0 {
-                format!("{v:.1}")
-            } else {
-                format!("{v:.2}")
-            }
-        })
+        .y_labels(0)
+        .y_label_formatter(&|_| String::new())
         .y_desc("÷ serial")
-        .label_style(("sans-serif", 11).into_font())
+        .axis_desc_style(("sans-serif", 11).into_font())
         .draw()
         .map_err(err)?;
+
+    // Grid lines and labels at powers of two (plotters' own log-scale labels
+    // are too sparse for ranges like 0.3..3).
+    let base = area.get_base_pixel();
+    let grid: Vec<f64> = (-8..=8)
+        .map(|e| 2f64.powi(e))
+        .filter(|v| *v > lo && *v < hi)
+        .collect();
+    chart
+        .draw_series(
+            grid.iter()
+                .map(|&v| PathElement::new(vec![(0.0, v), (width, v)], RGBColor(0xdd, 0xdd, 0xdd))),
+        )
+        .map_err(err)?;
+    for &v in &grid {
+        let (px, py) = chart.backend_coord(&(0.0, v));
+        let label = if v >= 1.0 {
+            format!("{v:.0}")
+        } else {
+            format!("1/{:.0}", 1.0 / v)
+        };
+        area.draw(&Text::new(
+            label,
+            (px - base.0 - 5, py - base.1),
+            ("sans-serif", 11)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Right, VPos::Center)),
+        ))
+        .map_err(err)?;
+    }
 
     chart
         .draw_series(bars.iter().map(|&(x, c, r)| {
@@ -193,7 +215,6 @@ fn panel(
         .map_err(err)?;
 
     // Group labels under the axis, in the panel's own pixel coordinates.
-    let base = area.get_base_pixel();
     for (g, &w) in workers.iter().enumerate() {
         let center = (g * per_group) as f64 + 0.5 + Contender::PARALLEL.len() as f64 / 2.0;
         let (px, py) = chart.backend_coord(&(center, lo));

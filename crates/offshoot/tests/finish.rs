@@ -240,7 +240,6 @@ fn scope_spawn_from_a_thread_outside_the_pool_is_joined() {
 /// A task that entered the scope from outside the pool spawns more tasks on the scope
 /// (through its handle, or with `offshoot::spawn`): they must be joined too.
 #[test]
-#[ignore = "BUG: tasks spawned by a scope task that came in through the inbox are never run"]
 fn tasks_spawned_by_a_task_from_outside_the_pool_are_joined() {
     bounded(|| {
         for n in POOL_SIZES {

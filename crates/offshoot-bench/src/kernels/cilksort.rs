@@ -144,17 +144,18 @@ pub fn chili(s: &mut chili::Scope<'_>, a: &mut [Key], tmp: &mut [Key]) {
         let (a2, a3) = a23.split_at_mut(q);
         let (t0, t1) = t01.split_at_mut(q);
         let (t2, t3) = t23.split_at_mut(q);
+        // chili runs its second closure first: keep serial's order.
         s.join(
-            |s| s.join(|s| chili(s, a0, t0), |s| chili(s, a1, t1)),
-            |s| s.join(|s| chili(s, a2, t2), |s| chili(s, a3, t3)),
+            |s| s.join(|s| chili(s, a3, t3), |s| chili(s, a2, t2)),
+            |s| s.join(|s| chili(s, a1, t1), |s| chili(s, a0, t0)),
         );
     }
     {
         let (a01, a23) = a.split_at(2 * q);
         let (t01, t23) = tmp.split_at_mut(2 * q);
         s.join(
-            |s| merge_chili(s, &a01[..q], &a01[q..], t01),
             |s| merge_chili(s, &a23[..q], &a23[q..], t23),
+            |s| merge_chili(s, &a01[..q], &a01[q..], t01),
         );
     }
     merge_chili(s, &tmp[..2 * q], &tmp[2 * q..], a);
@@ -170,8 +171,8 @@ fn merge_chili(s: &mut chili::Scope<'_>, x: &[Key], y: &[Key], dest: &mut [Key])
     dest[m + k] = x[m];
     let (lo, hi) = dest.split_at_mut(m + k);
     s.join(
-        |s| merge_chili(s, &x[..m], &y[..k], lo),
         |s| merge_chili(s, &x[m + 1..], &y[k..], &mut hi[1..]),
+        |s| merge_chili(s, &x[..m], &y[..k], lo),
     );
 }
 

@@ -203,9 +203,10 @@ pub fn chili(s: &mut chili::Scope<'_>, p: &Params, u: &mut [f64], v: &mut [f64])
         if ub - lb > LEAFMAXCOL {
             let mid = (lb + ub) / 2;
             let (lo, hi) = new.split_at_mut((mid - lb) * p.ny);
+            // chili runs its second closure first: keep serial's order.
             s.join(
-                |s| rows(s, p, lo, old, lb, mid, step),
                 |s| rows(s, p, hi, old, mid, ub, step),
+                |s| rows(s, p, lo, old, lb, mid, step),
             );
         } else {
             stripe(p, new, old, lb, ub, step);

@@ -11,9 +11,12 @@
 //! depends on the schedule: the work done varies from run to run, the answer
 //! does not.
 //!
-//! Inputs: a seeded random instance of strongly correlated items (weight
+//! Inputs: seeded random instances of strongly correlated items (weight
 //! 90..=110, value = weight * 5 ± 25, like the items of Cilk's example
-//! input), capacity 40% of the total weight: test 16 items, quick 32, full 38.
+//! inputs), capacity 40% of the total weight. How hard such an instance is
+//! for this bound varies wildly from seed to seed, so the seeds are fixed:
+//! test 16 items (seed 0), quick 41 items (seed 4, about 40 ms serially on
+//! the reference machine), full 62 items (seed 4, about 0.2 s).
 //! Cutoff: none.
 //! Source: the `knapsack` example of Cilk-5 (Frigo, Leiserson, Randall 1998),
 //! also in BOTS.
@@ -129,9 +132,10 @@ pub fn chili(s: &mut chili::Scope<'_>, items: &[Item], capacity: i64) -> i64 {
         if v + c * e.value / e.weight < best.load(Ordering::Relaxed) {
             return i64::MIN;
         }
-        let (with, without) = s.join(
-            |s| rec(s, rest, c - e.weight, v + e.value, best),
+        // chili runs its second closure first: "with" goes first, as in serial.
+        let (without, with) = s.join(
             |s| rec(s, rest, c, v, best),
+            |s| rec(s, rest, c - e.weight, v + e.value, best),
         );
         let b = with.max(without);
         raise(best, b);
@@ -169,12 +173,12 @@ struct Knapsack {
 }
 
 fn prepare(size: Size) -> Box<dyn Instance> {
-    let n = match size {
-        Size::Test => 16,
-        Size::Quick => 32,
-        Size::Full => 38,
+    let (n, seed) = match size {
+        Size::Test => (16, 0),
+        Size::Quick => (41, 4),
+        Size::Full => (62, 4),
     };
-    let (items, capacity) = instance(n, 0x6b6e_6170);
+    let (items, capacity) = instance(n, seed);
     Box::new(Knapsack {
         items,
         capacity,

@@ -90,21 +90,22 @@ pub fn chili(s: &mut chili::Scope<'_>, c: &mut [f64], a: &[f64], b: &[f64], add:
     let (a0, a1, a2, a3) = quarters(a, q);
     let (b0, b1, b2, b3) = quarters(b, q);
     let (c0, c1, c2, c3) = quarters_mut(c, q);
+    // chili runs its second closure first: keep serial's order.
     s.join(
-        |s| s.join(|s| chili(s, c0, a0, b0, add), |s| chili(s, c1, a0, b1, add)),
-        |s| s.join(|s| chili(s, c2, a2, b0, add), |s| chili(s, c3, a2, b1, add)),
+        |s| s.join(|s| chili(s, c3, a2, b1, add), |s| chili(s, c2, a2, b0, add)),
+        |s| s.join(|s| chili(s, c1, a0, b1, add), |s| chili(s, c0, a0, b0, add)),
     );
     s.join(
         |s| {
             s.join(
-                |s| chili(s, c0, a1, b2, true),
-                |s| chili(s, c1, a1, b3, true),
+                |s| chili(s, c3, a3, b3, true),
+                |s| chili(s, c2, a3, b2, true),
             )
         },
         |s| {
             s.join(
-                |s| chili(s, c2, a3, b2, true),
-                |s| chili(s, c3, a3, b3, true),
+                |s| chili(s, c1, a1, b3, true),
+                |s| chili(s, c0, a1, b2, true),
             )
         },
     );

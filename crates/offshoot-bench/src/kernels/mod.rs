@@ -6,6 +6,13 @@
 //! contender of a kernel runs the same algorithm on the same input with the
 //! same cutoffs.
 //!
+//! Order of work: offshoot's and rayon's `join(a, b)` run `a` on the calling
+//! worker and offer `b` to others; chili's `Scope::join(a, b)` runs `b` itself
+//! and offers `a`. The chili versions therefore pass the serial program's
+//! second branch as the first closure, so that on one worker every contender
+//! does the work in the serial program's order (this matters for knapsack's
+//! pruning and for memory locality).
+//!
 //! Invariants the harness relies on:
 //! - [`Instance::reset`] is untimed and restores the input, so every run
 //!   starts from the same state; it also forgets the previous answer, so a

@@ -91,9 +91,10 @@ pub fn chili(s: &mut chili::Scope<'_>, n: u32) -> u64 {
             return place(s, all, cols | cand, (d1 | cand) << 1, (d2 | cand) >> 1);
         }
         let lo = lower_half(cand);
-        let (a, b) = s.join(
-            |s| split(s, all, cols, d1, d2, lo),
+        // chili runs its second closure first: keep serial's order.
+        let (b, a) = s.join(
             |s| split(s, all, cols, d1, d2, cand ^ lo),
+            |s| split(s, all, cols, d1, d2, lo),
         );
         a + b
     }

@@ -436,9 +436,10 @@ pub fn chili(s: &mut chili::Scope<'_>, tree: &Tree) -> Counts {
             return visit(s, tree, &tree.child(parent, lo));
         }
         let mid = lo + (hi - lo) / 2;
-        let (a, b) = s.join(
-            |s| children(s, tree, parent, lo, mid),
+        // chili runs its second closure first: keep serial's order.
+        let (b, a) = s.join(
             |s| children(s, tree, parent, mid, hi),
+            |s| children(s, tree, parent, lo, mid),
         );
         a.merge(b)
     }

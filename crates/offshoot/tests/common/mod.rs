@@ -50,7 +50,13 @@ where
             let _ = tx.send(r);
         })
         .expect("cannot spawn the test body thread");
-    match rx.recv_timeout(LIMIT) {
+    let start = Instant::now();
+    let r = rx.recv_timeout(LIMIT);
+    if std::env::var_os("OFFSHOOT_TEST_TIMES").is_some() {
+        // For finding slow tests: `OFFSHOOT_TEST_TIMES=1 cargo test -- --nocapture`.
+        eprintln!("[time] {name}: {:?}", start.elapsed());
+    }
+    match r {
         Ok(Ok(v)) => {
             let _ = h.join();
             v
@@ -183,14 +189,23 @@ pub static NEVER: AtomicBool = AtomicBool::new(false);
 /// stops the task by unwinding out of a poll — or until `max_iters` iterations or
 /// [`PATIENCE`] have passed. Returns `true` if the loop ran into its bound, which means the
 /// task was *not* stopped.
+///
+/// Like [`poll_until`] it naps briefly every 256 polls, so that thieves sharing its core
+/// promptly take the work planted below it (see there).
 pub fn poll_until_stopped(max_iters: u64) -> bool {
     let start = Instant::now();
     let mut i = 0u64;
     while !NEVER.load(Ordering::Relaxed) {
         offshoot::poll();
         i += 1;
-        if i >= max_iters || (i % 1024 == 0 && start.elapsed() > PATIENCE) {
+        if i >= max_iters {
             return true;
+        }
+        if i % 256 == 0 {
+            if start.elapsed() > PATIENCE {
+                return true;
+            }
+            thread::sleep(Duration::from_micros(10 + (i / 256 % 8) * 15));
         }
     }
     false
@@ -200,21 +215,26 @@ pub fn poll_until_stopped(max_iters: u64) -> bool {
 pub const LONG: u64 = 1 << 40;
 
 /// Calls `offshoot::poll()` until `cond()` holds or [`PATIENCE`] has passed; returns
-/// whether `cond()` held.
+/// whether `cond()` held. Used where the test needs a thief to take work from this worker.
+///
+/// Every 256 polls it sleeps for a few tens of microseconds, so that on a loaded machine a
+/// thief sharing this thread's core gets to run and post its request promptly. (The
+/// runtime must manage without this help too: `liveness.rs` checks that a victim that
+/// polls without pausing is robbed by a thief on the same CPU.)
 pub fn poll_until(cond: impl Fn() -> bool) -> bool {
     let start = Instant::now();
-    let mut i = 0u32;
+    let mut i = 0u64;
     loop {
         if cond() {
             return true;
         }
         offshoot::poll();
-        i = i.wrapping_add(1);
+        i += 1;
         if i % 256 == 0 {
             if start.elapsed() > PATIENCE {
                 return cond();
             }
-            thread::yield_now();
+            thread::sleep(Duration::from_micros(10 + (i / 256 % 8) * 15));
         }
     }
 }

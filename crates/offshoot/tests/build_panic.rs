@@ -1,0 +1,41 @@
+//! A failure while a pool is being built leaks no thread: when the user's `thread_name`
+//! callback panics for worker `i`, the workers already started must be stopped and joined
+//! before the panic reaches the caller. (Own test binary with a single test, because it
+//! counts the process's threads.)
+
+mod common;
+
+use common::{bounded, panic_message, thread_count, PATIENCE};
+use offshoot::ThreadPool;
+
+#[test]
+#[ignore = "BUG: a panic in the thread_name callback leaks the worker threads already started"]
+fn panic_in_thread_name_leaks_no_thread() {
+    bounded(|| {
+        let base = thread_count();
+        for fail_at in [1, 2, 3] {
+            let msg = panic_message(|| {
+                ThreadPool::builder()
+                    .workers(4)
+                    .thread_name(move |i| {
+                        if i == fail_at {
+                            common::boom("thread_name")
+                        }
+                        format!("named-{i}")
+                    })
+                    .build()
+            });
+            assert_eq!(msg, common::boom_msg("thread_name"));
+        }
+        // Threads that were joined may be counted a moment longer, until the kernel reaps them.
+        let start = std::time::Instant::now();
+        while thread_count() > base && start.elapsed() < PATIENCE {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert_eq!(
+            thread_count(),
+            base,
+            "worker threads leaked by a failed build"
+        );
+    })
+}

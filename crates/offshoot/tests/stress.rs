@@ -1,0 +1,551 @@
+//! Randomized stress: thousands of random fork trees, each built from a seed, run on pools
+//! of 1, 2 and 3 workers and compared with a serial oracle. Every node of a tree is one of:
+//! a leaf, a leaf that polls, a `join` over its children (split in halves), a `try_join`, a
+//! `scope` with one task per child (spawned from the body, or from inside another task),
+//! a `finish` whose children are `spawn`ed from a callee, a node that `spawn`s its
+//! children into whatever `finish` / `scope` / `run` encloses it, and a nested
+//! `ThreadPool::run` on the same pool. A node's value is a hash of its id plus its
+//! children's values; the tree's value must equal the serial one, and every
+//! finish/scope/run checks that every task spawned into it has finished when it returns.
+//!
+//! Two failure variants reuse the same trees: one node panics (the panic must surface once,
+//! with that node's payload, and every closure given to the runtime must have been dropped
+//! by then), or one node returns `Err` through `try_join` / `try_scope` / `try_finish` /
+//! `try_spawn` (that `Err` must come out).
+
+mod common;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use common::{boom, boom_msg, bounded, mix, payload_str, pool, Rng};
+use offshoot::ThreadPool;
+
+/// The shape of one random tree.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    seed: u64,
+    max_depth: u32,
+    max_width: u64,
+    /// Percent of inner nodes that become leaves anyway.
+    leaf_pct: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Leaf,
+    PollLeaf,
+    Join,
+    TryJoin,
+    Scope,
+    ScopeNested,
+    Finish,
+    SpawnUp,
+    RunNested,
+}
+
+const INNER: [Kind; 7] = [
+    Kind::Join,
+    Kind::TryJoin,
+    Kind::Scope,
+    Kind::ScopeNested,
+    Kind::Finish,
+    Kind::SpawnUp,
+    Kind::RunNested,
+];
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    id: u64,
+    depth: u32,
+}
+
+impl Shape {
+    fn random(rng: &mut Rng) -> Shape {
+        Shape {
+            seed: rng.next_u64(),
+            max_depth: rng.range(1, 7) as u32,
+            max_width: rng.range(1, 4),
+            leaf_pct: rng.range(5, 35),
+        }
+    }
+
+    fn root(&self) -> Node {
+        Node {
+            id: mix(self.seed),
+            depth: 0,
+        }
+    }
+
+    fn hash(&self, n: Node, salt: u64) -> u64 {
+        mix(n.id ^ mix(self.seed ^ salt))
+    }
+
+    fn kind(&self, n: Node) -> Kind {
+        let h = self.hash(n, 1);
+        if n.depth >= self.max_depth || (n.depth > 0 && h % 100 < self.leaf_pct) {
+            if h % 3 == 0 {
+                Kind::PollLeaf
+            } else {
+                Kind::Leaf
+            }
+        } else {
+            INNER[(self.hash(n, 2) % INNER.len() as u64) as usize]
+        }
+    }
+
+    fn children(&self, n: Node) -> Vec<Node> {
+        if matches!(self.kind(n), Kind::Leaf | Kind::PollLeaf) {
+            return Vec::new();
+        }
+        let w = 1 + self.hash(n, 3) % self.max_width;
+        (0..w)
+            .map(|i| Node {
+                id: mix(n.id.wrapping_add(i + 1)),
+                depth: n.depth + 1,
+            })
+            .collect()
+    }
+
+    /// The value of a node's own work.
+    fn own(&self, n: Node) -> u64 {
+        self.hash(n, 4)
+    }
+
+    /// The serial oracle: the value and the number of nodes of the subtree at `n`.
+    fn serial(&self, n: Node) -> (u64, usize) {
+        let mut v = self.own(n);
+        let mut count = 1;
+        for c in self.children(n) {
+            let (cv, cc) = self.serial(c);
+            v = v.wrapping_add(cv);
+            count += cc;
+        }
+        (v, count)
+    }
+
+    /// All node ids, in serial order.
+    fn ids(&self, n: Node, out: &mut Vec<u64>) {
+        out.push(n.id);
+        for c in self.children(n) {
+            self.ids(c, out);
+        }
+    }
+}
+
+/// One `finish` / `scope` / `run`: the values of the subtrees spawned into it with
+/// `offshoot::spawn`, and how many of those tasks have not finished (or been dropped).
+#[derive(Default)]
+struct Region {
+    acc: AtomicU64,
+    pending: AtomicI64,
+}
+
+impl Region {
+    fn new() -> Arc<Region> {
+        Arc::new(Region::default())
+    }
+
+    /// Checks that the construct owning this region has joined every task spawned into it,
+    /// and returns their values.
+    fn close(&self, what: &str) -> u64 {
+        let p = self.pending.load(Ordering::SeqCst);
+        assert_eq!(
+            p, 0,
+            "{what} returned with {p} of its spawned tasks unfinished"
+        );
+        self.acc.load(Ordering::SeqCst)
+    }
+}
+
+/// Decrements its region's `pending` when dropped: when the task ends, is stopped, or is
+/// dropped unrun.
+struct Pending(Arc<Region>);
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.0.pending.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Counts the closures given to the runtime that are still alive.
+struct Alive(Arc<AtomicI64>);
+
+impl Alive {
+    fn new(a: &Arc<AtomicI64>) -> Alive {
+        a.fetch_add(1, Ordering::SeqCst);
+        Alive(a.clone())
+    }
+}
+
+impl Drop for Alive {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// What every node of one run can see.
+struct Ctx {
+    shape: Shape,
+    pool: Arc<ThreadPool>,
+    /// The node that fails (`u64::MAX`: none) — by panicking in `par`, by `Err` in `try_par`.
+    fail: u64,
+    /// Nodes visited, closures alive.
+    visited: AtomicUsize,
+    alive: Arc<AtomicI64>,
+}
+
+impl Ctx {
+    fn maybe_fail(&self, n: Node) {
+        if n.id == self.fail {
+            boom(&format!("node {:#x}", n.id))
+        }
+    }
+}
+
+/// Spawns the subtree at `c` into the innermost enclosing finish, whose region is `r`.
+fn spawn_into_region(ctx: &Arc<Ctx>, c: Node, r: &Arc<Region>) {
+    r.pending.fetch_add(1, Ordering::SeqCst);
+    let pending = Pending(r.clone());
+    let alive = Alive::new(&ctx.alive);
+    let (ctx, r) = (ctx.clone(), r.clone());
+    offshoot::spawn(move || {
+        let _p = pending;
+        let _a = alive;
+        let v = par(&ctx, c, &r);
+        r.acc.fetch_add(v, Ordering::SeqCst);
+    });
+}
+
+/// `join` over `cs`, split in halves.
+fn join_all(ctx: &Arc<Ctx>, cs: &[Node], r: &Arc<Region>) -> u64 {
+    match cs {
+        [] => 0,
+        [c] => par(ctx, *c, r),
+        _ => {
+            let (a, b) = cs.split_at(cs.len() / 2);
+            let (ga, gb) = (Alive::new(&ctx.alive), Alive::new(&ctx.alive));
+            let (x, y) = offshoot::join(
+                || {
+                    let _g = ga;
+                    join_all(ctx, a, r)
+                },
+                || {
+                    let _g = gb;
+                    join_all(ctx, b, r)
+                },
+            );
+            x.wrapping_add(y)
+        }
+    }
+}
+
+/// Some sequential work with poll points (between 0 and about 500 mixing steps), so that
+/// thieves have time to ask for the seeds and tasks of the node.
+fn work(own: u64) -> u64 {
+    let mut x = own;
+    for i in 0..(own % 512) {
+        x = mix(x);
+        if i % 16 == 0 {
+            offshoot::poll();
+        }
+    }
+    std::hint::black_box(x)
+}
+
+/// The parallel value of the subtree at `n`; `r` is the region of the innermost enclosing
+/// finish / scope / run.
+fn par(ctx: &Arc<Ctx>, n: Node, r: &Arc<Region>) -> u64 {
+    ctx.visited.fetch_add(1, Ordering::SeqCst);
+    let shape = &ctx.shape;
+    let own = shape.own(n);
+    let cs = shape.children(n);
+    work(own);
+    let v = match shape.kind(n) {
+        Kind::Leaf => 0,
+        Kind::PollLeaf => {
+            for i in 0..(own % 64) {
+                offshoot::poll();
+                if i == 10 && own % 4 == 0 {
+                    // Off the CPU for a moment: on a loaded machine this is when thieves
+                    // get to post the requests that the next polls answer.
+                    std::thread::sleep(std::time::Duration::from_micros(own % 50));
+                }
+            }
+            0
+        }
+        Kind::Join => join_all(ctx, &cs, r),
+        Kind::TryJoin => {
+            let (a, b) = cs.split_at(cs.len() / 2);
+            let (x, y) = offshoot::try_join(
+                || Ok::<_, ()>(join_all(ctx, a, r)),
+                || Ok(join_all(ctx, b, r)),
+            )
+            .expect("no node returns Err here");
+            x.wrapping_add(y)
+        }
+        Kind::Scope | Kind::ScopeNested => {
+            let sum = AtomicU64::new(0);
+            let inner = Region::new();
+            let nested = shape.kind(n) == Kind::ScopeNested;
+            offshoot::scope(|s| {
+                let (sum, inner) = (&sum, &inner);
+                let task = move |c: Node| {
+                    let g = Alive::new(&ctx.alive);
+                    move |_: &offshoot::Scope<'_>| {
+                        let _g = g;
+                        sum.fetch_add(par(ctx, c, inner), Ordering::SeqCst);
+                    }
+                };
+                if nested {
+                    // The first child's task spawns the others on the same scope.
+                    let g = Alive::new(&ctx.alive);
+                    let cs = &cs;
+                    s.spawn(move |s| {
+                        let _g = g;
+                        for &c in &cs[1..] {
+                            s.spawn(task(c));
+                        }
+                        sum.fetch_add(par(ctx, cs[0], inner), Ordering::SeqCst);
+                    });
+                } else {
+                    for &c in &cs {
+                        s.spawn(task(c));
+                    }
+                }
+            });
+            sum.load(Ordering::SeqCst)
+                .wrapping_add(inner.close("scope"))
+        }
+        Kind::Finish => {
+            let inner = Region::new();
+            let g = Alive::new(&ctx.alive);
+            let (ctx2, inner2) = (ctx.clone(), inner.clone());
+            offshoot::finish(move || {
+                let _g = g;
+                // Spawned from a callee.
+                for c in cs {
+                    spawn_into_region(&ctx2, c, &inner2);
+                }
+            });
+            inner.close("finish")
+        }
+        Kind::SpawnUp => {
+            for c in cs {
+                spawn_into_region(ctx, c, r);
+            }
+            0
+        }
+        Kind::RunNested => {
+            let inner = Region::new();
+            let g = Alive::new(&ctx.alive);
+            let v = ctx.pool.run(|| {
+                let _g = g;
+                // `SpawnUp` children spawn into this run, which joins them before returning.
+                join_all(ctx, &cs, &inner)
+            });
+            v.wrapping_add(inner.close("nested run"))
+        }
+    };
+    ctx.maybe_fail(n);
+    own.wrapping_add(v)
+}
+
+/// Runs one tree on `pool`; returns the parallel value (or the panic) and the context.
+fn run_tree(
+    pool: &Arc<ThreadPool>,
+    shape: Shape,
+    fail: u64,
+) -> (std::thread::Result<u64>, Arc<Ctx>) {
+    let ctx = Arc::new(Ctx {
+        shape,
+        pool: pool.clone(),
+        fail,
+        visited: AtomicUsize::new(0),
+        alive: Arc::new(AtomicI64::new(0)),
+    });
+    let root_region = Region::new();
+    let c2 = ctx.clone();
+    let rr = root_region.clone();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        pool.run(move || par(&c2, c2.shape.root(), &rr))
+    }));
+    let r = r.map(|v| v.wrapping_add(root_region.close("ThreadPool::run")));
+    assert_eq!(
+        ctx.alive.load(Ordering::SeqCst),
+        0,
+        "closures given to the runtime were not all dropped when run returned ({shape:?})"
+    );
+    (r, ctx)
+}
+
+/// How many trees each test runs per pool size.
+const TREES: u64 = 1000;
+
+#[test]
+fn random_trees_match_the_serial_oracle() {
+    bounded(|| {
+        let mut total_nodes = 0;
+        for (i, n) in [1usize, 2, 3].into_iter().enumerate() {
+            let p = Arc::new(pool(n));
+            let mut rng = Rng::new(0x5EED_0000 + i as u64);
+            for _ in 0..TREES {
+                let shape = Shape::random(&mut rng);
+                let (want, count) = shape.serial(shape.root());
+                let (got, ctx) = run_tree(&p, shape, u64::MAX);
+                let got = got
+                    .unwrap_or_else(|p| panic!("tree {shape:?} panicked: {:?}", payload_str(&*p)));
+                assert_eq!(got, want, "wrong value for {shape:?} on {n} workers");
+                assert_eq!(
+                    ctx.visited.load(Ordering::SeqCst),
+                    count,
+                    "wrong node count for {shape:?}"
+                );
+                total_nodes += count;
+            }
+            eprintln!("random trees on {n} workers: {}", p.stats());
+        }
+        eprintln!("random trees: {total_nodes} nodes in all");
+        assert!(
+            total_nodes > 3 * TREES as usize,
+            "the trees are too small to test anything"
+        );
+    })
+}
+
+#[test]
+fn random_trees_with_one_panicking_node() {
+    bounded(|| {
+        for (i, n) in [1usize, 2, 3].into_iter().enumerate() {
+            let p = Arc::new(pool(n));
+            let mut rng = Rng::new(0xFA11_0000 + i as u64);
+            for _ in 0..TREES / 2 {
+                let shape = Shape::random(&mut rng);
+                let mut ids = Vec::new();
+                shape.ids(shape.root(), &mut ids);
+                let fail = ids[(rng.next_u64() % ids.len() as u64) as usize];
+                let (got, _) = run_tree(&p, shape, fail);
+                let payload = match got {
+                    Ok(v) => panic!(
+                        "the failing node {fail:#x} did not fail the tree {shape:?} (value {v})"
+                    ),
+                    Err(p) => p,
+                };
+                let msg = payload_str(&*payload).map(str::to_string);
+                let want = boom_msg(&format!("node {fail:#x}"));
+                assert_eq!(
+                    msg.as_deref(),
+                    Some(want.as_str()),
+                    "wrong payload for {shape:?} on {n} workers"
+                );
+                assert_eq!(
+                    common::times_raised(&want),
+                    1,
+                    "the panic was raised more than once"
+                );
+            }
+            // The pool still works.
+            let shape = Shape::random(&mut rng);
+            let (got, _) = run_tree(&p, shape, u64::MAX);
+            assert_eq!(got.ok(), Some(shape.serial(shape.root()).0));
+        }
+    })
+}
+
+/// The same trees, with every construct a `try_` one and one node returning `Err`.
+fn try_par(ctx: &Arc<Ctx>, n: Node) -> Result<u64, u64> {
+    let shape = &ctx.shape;
+    let own = shape.own(n);
+    let cs = shape.children(n);
+    fn try_join_all(ctx: &Arc<Ctx>, cs: &[Node]) -> Result<u64, u64> {
+        match cs {
+            [] => Ok(0),
+            [c] => try_par(ctx, *c),
+            _ => {
+                let (a, b) = cs.split_at(cs.len() / 2);
+                let (x, y) = offshoot::try_join(|| try_join_all(ctx, a), || try_join_all(ctx, b))?;
+                Ok(x.wrapping_add(y))
+            }
+        }
+    }
+    let v = match shape.kind(n) {
+        Kind::Leaf | Kind::PollLeaf => {
+            offshoot::poll();
+            0
+        }
+        Kind::Join | Kind::TryJoin | Kind::RunNested => try_join_all(ctx, &cs)?,
+        Kind::Scope | Kind::ScopeNested => {
+            let sum = AtomicU64::new(0);
+            offshoot::try_scope(|s: &offshoot::TryScope<'_, u64>| {
+                for &c in &cs {
+                    let sum = &sum;
+                    s.spawn(move |_| {
+                        sum.fetch_add(try_par(ctx, c)?, Ordering::SeqCst);
+                        Ok(())
+                    });
+                }
+                Ok(())
+            })?;
+            sum.load(Ordering::SeqCst)
+        }
+        Kind::Finish | Kind::SpawnUp => {
+            let sum = Arc::new(AtomicU64::new(0));
+            let (ctx2, sum2) = (ctx.clone(), sum.clone());
+            offshoot::try_finish(move || {
+                for c in cs {
+                    let (ctx, sum) = (ctx2.clone(), sum2.clone());
+                    offshoot::try_spawn(move || {
+                        sum.fetch_add(try_par(&ctx, c)?, Ordering::SeqCst);
+                        Ok::<(), u64>(())
+                    });
+                }
+                Ok::<(), u64>(())
+            })?;
+            sum.load(Ordering::SeqCst)
+        }
+    };
+    if n.id == ctx.fail {
+        return Err(n.id);
+    }
+    Ok(own.wrapping_add(v))
+}
+
+#[test]
+fn random_try_trees_return_the_one_err() {
+    bounded(|| {
+        for (i, n) in [1usize, 2, 3].into_iter().enumerate() {
+            let p = Arc::new(pool(n));
+            let mut rng = Rng::new(0x7E57_0000 + i as u64);
+            for round in 0..TREES / 2 {
+                let shape = Shape::random(&mut rng);
+                let mut ids = Vec::new();
+                shape.ids(shape.root(), &mut ids);
+                // Every fourth tree has no failing node.
+                let fail = if round % 4 == 0 {
+                    u64::MAX
+                } else {
+                    ids[(rng.next_u64() % ids.len() as u64) as usize]
+                };
+                let ctx = Arc::new(Ctx {
+                    shape,
+                    pool: p.clone(),
+                    fail,
+                    visited: AtomicUsize::new(0),
+                    alive: Arc::new(AtomicI64::new(0)),
+                });
+                let c2 = ctx.clone();
+                let got = p.run(move || try_par(&c2, c2.shape.root()));
+                if fail == u64::MAX {
+                    assert_eq!(
+                        got,
+                        Ok(shape.serial(shape.root()).0),
+                        "{shape:?} on {n} workers"
+                    );
+                } else {
+                    assert_eq!(got, Err(fail), "{shape:?} on {n} workers");
+                }
+            }
+        }
+    })
+}
