@@ -351,7 +351,14 @@ impl<F: FnOnce() + Send> HeapJob<F> {
         // the running owner), so the state is alive.
         let state = unsafe { &*header.finish.get() };
         match mode {
-            Mode::Discard => drop(func),
+            Mode::Discard => {
+                // The finish has failed already; a panic of the closure's destructor is a
+                // later failure, so it is dropped (first failure wins) — but it must not
+                // unwind out of the drain that discards the task.
+                if let Err(p) = catch_unwind(AssertUnwindSafe(|| drop(func))) {
+                    state.fail_with(p);
+                }
+            }
             Mode::Inline => run_task(w, state, func),
             Mode::Stolen => {
                 let proxy = FinishFrame::new(w, state, false);

@@ -382,9 +382,12 @@ where
             (ra, b())
         }
         Err(p) => {
-            // `a` failed before anyone took `b`: `b` never starts.
+            // `a` failed before anyone took `b`: `b` never starts. A panic of `b`'s destructor
+            // comes second, so `a`'s payload wins.
             // SAFETY: as above; `b` is dropped exactly once, here.
-            unsafe { ManuallyDrop::drop(&mut *seed.b.get()) };
+            let _ = catch_unwind(AssertUnwindSafe(|| unsafe {
+                ManuallyDrop::drop(&mut *seed.b.get())
+            }));
             resume_unwind(p)
         }
     }

@@ -362,7 +362,14 @@ impl Builder {
         let mut threads = Vec::with_capacity(n);
         for i in 0..n {
             let name = match &mut self.thread_name {
-                Some(f) => f(i),
+                Some(f) => match catch_unwind(AssertUnwindSafe(|| f(i))) {
+                    Ok(name) => name,
+                    Err(p) => {
+                        // Stop and join the workers already started before passing it on.
+                        drop(ThreadPool { registry, threads });
+                        resume_unwind(p);
+                    }
+                },
                 None => format!("offshoot-{i}"),
             };
             let mut b = std::thread::Builder::new().name(name);

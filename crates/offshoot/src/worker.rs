@@ -186,7 +186,10 @@ impl Worker {
     #[inline(never)]
     fn poll_slow(&self) {
         self.answer_request();
-        if self.stop_requested() {
+        // A destructor that runs while its task unwinds may use the runtime; a stop raised
+        // there would be a panic during unwinding, which aborts. The stop bit stays set and
+        // the next poll after the unwinding honours it.
+        if !std::thread::panicking() && self.stop_requested() {
             crate::unwind::raise_stopped();
         }
     }
@@ -237,7 +240,15 @@ impl Worker {
         else {
             return;
         };
-        let answer = match self.find_work(target, thief) {
+        // A thread that unwinds (a destructor using the runtime) gives no work away: what it
+        // runs now belongs to a region being torn down, and a stolen part could be stopped,
+        // which the unwinding destructor could not honour.
+        let work = if std::thread::panicking() {
+            None
+        } else {
+            self.find_work(target, thief)
+        };
+        let answer = match work {
             Some(job) => {
                 self.stats.answered_work.bump();
                 self.stats.materialized.bump();

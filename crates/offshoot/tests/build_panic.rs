@@ -9,7 +9,6 @@ use common::{bounded, panic_message, thread_count, PATIENCE};
 use offshoot::ThreadPool;
 
 #[test]
-#[ignore = "BUG: a panic in the thread_name callback leaks the worker threads already started"]
 fn panic_in_thread_name_leaks_no_thread() {
     bounded(|| {
         let base = thread_count();

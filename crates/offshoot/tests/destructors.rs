@@ -94,7 +94,6 @@ impl Drop for PanicOnDrop {
 }
 
 #[test]
-#[ignore = "BUG: a panicking destructor of a discarded task unwinds out of finish_core without unlinking its frame (SIGSEGV)"]
 fn destructor_of_a_discarded_scope_task_may_panic() {
     in_child_process("destructor_of_a_discarded_scope_task_may_panic", || {
         let p = pool(1);
@@ -120,7 +119,6 @@ fn destructor_of_a_discarded_scope_task_may_panic() {
 }
 
 #[test]
-#[ignore = "BUG: a panicking destructor of a discarded task unwinds out of finish_core without unlinking its frame (frame chain out of order)"]
 fn destructor_of_a_discarded_finish_task_may_panic() {
     in_child_process("destructor_of_a_discarded_finish_task_may_panic", || {
         let p = pool(1);
@@ -145,7 +143,6 @@ fn destructor_of_a_discarded_finish_task_may_panic() {
 }
 
 #[test]
-#[ignore = "BUG: when dropping the unrun b panics, that panic replaces a's (first) payload"]
 fn destructor_of_an_unrun_join_half_may_panic() {
     in_child_process("destructor_of_an_unrun_join_half_may_panic", || {
         let p = pool(1);
@@ -189,7 +186,6 @@ impl Drop for ParallelDrop {
 }
 
 #[test]
-#[ignore = "BUG: poll raises a stop inside a destructor running during the stop unwinding: panic in a destructor during cleanup, abort"]
 fn destructor_may_use_the_runtime_while_its_task_is_stopped() {
     in_child_process(
         "destructor_may_use_the_runtime_while_its_task_is_stopped",
@@ -231,7 +227,6 @@ fn destructor_may_use_the_runtime_while_its_task_is_stopped() {
 }
 
 #[test]
-#[ignore = "BUG: poll raises a stop inside a destructor running during the stop unwinding: panic in a destructor during cleanup, abort"]
 fn destructor_may_use_the_runtime_while_a_stolen_join_half_is_stopped() {
     in_child_process(
         "destructor_may_use_the_runtime_while_a_stolen_join_half_is_stopped",
