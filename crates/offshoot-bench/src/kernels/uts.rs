@@ -451,7 +451,7 @@ pub fn check_published(tree: &Tree, got: Counts) -> Result<(), String> {
     let Some((nodes, leaves, depth)) = tree.published else {
         return Ok(());
     };
-    let depth_ok = depth.map_or(true, |d| d == got.depth);
+    let depth_ok = depth.is_none_or(|d| d == got.depth);
     if got.nodes == nodes && got.leaves == leaves && depth_ok {
         Ok(())
     } else {
