@@ -55,7 +55,7 @@ struct Patience {
 
 impl Patience {
     const SPINS: u32 = 16;
-    const YIELDS: u32 = 128;
+    const YIELDS: u32 = 1024;
 
     fn new() -> Patience {
         Patience { fails: 0 }

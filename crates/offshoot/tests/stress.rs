@@ -380,8 +380,22 @@ fn run_tree(
     (r, ctx)
 }
 
-/// How many trees each test runs per pool size.
-const TREES: u64 = 1000;
+/// How many trees each test runs per pool size: 1000, or `OFFSHOOT_STRESS_TREES`
+/// (`scripts/stress.sh` runs many more, with other seeds).
+fn trees() -> u64 {
+    std::env::var("OFFSHOOT_STRESS_TREES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000)
+}
+
+/// Added to every test's seeds: 0, or `OFFSHOOT_STRESS_SEED`.
+fn seed_base() -> u64 {
+    std::env::var("OFFSHOOT_STRESS_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
 
 #[test]
 fn random_trees_match_the_serial_oracle() {
@@ -389,8 +403,8 @@ fn random_trees_match_the_serial_oracle() {
         let mut total_nodes = 0;
         for (i, n) in [1usize, 2, 3].into_iter().enumerate() {
             let p = Arc::new(pool(n));
-            let mut rng = Rng::new(0x5EED_0000 + i as u64);
-            for _ in 0..TREES {
+            let mut rng = Rng::new(0x5EED_0000 + seed_base() + i as u64);
+            for _ in 0..trees() {
                 let shape = Shape::random(&mut rng);
                 let (want, count) = shape.serial(shape.root());
                 let (got, ctx) = run_tree(&p, shape, u64::MAX);
@@ -408,7 +422,7 @@ fn random_trees_match_the_serial_oracle() {
         }
         eprintln!("random trees: {total_nodes} nodes in all");
         assert!(
-            total_nodes > 3 * TREES as usize,
+            total_nodes > 3 * trees() as usize,
             "the trees are too small to test anything"
         );
     })
@@ -419,8 +433,8 @@ fn random_trees_with_one_panicking_node() {
     bounded(|| {
         for (i, n) in [1usize, 2, 3].into_iter().enumerate() {
             let p = Arc::new(pool(n));
-            let mut rng = Rng::new(0xFA11_0000 + i as u64);
-            for _ in 0..TREES / 2 {
+            let mut rng = Rng::new(0xFA11_0000 + seed_base() + i as u64);
+            for _ in 0..trees() / 2 {
                 let shape = Shape::random(&mut rng);
                 let mut ids = Vec::new();
                 shape.ids(shape.root(), &mut ids);
@@ -516,8 +530,8 @@ fn random_try_trees_return_the_one_err() {
     bounded(|| {
         for (i, n) in [1usize, 2, 3].into_iter().enumerate() {
             let p = Arc::new(pool(n));
-            let mut rng = Rng::new(0x7E57_0000 + i as u64);
-            for round in 0..TREES / 2 {
+            let mut rng = Rng::new(0x7E57_0000 + seed_base() + i as u64);
+            for round in 0..trees() / 2 {
                 let shape = Shape::random(&mut rng);
                 let mut ids = Vec::new();
                 shape.ids(shape.root(), &mut ids);

@@ -51,7 +51,11 @@ where
         })
         .expect("cannot spawn the test body thread");
     let start = Instant::now();
-    let r = rx.recv_timeout(LIMIT);
+    let limit = std::env::var("OFFSHOOT_TEST_TIMEOUT_S")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(LIMIT, Duration::from_secs);
+    let r = rx.recv_timeout(limit);
     if std::env::var_os("OFFSHOOT_TEST_TIMES").is_some() {
         // For finding slow tests: `OFFSHOOT_TEST_TIMES=1 cargo test -- --nocapture`.
         eprintln!("[time] {name}: {:?}", start.elapsed());

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Long randomized stress runs against the serial oracle (crates/offshoot/tests/stress.rs),
+# in release mode, with many seeds and pool sizes; not part of CI (takes minutes).
+# Usage: scripts/stress.sh [ROUNDS] [TREES_PER_ROUND]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds="${1:-20}"
+trees="${2:-5000}"
+cargo test --release -p offshoot --test stress --no-run
+for r in $(seq 1 "$rounds"); do
+  echo "== round $r/$rounds: $trees trees per test, seed base $((r * 1000003))"
+  OFFSHOOT_STRESS_TREES="$trees" OFFSHOOT_STRESS_SEED="$((r * 1000003))" OFFSHOOT_TEST_TIMEOUT_S=3600 \
+    cargo test --release -q -p offshoot --test stress
+  # The same under an oversubscribed machine: more workers than cores come from the test's
+  # 3-worker pools; add two spinning hogs to shake the schedule.
+  ( timeout 30 sh -c 'while :; do :; done' & timeout 30 sh -c 'while :; do :; done' & wait ) &
+  OFFSHOOT_STRESS_TREES="$((trees / 5))" OFFSHOOT_STRESS_SEED="$((r * 7919))" OFFSHOOT_TEST_TIMEOUT_S=3600 \
+    cargo test --release -q -p offshoot --test stress
+  wait
+done
+echo "stress: all rounds passed"
