@@ -2,10 +2,17 @@
 //!
 //! `join(a, b)` builds a [`JoinSeed`] for `b` in its own stack frame, links it at the head
 //! of the worker's frame chain, polls once, runs `a`, unlinks the seed and — if nobody took
-//! it — calls `b` inline. The fast path is: a thread-local load, three stores (the seed's
-//! link, its table, the chain head), `b`'s captures, one relaxed load of the mailbox, the
-//! call of `a`, one store (unlink), one load and compare (was the seed handed out?), and
-//! the call of `b`. No allocation, no atomic read-modify-write, no fence.
+//! it — calls `b` inline. That path is: a thread-local load, the seed count test, three
+//! stores (the seed's link, its table, the chain head), `b`'s captures, one relaxed load of
+//! the mailbox, the call of `a`, one store (unlink), one null test of the seed's table (was
+//! the seed handed out?), and the call of `b`. No allocation, no atomic read-modify-write,
+//! no fence.
+//!
+//! Most joins take a shorter path still: when the worker already holds [`SEED_LIMIT`]
+//! unstolen seeds, the join plants none — a thread-local load, the count test, the poll,
+//! and two plain calls. Requests always take the *oldest* seed, so the seeds a worker
+//! already has go before any younger one could; as soon as one is taken or popped, the next
+//! join plants again.
 //!
 //! When a thief asks, the victim (at a poll) hands out its **oldest** seed: it initialises
 //! the seed's job header and clears the seed's table (`None`: now it behaves as
@@ -36,6 +43,13 @@ use crate::job::{
 };
 use crate::unwind::{is_stopped, raise_stopped, ErrMarker};
 use crate::worker::Worker;
+
+/// How many unstolen join seeds a worker keeps on its chain at most. A `join` that finds
+/// this many plants none and runs `a` and `b` as plain calls: requests take the *oldest*
+/// seed, so the older seeds always go first, and a worker that has this many never runs out
+/// of work to give before it plants again (every join it reaches after a steal or a pop
+/// plants). Measured on the suite's fib, nqueens and knapsack (see the issue notes).
+pub(crate) const SEED_LIMIT: u32 = 8;
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
 ///
@@ -216,6 +230,7 @@ where
         // SAFETY: only the owner touches an unstolen seed's header.
         unsafe { (*seed.header.get()).write(h) };
         seed.frame.vtable.set(None);
+        w.count_seed(-1);
         // Derived from `f`, which carries the whole seed's provenance, so the thief may get
         // back from the header to the seed's other fields.
         JobRef(header_of_frame(f))
@@ -354,6 +369,15 @@ where
     RA: Send,
     RB: Send,
 {
+    if w.seeds_full() {
+        // Enough older seeds wait for thieves: this join runs as two plain calls (and
+        // still polls). Thieves take the oldest seed first, so a younger one would only be
+        // taken after all of those; by then this join has usually returned.
+        w.poll();
+        let ra = a();
+        return (ra, b());
+    }
+    w.count_seed(1);
     let seed = JoinSeed::<B, RB> {
         frame: Frame {
             prev: w.head(),
@@ -375,6 +399,7 @@ where
     if seed.frame.vtable.get().is_none() {
         return seed.join_stolen(w, ra);
     }
+    w.count_seed(-1);
     match ra {
         Ok(ra) => {
             // SAFETY: the seed was not handed out, so `b` is still here and ours.

@@ -10,7 +10,8 @@
 //! * [`join(a, b)`](join) does not create a task. It plants a *seed* for `b` in its own
 //!   stack frame, links it into the worker's frame chain, polls, runs `a`, and — if nobody
 //!   took the seed — calls `b` like a plain function. No allocation, no atomic
-//!   read-modify-write, no fence on that path.
+//!   read-modify-write, no fence on that path. A worker keeps a few unstolen seeds at most;
+//!   a join that finds them all there plants none and is two plain calls and a poll.
 //! * A worker with nothing to do sends a **request** to a busy worker. The busy worker sees
 //!   it at its next **poll** (every `join`, `spawn`, and [`poll()`] is one), and answers with
 //!   its **oldest** seed — the one nearest the bottom of its stack, usually the biggest piece

@@ -94,6 +94,8 @@ pub(crate) struct Worker {
     pub(crate) index: usize,
     registry: *const Registry,
     head: Cell<*const Frame>,
+    /// Join seeds on the chain that were not handed out.
+    seeds: Cell<u32>,
     current_finish: Cell<*const FinishFrame>,
     rng: Cell<u64>,
     pub(crate) stats: WorkerStats,
@@ -114,6 +116,7 @@ impl Worker {
             index,
             registry,
             head: Cell::new(ptr::null()),
+            seeds: Cell::new(0),
             current_finish: Cell::new(ptr::null()),
             rng: Cell::new(
                 0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
@@ -161,6 +164,19 @@ impl Worker {
         debug_assert!(ptr::eq(self.head.get(), frame), "frame chain out of order");
         // SAFETY: callers pass the live frame they pushed.
         self.head.set(unsafe { (*frame).prev });
+    }
+
+    /// Whether the chain holds enough unstolen join seeds that one more is not worth
+    /// planting (see `join.rs`).
+    #[inline(always)]
+    pub(crate) fn seeds_full(&self) -> bool {
+        self.seeds.get() >= crate::join::SEED_LIMIT
+    }
+
+    /// One more (`+1`) or one fewer (`-1`) unstolen join seed on the chain.
+    #[inline(always)]
+    pub(crate) fn count_seed(&self, d: i32) {
+        self.seeds.set(self.seeds.get().wrapping_add_signed(d));
     }
 
     pub(crate) fn current_finish(&self) -> *const FinishFrame {
