@@ -109,6 +109,17 @@ fn plain_pair<A: FnOnce() -> u64, B: FnOnce() -> u64>(a: A, b: B) -> (u64, u64) 
 
 /// Waits until `flag` is set, calling `poll` meanwhile; false on timeout.
 #[inline(always)]
+/// Runs `f` at the bottom of `k` nested `offshoot::join`s whose second halves are empty,
+/// so the worker holds `k` seeds (or its seed limit) while `f` runs.
+fn with_held_seeds<R: Send>(k: u32, f: impl FnOnce() -> R + Send) -> R {
+    if k == 0 {
+        return f();
+    }
+    let mut r = None;
+    offshoot::join(|| r = Some(with_held_seeds(k - 1, f)), || ());
+    r.expect("the first half of a join always runs")
+}
+
 fn spin_until(flag: &AtomicBool, mut poll: impl FnMut()) -> bool {
     let start = Instant::now();
     let mut spins: u32 = 0;
@@ -189,6 +200,29 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
                 batches,
                 m,
                 format!("{} tasks materialized", c.tasks_materialized),
+            ),
+            &mut out,
+        );
+        // The same loop while the worker already holds the most unstolen seeds it keeps
+        // (`offshoot`'s seed limit): then a join plants nothing — the common case inside
+        // any deep recursion.
+        let m = pool.run(|| {
+            with_held_seeds(64, || {
+                measure(batches, |n| {
+                    for _ in 0..n {
+                        black_box(offshoot::join(|| black_box(1u64), || black_box(2u64)));
+                    }
+                })
+            })
+        });
+        push(
+            result(
+                "join, seed limit reached (no seed)",
+                "offshoot",
+                1,
+                batches,
+                m,
+                "inside 64 nested joins".to_string(),
             ),
             &mut out,
         );
@@ -389,7 +423,10 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
             }
         });
         if timed_out.load(Ordering::Relaxed) {
-            return Err("chili steal round trip timed out (5 s)".to_string());
+            // chili shares work only at a heartbeat, and only when its own policy says so:
+            // not sharing within the bound is its behaviour, not an error of the suite.
+            eprintln!("note: chili shared no work within 5 s; no steal round trip for chili");
+            return Ok(out);
         }
         push(
             result(
