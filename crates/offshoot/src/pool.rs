@@ -164,8 +164,8 @@ impl Registry {
             let own = me.registry();
             while !job.latch.load(Ordering::Acquire) {
                 if let Some(j) = own.pop_injected() {
-                    // SAFETY: an injected job is owned by whoever pops it.
-                    own.busy(|| unsafe { j.execute(me, Mode::Stolen) });
+                    // An injected job is owned by whoever pops it.
+                    own.busy(|| me.run_stolen(j));
                     continue;
                 }
                 me.answer_request();

@@ -400,16 +400,23 @@ impl Worker {
         }
     }
 
-    /// Runs a job received from a thief's reply.
+    /// Runs a job received from a thief's reply (or popped from the injector).
     ///
     /// The job may belong to a region that was cancelled while this worker was idle and
     /// cleared its stop bit; raising the bit makes the job's first poll scan the new frames,
     /// so such a job stops at once instead of running unstopped.
+    ///
+    /// The job starts with a seed count of its own: seeds held below it (this worker may be
+    /// waiting at a join) must not stop it from planting the seeds that a worker waiting for
+    /// *it* can take back.
     pub(crate) fn run_stolen(&self, job: JobRef) {
         self.mailbox.raise_stop();
+        let held = self.seeds.replace(0);
         // SAFETY: the job came through a reply to this worker's request, so this worker
         // owns it (mailbox invariant 3) and it is live until it signals completion.
-        unsafe { job.execute(self, Mode::Stolen) }
+        unsafe { job.execute(self, Mode::Stolen) };
+        debug_assert_eq!(self.seeds.get(), 0, "a finished job left seeds counted");
+        self.seeds.set(held);
     }
 
     // ----- waiting --------------------------------------------------------------------
@@ -544,10 +551,8 @@ impl Worker {
         let mut patience = Patience::new();
         loop {
             if let Some(job) = reg.pop_injected() {
-                reg.busy(|| {
-                    // SAFETY: an injected job is owned by whoever pops it from the injector.
-                    unsafe { job.execute(self, Mode::Stolen) }
-                });
+                // An injected job is owned by whoever pops it from the injector.
+                reg.busy(|| self.run_stolen(job));
                 patience.reset();
                 continue;
             }
