@@ -108,3 +108,112 @@ impl JobRef {
         unsafe { ((*self.0).execute)(self.0, worker, mode) }
     }
 }
+
+/// Runs a handed-out job on its thief `w`: under a proxy frame of the job's finish and a
+/// `StolenJob` marker (the boundary of leapfrogging requests and of the stop of this job),
+/// then records the outcome — `write` stores the value, or the panic is kept if it failed
+/// first — and sets `done`. After `done` nothing of the job is touched: its owner may free it.
+///
+/// # Safety
+/// `h` must be a live job handed out to `w`, whose owner waits for `done` before freeing it.
+pub(crate) unsafe fn run_as_thief<R>(
+    h: *const JobHeader,
+    w: &Worker,
+    body: impl FnOnce() -> R,
+    write: impl FnOnce(R),
+) {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::atomic::Ordering;
+
+    use crate::finish::FinishFrame;
+    use crate::frame::{Frame, StolenJobFrame, STOLEN_JOB};
+    use crate::unwind::is_stopped;
+
+    // SAFETY: per the contract, the header is live until `done` is set.
+    let hdr = unsafe { &*h };
+    // SAFETY: workers live as long as their registry.
+    let owner = unsafe { &*hdr.owner };
+    let proxy = FinishFrame::new(w, hdr.finish.get(), false);
+    proxy.enter(w);
+    let marker = StolenJobFrame {
+        frame: Frame {
+            prev: w.head(),
+            vtable: Cell::new(Some(&STOLEN_JOB)),
+        },
+        job: h,
+    };
+    let mp = &marker as *const StolenJobFrame as *const Frame;
+    w.push(mp);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        w.poll();
+        body()
+    }));
+    w.pop(mp);
+    match r {
+        Ok(v) => {
+            write(v);
+            hdr.outcome.set(OUTCOME_OK);
+        }
+        Err(p) => {
+            if !is_stopped(&p)
+                && hdr
+                    .failed
+                    .compare_exchange(NOT_FAILED, FAILED_B, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+            {
+                // SAFETY: only the job's runner writes the payload, before `done`.
+                unsafe { *hdr.payload.get() = Some(p) };
+                hdr.outcome.set(OUTCOME_PANIC);
+                owner.signal_stop();
+            } else {
+                hdr.outcome.set(OUTCOME_STOPPED);
+                drop(p);
+            }
+        }
+    }
+    hdr.done.store(true, Ordering::SeqCst);
+    // From here on the job may be gone: touch only the owner worker.
+    owner.unpark_if_sleeping();
+    proxy.leave(w);
+}
+
+/// Owner side: asks the thief of a handed-out job to stop it (its owner's side failed or
+/// was stopped), unless the thief's side failed first.
+pub(crate) fn cancel_job(w: &Worker, hdr: &JobHeader) {
+    use std::sync::atomic::Ordering;
+    if hdr
+        .failed
+        .compare_exchange(NOT_FAILED, FAILED_A, Ordering::AcqRel, Ordering::Acquire)
+        .is_ok()
+    {
+        w.registry().worker(hdr.thief.get()).signal_stop();
+    }
+}
+
+/// How a handed-out job ended, as its owner sees it after waiting.
+pub(crate) enum Settled {
+    /// The value was written; the owner may read it.
+    Value,
+    /// The job failed first: resume this payload (after stopping anything else).
+    Failed(Payload),
+    /// The job was stopped, or its owner cancelled it: there is no value.
+    Stopped,
+}
+
+/// Owner side: waits for a handed-out job (leapfrogging) and reports how it ended.
+pub(crate) fn settle_job(w: &Worker, hdr: &JobHeader) -> Settled {
+    use std::sync::atomic::Ordering;
+    w.wait_for_job(hdr);
+    let failed = hdr.failed.load(Ordering::Acquire);
+    // SAFETY: `done` was set (acquire in wait_for_job): the thief no longer touches it.
+    let payload = unsafe { (*hdr.payload.get()).take() };
+    match (failed, hdr.outcome.get()) {
+        (FAILED_B, _) => Settled::Failed(payload.expect("offshoot: failed job lost its payload")),
+        (NOT_FAILED, OUTCOME_OK) => Settled::Value,
+        // An OK outcome after the owner cancelled: the value exists and must be dropped by
+        // the caller, which reads it only for `Value`; report it as such and let the caller
+        // decide. Anything else has no value.
+        (_, OUTCOME_OK) => Settled::Value,
+        _ => Settled::Stopped,
+    }
+}

@@ -35,13 +35,12 @@ use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 
-use crate::finish::{FinishFrame, FinishState};
-use crate::frame::{Frame, FrameKind, FrameVTable, StolenJobFrame, STOLEN_JOB};
+use crate::finish::FinishState;
+use crate::frame::{Frame, FrameKind, FrameVTable};
 use crate::job::{
-    JobHeader, JobRef, Mode, FAILED_A, FAILED_B, NOT_FAILED, OUTCOME_OK, OUTCOME_PANIC,
-    OUTCOME_STOPPED,
+    cancel_job, run_as_thief, settle_job, JobHeader, JobRef, Mode, Settled, FAILED_A, FAILED_B,
 };
-use crate::unwind::{is_stopped, raise_stopped, ErrMarker};
+use crate::unwind::{raise_stopped, ErrMarker};
 use crate::worker::Worker;
 
 /// How many unstolen join seeds a worker keeps on its chain at most. A `join` that finds
@@ -248,58 +247,13 @@ where
             "a join seed is only ever run by a thief"
         );
         // SAFETY: `h` is the header of a live, handed-out `JoinSeed<B, RB>`; the owner
-        // does not leave its frame before `done` is set below.
+        // does not leave its frame before the job is done.
         unsafe {
             let seed = &*Self::from_header(h);
-            let hdr = &*h;
-            let owner = &*hdr.owner;
-            let proxy = FinishFrame::new(w, hdr.finish.get(), false);
-            proxy.enter(w);
-            let sj = StolenJobFrame {
-                frame: Frame {
-                    prev: w.head(),
-                    vtable: Cell::new(Some(&STOLEN_JOB)),
-                },
-                job: h,
-            };
-            let sjp = &sj as *const StolenJobFrame as *const Frame;
-            w.push(sjp);
             let b = ManuallyDrop::take(&mut *seed.b.get());
-            let r = catch_unwind(AssertUnwindSafe(|| {
-                w.poll();
-                b()
-            }));
-            w.pop(sjp);
-            match r {
-                Ok(v) => {
-                    (*seed.result.get()).write(v);
-                    hdr.outcome.set(OUTCOME_OK);
-                }
-                Err(p) => {
-                    if !is_stopped(&p)
-                        && hdr
-                            .failed
-                            .compare_exchange(
-                                NOT_FAILED,
-                                FAILED_B,
-                                Ordering::AcqRel,
-                                Ordering::Acquire,
-                            )
-                            .is_ok()
-                    {
-                        *hdr.payload.get() = Some(p);
-                        hdr.outcome.set(OUTCOME_PANIC);
-                        owner.signal_stop();
-                    } else {
-                        hdr.outcome.set(OUTCOME_STOPPED);
-                        drop(p);
-                    }
-                }
-            }
-            hdr.done.store(true, Ordering::SeqCst);
-            // From here on the seed may be gone: touch only the owner worker.
-            owner.unpark_if_sleeping();
-            proxy.leave(w);
+            run_as_thief(h, w, b, |v| {
+                (*seed.result.get()).write(v);
+            });
         }
     }
 
@@ -313,48 +267,32 @@ where
     #[inline(never)]
     fn join_stolen<RA>(&self, w: &Worker, ra: std::thread::Result<RA>) -> (RA, RB) {
         let hdr = self.header();
-        if ra.is_err()
-            && hdr
-                .failed
-                .compare_exchange(NOT_FAILED, FAILED_A, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-        {
-            w.registry().worker(hdr.thief.get()).signal_stop();
+        if ra.is_err() {
+            cancel_job(w, hdr);
         }
-        w.wait_for_job(hdr);
-        let failed = hdr.failed.load(Ordering::Acquire);
-        // SAFETY: `done` was set (acquire in wait_for_job): the thief wrote the payload or
-        // the result before that and touches neither any more.
-        let payload = unsafe { (*hdr.payload.get()).take() };
-        let rb = if hdr.outcome.get() == OUTCOME_OK {
-            // SAFETY: as above; OUTCOME_OK means the result was written.
-            Some(unsafe { (*self.result.get()).assume_init_read() })
-        } else {
-            None
-        };
-        match ra {
-            Err(pa) => {
-                drop(rb);
-                if failed == FAILED_B {
-                    drop(pa);
-                    resume_unwind(payload.expect("offshoot: failed join lost its payload"))
-                } else {
-                    resume_unwind(pa)
-                }
+        let settled = settle_job(w, hdr);
+        let failed_first = hdr.failed.load(Ordering::Acquire) == FAILED_A;
+        let rb = match settled {
+            // SAFETY: the thief wrote the result before `done`.
+            Settled::Value => Some(unsafe { (*self.result.get()).assume_init_read() }),
+            Settled::Failed(pb) => {
+                // `b` failed first: its payload wins over `a`'s.
+                drop(ra);
+                resume_unwind(pb)
             }
-            Ok(ra) => {
-                if failed == FAILED_B {
-                    drop((ra, rb));
-                    resume_unwind(payload.expect("offshoot: failed join lost its payload"))
-                }
-                match rb {
-                    Some(rb) if failed == NOT_FAILED => (ra, rb),
-                    rb => {
-                        // Stopped: a region enclosing this join was cancelled.
-                        drop((ra, rb));
-                        raise_stopped()
-                    }
-                }
+            Settled::Stopped => None,
+        };
+        match (ra, rb) {
+            (Err(pa), rb) => {
+                drop(rb);
+                resume_unwind(pa)
+            }
+            (Ok(ra), Some(rb)) if !failed_first => (ra, rb),
+            // Stopped: a region enclosing this join was cancelled (this worker cancelled `b`
+            // while waiting, or `b`'s own region stopped it).
+            (Ok(ra), rb) => {
+                drop((ra, rb));
+                raise_stopped()
             }
         }
     }
