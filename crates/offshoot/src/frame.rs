@@ -9,6 +9,7 @@
 //! | `StolenSeed` | a seed after it was handed out | no | `b` failed first |
 //! | `StolenJob` | a thief, around a stolen join `b` | no | `a` failed first |
 //! | `Finish` | `finish`/`scope` (owner), or a thief running work of a finish (proxy) | its pending spawned tasks | the finish failed |
+//! | `Loop` | `par_for` and friends, for the part of a loop this worker runs | the upper half of its remaining range | a piece it handed out failed first |
 //!
 //! Invariants:
 //! * Only the owning worker reads or writes its chain and the frames' `Cell`s; frames are
@@ -33,6 +34,7 @@ pub(crate) enum FrameKind {
     StolenSeed,
     StolenJob,
     Finish,
+    Loop,
 }
 
 /// Behaviour of one kind of frame. Each concrete frame type has one `static` (or promoted

@@ -54,6 +54,7 @@ mod finish;
 mod frame;
 mod job;
 mod join;
+mod loops;
 mod mailbox;
 mod pool;
 mod scope;
@@ -64,6 +65,7 @@ mod worker;
 
 pub use finish::{finish, spawn, try_finish, try_spawn};
 pub use join::{join, try_join};
+pub use loops::{par_for, par_for_each, par_for_each_mut, par_reduce};
 pub use pool::{BuildError, Builder, ThreadPool, MAX_WORKERS, WORKERS_ENV};
 pub use scope::{scope, try_scope, Scope, TryScope};
 pub use stats::Stats;

@@ -28,6 +28,7 @@ pub mod heat;
 pub mod knapsack;
 pub mod matmul;
 pub mod nqueens;
+pub mod par_for;
 pub mod tree_sum;
 pub mod uts;
 
@@ -92,6 +93,7 @@ pub fn all() -> Vec<KernelInfo> {
         uts::INFO,
         uts::INFO_BINOMIAL,
         tree_sum::INFO,
+        par_for::INFO,
     ]
 }
 

@@ -1,0 +1,136 @@
+//! `par-for`: a loop of 10^8 iterations with a trivial body (a multiplicative hash of the
+//! index, summed with wrapping addition) — the overhead test of a parallel loop.
+//!
+//! - serial: a plain `for` loop (the compiler may unroll and vectorise it);
+//! - offshoot: `offshoot::par_reduce`, which splits the range only when a worker asks;
+//! - rayon: `(0..n).into_par_iter().map(..).reduce(..)`, rayon's adaptive splitting;
+//! - chili: chili has no loop API; a user writes a recursive halving with `Scope::join`
+//!   down to blocks of 4096 iterations (the only contender with a cutoff, which chili needs).
+//!
+//! Inputs: test 10^5, quick and full 10^8 iterations. Source: issue 5's `par-for`
+//! (000 ch.6's forall loops). Check: the sum computed again by an independent loop that
+//! walks the range backwards.
+
+use std::hint::black_box;
+
+use rayon::prelude::*;
+
+use super::{Answer, Instance, KernelInfo, Size};
+
+/// Registry entry.
+pub const INFO: KernelInfo = KernelInfo {
+    name: "par-for",
+    about: "sum a trivial function of the index over 10^8 iterations",
+    cutoff: "none (chili: blocks of 4096, it has no loop API)",
+    source: "issue 5 / OPA forall loops (000 ch.6)",
+    prepare,
+};
+
+const CHILI_BLOCK: usize = 4096;
+
+#[inline]
+fn f(i: usize) -> u64 {
+    (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7
+}
+
+/// The plain loop.
+pub fn serial(n: usize) -> u64 {
+    let mut s = 0u64;
+    for i in 0..n {
+        s = s.wrapping_add(f(i));
+    }
+    s
+}
+
+/// offshoot's lazily split loop.
+pub fn offshoot(n: usize) -> u64 {
+    offshoot::par_reduce(0..n, || 0u64, f, u64::wrapping_add)
+}
+
+/// rayon's parallel iterator.
+pub fn rayon(n: usize) -> u64 {
+    (0..n)
+        .into_par_iter()
+        .map(f)
+        .reduce(|| 0u64, u64::wrapping_add)
+}
+
+/// Recursive halving with chili's join, blocks of [`CHILI_BLOCK`].
+pub fn chili(s: &mut chili::Scope<'_>, lo: usize, hi: usize) -> u64 {
+    if hi - lo <= CHILI_BLOCK {
+        return (lo..hi).fold(0u64, |a, i| a.wrapping_add(f(i)));
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (a, b) = s.join(|s| chili(s, lo, mid), |s| chili(s, mid, hi));
+    a.wrapping_add(b)
+}
+
+fn oracle(n: usize) -> u64 {
+    (0..n).rev().fold(0u64, |a, i| a.wrapping_add(f(i)))
+}
+
+struct ParFor {
+    n: usize,
+    out: Answer<u64>,
+}
+
+fn prepare(size: Size) -> Box<dyn Instance> {
+    let n = match size {
+        Size::Test => 100_000,
+        Size::Quick | Size::Full => 100_000_000,
+    };
+    Box::new(ParFor {
+        n,
+        out: Answer::new(),
+    })
+}
+
+impl Instance for ParFor {
+    fn input(&self) -> String {
+        format!("{} iterations", self.n)
+    }
+    fn reset(&mut self) {
+        self.out.clear();
+    }
+    fn serial(&mut self) {
+        self.out.set(serial(black_box(self.n)));
+    }
+    fn offshoot(&mut self) {
+        self.out.set(offshoot(black_box(self.n)));
+    }
+    fn rayon(&mut self) {
+        self.out.set(rayon(black_box(self.n)));
+    }
+    fn chili(&mut self, s: &mut chili::Scope<'_>) {
+        self.out.set(chili(s, 0, black_box(self.n)));
+    }
+    fn accept_reference(&mut self) -> Result<(), String> {
+        let want = oracle(self.n);
+        self.out.accept(|got| {
+            if got == want {
+                Ok(())
+            } else {
+                Err(format!("sum = {got}, expected {want}"))
+            }
+        })
+    }
+    fn check(&self) -> Result<(), String> {
+        self.out.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serial_matches_oracle() {
+        assert_eq!(serial(0), 0);
+        assert_eq!(serial(12_345), oracle(12_345));
+    }
+
+    #[test]
+    fn contenders_agree_with_serial() {
+        super::super::verify_all_contenders(prepare(Size::Test));
+    }
+}

@@ -1,0 +1,400 @@
+//! Loops that split only when asked (000 ch.6's `forall`): `par_for`, `par_for_each`,
+//! `par_for_each_mut`, `par_reduce`.
+//!
+//! The worker that runs a loop keeps its remaining range `[next, end)` as one piece in a
+//! [`LoopFrame`] on its frame chain and walks it in blocks, polling between blocks. A request
+//! takes the **upper half** of what remains: the frame's `end` moves down to the middle and
+//! the thief receives a [`Piece`] for `[mid, end)`, which it runs the same way (so it can be
+//! split again). Nothing is pre-split and no grain size is needed: a block starts at one
+//! iteration and doubles while a block takes under ~5 µs (halving above ~40 µs), so a trivial
+//! body runs in long, vectorisable blocks and a heavy one polls at every iteration; a request
+//! waits at most about one block.
+//!
+//! Reductions combine in an order fixed by the split tree: the owner's accumulator covers
+//! the bottom of its range; the pieces it handed out cover consecutive higher ranges and are
+//! combined in ascending order. With the same splits the result is the same, bit for bit.
+//!
+//! Invariants:
+//! * Only the owning worker touches a `LoopFrame` (its `Cell`s and its list of pieces).
+//!   `next` is advanced past a block *before* the block runs, so a request answered at a
+//!   poll inside the body (a nested join or loop) splits only iterations nobody has claimed.
+//! * A handed-out piece is boxed and owned by the frame's list until its thief set `done`;
+//!   every path out of the loop (return or unwind) waits for every piece first.
+//! * The first failure wins: the owner's panic cancels every piece; a piece's panic stops
+//!   the owner (its frame reports itself cancelled) and then every other piece.
+
+use std::cell::{Cell, UnsafeCell};
+use std::ops::Range;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use crate::finish::{in_worker, FinishState};
+use crate::frame::{Frame, FrameKind, FrameVTable};
+use crate::job::{
+    cancel_job, run_as_thief, settle_job, JobHeader, JobRef, Mode, Payload, Settled, FAILED_B,
+};
+use crate::unwind::raise_stopped;
+use crate::worker::Worker;
+
+/// What a loop does with its iterations: the body, and how partial results combine.
+pub(crate) trait LoopBody: Sync {
+    type Acc: Send;
+    fn identity(&self) -> Self::Acc;
+    /// Runs iterations `lo..hi` into `acc`.
+    fn run(&self, acc: &mut Self::Acc, lo: usize, hi: usize);
+    fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
+}
+
+/// A block that took less than this doubles; one that took more than `SLOW` halves.
+const FAST: Duration = Duration::from_micros(5);
+const SLOW: Duration = Duration::from_micros(40);
+
+#[repr(C)]
+struct LoopFrame<'a, L: LoopBody> {
+    frame: Frame,
+    body: &'a L,
+    next: Cell<usize>,
+    end: Cell<usize>,
+    /// Pieces handed out, in hand-out order (each covers a range below the previous one).
+    pieces: UnsafeCell<Vec<Box<Piece<'a, L>>>>,
+}
+
+/// A part of a loop handed to a thief: `lo..hi`, and the thief's combined result.
+#[repr(C)]
+struct Piece<'a, L: LoopBody> {
+    header: JobHeader,
+    body: &'a L,
+    lo: usize,
+    hi: usize,
+    result: UnsafeCell<Option<L::Acc>>,
+}
+
+impl<'a, L: LoopBody> LoopFrame<'a, L> {
+    const VTABLE: FrameVTable = FrameVTable {
+        kind: FrameKind::Loop,
+        has_work: Self::has_work,
+        offer: Self::offer,
+        cancelled: Self::cancelled,
+    };
+
+    unsafe fn has_work(f: *const Frame) -> bool {
+        // SAFETY: the Loop table is only installed on `LoopFrame<L>`s; only the owner calls.
+        let f = unsafe { &*(f as *const Self) };
+        f.end.get().saturating_sub(f.next.get()) >= 2
+    }
+
+    unsafe fn offer(f: *const Frame, w: &Worker, thief: usize, ctx: *const FinishState) -> JobRef {
+        // SAFETY: as in `has_work`.
+        let f = unsafe { &*(f as *const Self) };
+        let (next, end) = (f.next.get(), f.end.get());
+        let mid = next + (end - next) / 2;
+        f.end.set(mid);
+        let piece = Box::new(Piece {
+            header: JobHeader::new(Piece::<L>::execute, w),
+            body: f.body,
+            lo: mid,
+            hi: end,
+            result: UnsafeCell::new(None),
+        });
+        piece.header.thief.set(thief);
+        piece.header.finish.set(ctx);
+        // The box's address is stable while the list owns it; the header is its first field.
+        let job = JobRef(&*piece as *const Piece<'a, L> as *const JobHeader);
+        // SAFETY: only the owner touches the list.
+        unsafe { (*f.pieces.get()).push(piece) };
+        job
+    }
+
+    unsafe fn cancelled(f: *const Frame) -> bool {
+        // SAFETY: as in `has_work`.
+        let f = unsafe { &*(f as *const Self) };
+        // SAFETY: only the owner touches the list; the pieces' headers are live.
+        unsafe { (*f.pieces.get()).iter() }
+            .any(|p| p.header.failed.load(Ordering::Acquire) == FAILED_B)
+    }
+}
+
+impl<L: LoopBody> Piece<'_, L> {
+    unsafe fn execute(h: *const JobHeader, w: &Worker, mode: Mode) {
+        debug_assert_eq!(
+            mode,
+            Mode::Stolen,
+            "a loop piece is only ever run by a thief"
+        );
+        // SAFETY: `h` is the first field of a live `Piece<L>`, owned by a loop frame that
+        // waits for it.
+        let piece = unsafe { &*(h as *const Self) };
+        // SAFETY: as above; the runner writes the result before `done`.
+        unsafe {
+            run_as_thief(
+                h,
+                w,
+                || run_range(w, piece.body, piece.lo, piece.hi),
+                |v| *piece.result.get() = Some(v),
+            )
+        };
+    }
+}
+
+/// Runs `lo..hi` of `body` on `w`, splitting on request; returns the combined result.
+fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize) -> L::Acc {
+    let frame = LoopFrame {
+        frame: Frame {
+            prev: w.head(),
+            vtable: Cell::new(Some(&LoopFrame::<L>::VTABLE)),
+        },
+        body,
+        next: Cell::new(lo),
+        end: Cell::new(hi),
+        pieces: UnsafeCell::new(Vec::new()),
+    };
+    let fp = &frame as *const LoopFrame<L> as *const Frame;
+    w.push(fp);
+    let own = catch_unwind(AssertUnwindSafe(|| {
+        let mut acc = body.identity();
+        let mut block = 1usize;
+        loop {
+            let next = frame.next.get();
+            let end = frame.end.get();
+            if next >= end {
+                break;
+            }
+            let stop = next + block.min(end - next);
+            // Claim the block before running it: the body may poll (a nested join or loop),
+            // and a request answered there must split only what lies beyond the block.
+            frame.next.set(stop);
+            let t = Instant::now();
+            body.run(&mut acc, next, stop);
+            w.poll();
+            let took = t.elapsed();
+            if took < FAST {
+                block = block.saturating_mul(2);
+            } else if took > SLOW && block > 1 {
+                block /= 2;
+            }
+        }
+        acc
+    }));
+    w.pop(fp);
+    // SAFETY: the frame is unlinked; this worker is the list's only user.
+    let pieces = unsafe { &mut *frame.pieces.get() };
+    if own.is_err() {
+        for p in pieces.iter() {
+            cancel_job(w, &p.header);
+        }
+    }
+    // Wait for every piece, lowest range first; remember the first failure.
+    let mut failure: Option<Payload> = None;
+    let mut stopped = false;
+    let mut parts = Vec::with_capacity(pieces.len());
+    for p in pieces.iter().rev() {
+        match settle_job(w, &p.header) {
+            Settled::Value => {
+                // SAFETY: `done` was set; the thief wrote the result before that.
+                parts.push(unsafe { (*p.result.get()).take() });
+            }
+            Settled::Failed(payload) => {
+                if failure.is_none() {
+                    failure = Some(payload);
+                    for q in pieces.iter() {
+                        cancel_job(w, &q.header);
+                    }
+                }
+            }
+            Settled::Stopped => stopped = true,
+        }
+    }
+
+    let acc = match own {
+        Err(p) => {
+            drop(parts);
+            // A piece that failed first wins over the owner's own (possibly stop) payload.
+            resume_unwind(failure.unwrap_or(p))
+        }
+        Ok(acc) => acc,
+    };
+    if let Some(p) = failure {
+        resume_unwind(p);
+    }
+    if stopped {
+        raise_stopped();
+    }
+    parts
+        .into_iter()
+        .flatten()
+        .fold(acc, |a, b| body.combine(a, b))
+}
+
+/// Runs `body(i)` for every `i` in `range`, in parallel: the range is split in halves only
+/// when idle workers ask for work (no pre-splitting, no grain size to choose).
+///
+/// Inside a pool it runs on the current worker; outside every pool in the global pool.
+///
+/// # Panics
+///
+/// The first panic of an iteration wins: the rest of the loop is stopped and the panic
+/// resumes in the caller once every part of the loop has ended.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// let sum = AtomicU64::new(0);
+/// offshoot::par_for(0..1000, |i| {
+///     sum.fetch_add(i as u64, Ordering::Relaxed);
+/// });
+/// assert_eq!(sum.into_inner(), 499_500);
+/// ```
+pub fn par_for<F>(range: Range<usize>, body: F)
+where
+    F: Fn(usize) + Sync + Send,
+{
+    struct For<F>(F);
+    impl<F: Fn(usize) + Sync> LoopBody for For<F> {
+        type Acc = ();
+        fn identity(&self) {}
+        #[inline]
+        fn run(&self, _: &mut (), lo: usize, hi: usize) {
+            for i in lo..hi {
+                (self.0)(i);
+            }
+        }
+        fn combine(&self, _: (), _: ()) {}
+    }
+    if range.is_empty() {
+        return;
+    }
+    let b = For(body);
+    in_worker(|w| run_range(w, &b, range.start, range.end));
+}
+
+/// Calls `f` on every element of `items`, in parallel, splitting only on request (see
+/// [`par_for`]).
+///
+/// ```
+/// let words = ["a", "bb", "ccc"];
+/// let total = std::sync::atomic::AtomicUsize::new(0);
+/// offshoot::par_for_each(&words, |w| {
+///     total.fetch_add(w.len(), std::sync::atomic::Ordering::Relaxed);
+/// });
+/// assert_eq!(total.into_inner(), 6);
+/// ```
+pub fn par_for_each<T, F>(items: &[T], f: F)
+where
+    T: Sync,
+    F: Fn(&T) + Sync + Send,
+{
+    par_for(0..items.len(), |i| f(&items[i]));
+}
+
+/// Calls `f` on every element of `items` mutably, in parallel, splitting only on request
+/// (see [`par_for`]).
+///
+/// ```
+/// let mut v: Vec<u32> = (0..100).collect();
+/// offshoot::par_for_each_mut(&mut v, |x| *x *= 2);
+/// assert_eq!(v[99], 198);
+/// ```
+pub fn par_for_each_mut<T, F>(items: &mut [T], f: F)
+where
+    T: Send,
+    F: Fn(&mut T) + Sync + Send,
+{
+    struct Ptr<T>(*mut T);
+    // SAFETY: each index is visited exactly once (the loop's ranges are disjoint), so no two
+    // threads ever hold `&mut` to the same element; `T: Send` lets the element be mutated
+    // from another thread.
+    unsafe impl<T: Send> Sync for Ptr<T> {}
+    // SAFETY: as above.
+    unsafe impl<T: Send> Send for Ptr<T> {}
+    impl<T> Ptr<T> {
+        // A method, so closures capture the whole `Ptr` (which is Sync), not its field.
+        fn at(&self, i: usize) -> *mut T {
+            self.0.wrapping_add(i)
+        }
+    }
+    let base = Ptr(items.as_mut_ptr());
+    let len = items.len();
+    par_for(0..len, |i| {
+        debug_assert!(i < len);
+        // SAFETY: `i < len`, and every index is visited exactly once (see `Ptr`), while
+        // `items` stays mutably borrowed for the whole call.
+        f(unsafe { &mut *base.at(i) })
+    });
+}
+
+/// Folds `map(i)` over `range` with `combine`, in parallel, splitting only on request.
+/// `identity()` must be a neutral element of `combine`, and `combine` associative.
+///
+/// The combine order is fixed by the split tree: each part's partial result is combined
+/// with the parts to its right, in index order. For a given set of splits the result is the
+/// same every time — also for floating-point sums — but different runs may split
+/// differently (splits follow requests), so a floating-point sum can differ in its last
+/// bits between runs. On one worker nothing is ever split.
+///
+/// ```
+/// let s = offshoot::par_reduce(0..=100usize, || 0u64, |i| i as u64, |a, b| a + b);
+/// assert_eq!(s, 5050);
+/// ```
+pub fn par_reduce<R, ID, M, C, RG>(range: RG, identity: ID, map: M, combine: C) -> R
+where
+    RG: std::ops::RangeBounds<usize>,
+    R: Send,
+    ID: Fn() -> R + Sync + Send,
+    M: Fn(usize) -> R + Sync + Send,
+    C: Fn(R, R) -> R + Sync + Send,
+{
+    struct Reduce<ID, M, C>(ID, M, C);
+    impl<R: Send, ID, M, C> LoopBody for Reduce<ID, M, C>
+    where
+        ID: Fn() -> R + Sync,
+        M: Fn(usize) -> R + Sync,
+        C: Fn(R, R) -> R + Sync,
+    {
+        type Acc = Option<R>;
+        fn identity(&self) -> Option<R> {
+            None
+        }
+        #[inline]
+        fn run(&self, acc: &mut Option<R>, lo: usize, hi: usize) {
+            let mut a = acc.take().unwrap_or_else(&self.0);
+            for i in lo..hi {
+                a = (self.2)(a, (self.1)(i));
+            }
+            *acc = Some(a);
+        }
+        fn combine(&self, a: Option<R>, b: Option<R>) -> Option<R> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some((self.2)(a, b)),
+                (a, None) => a,
+                (None, b) => b,
+            }
+        }
+    }
+    let (lo, hi) = bounds(range);
+    let r = Reduce(identity, map, combine);
+    let out = if lo < hi {
+        in_worker(|w| run_range(w, &r, lo, hi))
+    } else {
+        None
+    };
+    out.unwrap_or_else(&r.0)
+}
+
+fn bounds(r: impl std::ops::RangeBounds<usize>) -> (usize, usize) {
+    use std::ops::Bound;
+    let lo = match r.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s
+            .checked_add(1)
+            .expect("offshoot: range start overflows usize"),
+        Bound::Unbounded => 0,
+    };
+    let hi = match r.end_bound() {
+        Bound::Included(&e) => e
+            .checked_add(1)
+            .expect("offshoot: range end overflows usize; use ..usize::MAX"),
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => panic!("offshoot::par_reduce needs a bounded range"),
+    };
+    (lo, hi)
+}
