@@ -57,7 +57,19 @@ struct LoopFrame<'a, L: LoopBody> {
     next: Cell<usize>,
     end: Cell<usize>,
     /// Pieces handed out, in hand-out order (each covers a range below the previous one).
-    pieces: UnsafeCell<Vec<Box<Piece<'a, L>>>>,
+    /// Raw pointers from `Box::into_raw` (a `Box` would assert uniqueness each time the
+    /// list moves it, invalidating the thief's pointer); freed by `Drop`.
+    pieces: UnsafeCell<Vec<*mut Piece<'a, L>>>,
+}
+
+impl<L: LoopBody> Drop for LoopFrame<'_, L> {
+    fn drop(&mut self) {
+        for &p in self.pieces.get_mut().iter() {
+            // SAFETY: every piece came from `Box::into_raw` in `offer`, and `run_range`
+            // settles every piece (its thief set `done`) before the frame is dropped.
+            drop(unsafe { Box::from_raw(p) });
+        }
+    }
 }
 
 /// A part of a loop handed to a thief: `lo..hi`, and the thief's combined result.
@@ -90,20 +102,22 @@ impl<'a, L: LoopBody> LoopFrame<'a, L> {
         let (next, end) = (f.next.get(), f.end.get());
         let mid = next + (end - next) / 2;
         f.end.set(mid);
-        let piece = Box::new(Piece {
+        let piece = Box::into_raw(Box::new(Piece {
             header: JobHeader::new(Piece::<L>::execute, w),
             body: f.body,
             lo: mid,
             hi: end,
             result: UnsafeCell::new(None),
-        });
-        piece.header.thief.set(thief);
-        piece.header.finish.set(ctx);
-        // The box's address is stable while the list owns it; the header is its first field.
-        let job = JobRef(&*piece as *const Piece<'a, L> as *const JobHeader);
-        // SAFETY: only the owner touches the list.
-        unsafe { (*f.pieces.get()).push(piece) };
-        job
+        }));
+        // SAFETY: just allocated; nobody else has it yet.
+        unsafe {
+            (*piece).header.thief.set(thief);
+            (*piece).header.finish.set(ctx);
+            // SAFETY: only the owner touches the list.
+            (*f.pieces.get()).push(piece);
+        }
+        // The header is the first field (repr(C)); the pointer covers the whole piece.
+        JobRef(piece as *const JobHeader)
     }
 
     unsafe fn cancelled(f: *const Frame) -> bool {
@@ -111,7 +125,8 @@ impl<'a, L: LoopBody> LoopFrame<'a, L> {
         let f = unsafe { &*(f as *const Self) };
         // SAFETY: only the owner touches the list; the pieces' headers are live.
         unsafe { (*f.pieces.get()).iter() }
-            .any(|p| p.header.failed.load(Ordering::Acquire) == FAILED_B)
+            // SAFETY: the pieces are live until the frame is dropped.
+            .any(|&p| unsafe { (*p).header.failed.load(Ordering::Acquire) } == FAILED_B)
     }
 }
 
@@ -177,8 +192,9 @@ fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize) -> L::Acc 
         acc
     }));
     w.pop(fp);
-    // SAFETY: the frame is unlinked; this worker is the list's only user.
-    let pieces = unsafe { &mut *frame.pieces.get() };
+    // SAFETY: the frame is unlinked; this worker is the list's only user. The pieces are
+    // live until the frame is dropped, after this function settled them all.
+    let pieces: Vec<&Piece<L>> = unsafe { (*frame.pieces.get()).iter().map(|&p| &*p).collect() };
     if own.is_err() {
         for p in pieces.iter() {
             cancel_job(w, &p.header);

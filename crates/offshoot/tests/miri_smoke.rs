@@ -89,3 +89,18 @@ fn scope_and_finish_spawns() {
     });
     assert_eq!(M.load(Ordering::Relaxed), 4);
 }
+
+#[test]
+fn loops_split_and_write_disjoint_elements() {
+    let p = pool();
+    let mut v: Vec<u32> = (0..64).collect();
+    p.run(|| {
+        offshoot::par_for_each_mut(&mut v, |x| {
+            offshoot::poll();
+            *x *= 2
+        })
+    });
+    assert!(v.iter().enumerate().all(|(i, x)| *x == 2 * i as u32));
+    let s = p.run(|| offshoot::par_reduce(0..64usize, || 0usize, |i| i, |a, b| a + b));
+    assert_eq!(s, 2016);
+}
