@@ -56,6 +56,7 @@ mod job;
 mod join;
 mod loops;
 mod mailbox;
+mod par_iter;
 mod pool;
 mod scope;
 mod stats;
@@ -66,6 +67,20 @@ mod worker;
 pub use finish::{finish, spawn, try_finish, try_spawn};
 pub use join::{join, try_join};
 pub use loops::{par_for, par_for_each, par_for_each_mut, par_reduce};
+pub use par_iter::{
+    Enumerate, Filter, FromParallelIterator, IndexedParallelIterator, IntoIter,
+    IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Iter, IterMut, Map,
+    ParallelIterator, RangeIter, Zip,
+};
+
+/// The traits that give collections and ranges `par_iter()`, `par_iter_mut()` and
+/// `into_par_iter()`: `use offshoot::prelude::*;` (as `use rayon::prelude::*;`).
+pub mod prelude {
+    pub use crate::par_iter::{
+        FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator,
+    };
+}
 pub use pool::{BuildError, Builder, ThreadPool, MAX_WORKERS, WORKERS_ENV};
 pub use scope::{scope, try_scope, Scope, TryScope};
 pub use stats::Stats;

@@ -153,7 +153,7 @@ impl<L: LoopBody> Piece<'_, L> {
 }
 
 /// Runs `lo..hi` of `body` on `w`, splitting on request; returns the combined result.
-fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize) -> L::Acc {
+pub(crate) fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize) -> L::Acc {
     let frame = LoopFrame {
         frame: Frame {
             prev: w.head(),
