@@ -104,3 +104,22 @@ fn loops_split_and_write_disjoint_elements() {
     let s = p.run(|| offshoot::par_reduce(0..64usize, || 0usize, |i| i, |a, b| a + b));
     assert_eq!(s, 2016);
 }
+
+#[test]
+fn parallel_iterators_move_and_mutate_soundly() {
+    use offshoot::prelude::*;
+    let p = pool();
+    let v: Vec<String> = (0..40).map(|i| i.to_string()).collect();
+    let lens: Vec<usize> = p.run(|| v.clone().into_par_iter().map(|s| s.len()).collect());
+    assert_eq!(lens.iter().sum::<usize>(), 70);
+    assert!(p.run(|| v.clone().into_par_iter().any(|s| s == "7")));
+    let n = p.run(|| v.clone().into_par_iter().zip(0..10u32).count());
+    assert_eq!(n, 10);
+    let mut w: Vec<u64> = (0..40).collect();
+    p.run(|| {
+        w.par_iter_mut()
+            .enumerate()
+            .for_each(|(i, x)| *x += i as u64)
+    });
+    assert_eq!(w[39], 78);
+}
