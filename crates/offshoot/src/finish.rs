@@ -197,7 +197,16 @@ unsafe fn finish_offer(
     unsafe {
         let f = &*(f as *const FinishFrame);
         let state = &*f.state;
-        if let Some(job) = (*f.pending.get()).pop_front() {
+        let pending = &mut *f.pending.get();
+        if pending.len() >= 2 {
+            // Stock mode (000 §6.2.2): the thief gets the older half of the pending tasks
+            // as one batch, which it can split again; the batch holds one count.
+            // The `Batch` is built here, outside the closure, so that dropping the closure
+            // unrun (its finish failed) discards the tasks instead of leaking them.
+            let batch = Batch(pending.drain(..pending.len() / 2).collect());
+            state.acquire();
+            HeapJob::into_job(move || batch.unpack(), Some(_w), f.state)
+        } else if let Some(job) = pending.pop_front() {
             // The thief's proxy will hold a count of its own for this task.
             state.acquire();
             job
@@ -325,31 +334,59 @@ impl FinishFrame {
     }
 }
 
-/// A spawned task: boxed, with its header first.
+/// A spawned task: its `execute` pointer first (every job starts with one, see `job.rs`),
+/// then its finish and its closure. Small tasks live in recycled blocks of the workers'
+/// block caches (`Worker::alloc_block`), big ones in a plain `Box`.
 #[repr(C)]
 struct HeapJob<F> {
-    header: JobHeader,
+    execute: unsafe fn(*const JobHeader, &Worker, Mode),
+    finish: *const FinishState,
     func: F,
 }
 
 impl<F: FnOnce() + Send> HeapJob<F> {
-    fn into_job(func: F, w: &Worker, state: *const FinishState) -> JobRef {
-        let job = Box::new(HeapJob {
-            header: JobHeader::new(Self::execute, w),
+    /// Whether this task fits a recycled block.
+    const IN_BLOCK: bool = crate::worker::fits_block(
+        std::mem::size_of::<HeapJob<F>>(),
+        std::mem::align_of::<HeapJob<F>>(),
+    );
+
+    /// A task for `func` in `state`. `w` is the calling thread's worker, if any (its block
+    /// cache is used; from outside a pool blocks come from the allocator).
+    fn into_job(func: F, w: Option<&Worker>, state: *const FinishState) -> JobRef {
+        let job = HeapJob {
+            execute: Self::execute,
+            finish: state,
             func,
-        });
-        job.header.finish.set(state);
-        JobRef(Box::into_raw(job) as *const JobHeader)
+        };
+        let p: *mut HeapJob<F> = if Self::IN_BLOCK {
+            let b = crate::worker::alloc_block(w) as *mut HeapJob<F>;
+            // SAFETY: a block is big and aligned enough for `HeapJob<F>` (IN_BLOCK) and
+            // unused.
+            unsafe { b.write(job) };
+            b
+        } else {
+            Box::into_raw(Box::new(job))
+        };
+        JobRef(p as *const JobHeader)
     }
 
     unsafe fn execute(h: *const JobHeader, w: &Worker, mode: Mode) {
-        // SAFETY: `h` came from `into_job`'s `Box::into_raw` and is executed exactly once
-        // (pending lists and the inbox hand each job to one owner).
-        let job = unsafe { Box::from_raw(h as *mut HeapJob<F>) };
-        let HeapJob { header, func } = *job;
+        let p = h as *mut HeapJob<F>;
+        // SAFETY: `h` came from `into_job` and is executed exactly once (pending lists and
+        // the inbox hand each job to one owner): move the task out and free its memory.
+        let HeapJob { finish, func, .. } = unsafe {
+            let job = p.read();
+            if Self::IN_BLOCK {
+                crate::worker::free_block(Some(w), p as *mut u8);
+            } else {
+                drop(Box::from_raw(p as *mut std::mem::ManuallyDrop<HeapJob<F>>));
+            }
+            job
+        };
         // SAFETY: the finish waits for this task (it holds a count, or sits in the frame of
         // the running owner), so the state is alive.
-        let state = unsafe { &*header.finish.get() };
+        let state = unsafe { &*finish };
         match mode {
             Mode::Discard => {
                 // The finish has failed already; a panic of the closure's destructor is a
@@ -368,6 +405,41 @@ impl<F: FnOnce() + Send> HeapJob<F> {
                 run_task(w, state, func);
                 proxy.leave(w);
             }
+        }
+    }
+}
+
+/// Tasks handed out together. Unpacked on the thief into its frame of the same finish
+/// (where further thieves can take half again); if the batch is dropped unrun (its finish
+/// failed), every task in it is discarded.
+struct Batch(Vec<JobRef>);
+
+impl Batch {
+    fn unpack(mut self) {
+        let w = Worker::current();
+        assert!(!w.is_null(), "offshoot: a task batch ran outside a worker");
+        // SAFETY: the current worker is run by this thread; a batch runs as a task of its
+        // finish, under that worker's frame for it.
+        let frame = unsafe { &*(*w).current_finish() };
+        for job in std::mem::take(&mut self.0) {
+            frame.push_task(job);
+        }
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        if self.0.is_empty() {
+            return;
+        }
+        let w = Worker::current();
+        assert!(
+            !w.is_null(),
+            "offshoot: a task batch was dropped outside a worker"
+        );
+        for job in self.0.drain(..) {
+            // SAFETY: the batch owns these jobs; discarding runs no user code but drops.
+            unsafe { job.execute(&*w, Mode::Discard) };
         }
     }
 }
@@ -393,7 +465,7 @@ pub(crate) fn spawn_into<F: FnOnce() + Send>(state: *const FinishState, f: F) {
             // SAFETY: frames on the current-finish list are live (LIFO with the chain).
             let frame = unsafe { &*fr };
             if ptr::eq(frame.state, state) {
-                frame.push_task(HeapJob::into_job(f, w, state));
+                frame.push_task(HeapJob::into_job(f, Some(w), state));
                 w.poll();
                 return;
             }
@@ -402,9 +474,8 @@ pub(crate) fn spawn_into<F: FnOnce() + Send>(state: *const FinishState, f: F) {
     }
     // SAFETY: `state` is a live finish (the caller holds a handle bound to it).
     let st = unsafe { &*state };
-    // SAFETY: the owner worker is alive as long as its registry.
-    let owner = unsafe { &*st.owner };
-    st.push_inbox(HeapJob::into_job(f, owner, state));
+    // The calling thread may be no worker of this pool (or none): no block cache.
+    st.push_inbox(HeapJob::into_job(f, None, state));
 }
 
 /// Runs `body` as a finish on `w`: returns once the body and every task spawned under it

@@ -50,7 +50,10 @@ pub(crate) enum Mode {
 /// A panic payload.
 pub(crate) type Payload = Box<dyn Any + Send>;
 
-/// The common part of every job. See the module docs for who writes what, and when.
+/// The common part of every handed-out join seed or loop piece. See the module docs for who
+/// writes what, and when. `#[repr(C)]` with `execute` first: spawned tasks share only that
+/// first field (see `JobRef::execute`).
+#[repr(C)]
 pub(crate) struct JobHeader {
     pub(crate) execute: unsafe fn(*const JobHeader, &Worker, Mode),
     /// Set (release) when a join job has finished; the owner waits for it.
@@ -104,8 +107,14 @@ impl JobRef {
     /// The job must be live and owned by the caller: received through a reply, or popped
     /// from a frame's pending list by that frame's owner.
     pub(crate) unsafe fn execute(self, worker: &Worker, mode: Mode) {
-        // SAFETY: per the contract, the header is live.
-        unsafe { ((*self.0).execute)(self.0, worker, mode) }
+        // Every job type is `#[repr(C)]` and starts with its `execute` pointer (a
+        // `JobHeader`, or a spawned task's smaller header), so the first word is read
+        // without assuming the rest of a `JobHeader` is there.
+        // SAFETY: per the contract, the job is live; its first field is the fn pointer.
+        unsafe {
+            let execute = *(self.0 as *const unsafe fn(*const JobHeader, &Worker, Mode));
+            execute(self.0, worker, mode)
+        }
     }
 }
 

@@ -61,6 +61,52 @@ impl<'scope> Scope<'scope> {
     }
 }
 
+impl<'scope> Scope<'scope> {
+    /// Spawns a team of `n` tasks `f(0)`, …, `f(n - 1)` with one operation: the team enters
+    /// the scope as a single task that runs as a lazily split loop, so idle workers take
+    /// halves of what remains instead of single tasks (001's batches).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let hits = AtomicUsize::new(0);
+    /// offshoot::scope(|s| s.spawn_batch(1000, |_i| {
+    ///     hits.fetch_add(1, Ordering::Relaxed);
+    /// }));
+    /// assert_eq!(hits.into_inner(), 1000);
+    /// ```
+    pub fn spawn_batch<F>(&self, n: usize, f: F)
+    where
+        F: Fn(usize) + Sync + Send + 'scope,
+    {
+        if n == 0 {
+            return;
+        }
+        self.spawn(move |_| crate::par_for(0..n, f));
+    }
+
+    /// Spawns every closure of `tasks` with one operation (see [`Scope::spawn_batch`]).
+    ///
+    /// ```
+    /// let mut out = vec![0u32; 4];
+    /// offshoot::scope(|s| {
+    ///     s.spawn_batch_iter(out.iter_mut().enumerate().map(|(i, x)| move |_: &offshoot::Scope<'_>| *x = i as u32 * 10));
+    /// });
+    /// assert_eq!(out, [0, 10, 20, 30]);
+    /// ```
+    pub fn spawn_batch_iter<I, F>(&self, tasks: I)
+    where
+        I: IntoIterator<Item = F>,
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        use crate::par_iter::{IntoParallelIterator, ParallelIterator};
+        let tasks: Vec<F> = tasks.into_iter().collect();
+        if tasks.is_empty() {
+            return;
+        }
+        self.spawn(move |s| tasks.into_par_iter().for_each(|f| f(s)));
+    }
+}
+
 /// Creates a scope in which tasks that borrow from the caller's stack can be spawned;
 /// returns once `op` and every task spawned in the scope have finished.
 ///

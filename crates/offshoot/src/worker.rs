@@ -2,7 +2,7 @@
 //! sleeps.
 //!
 //! Invariants:
-//! * The `Cell` fields (`head`, `current_finish`, `rng`) are touched only by the thread that
+//! * The `Cell` fields (`head`, `current_finish`, `rng`, the block cache) are touched only by the thread that
 //!   runs this worker; other threads only use `mailbox`, `sleep_state`, `thread` and the
 //!   statistics counters (which the owner alone writes, with plain relaxed stores).
 //! * A worker never runs unrelated work on top of a waiting frame: while it waits at a join
@@ -89,6 +89,64 @@ thread_local! {
     static CURRENT: Cell<*const Worker> = const { Cell::new(ptr::null()) };
 }
 
+/// The recycled blocks spawned tasks live in: one size and alignment for all, so a block
+/// freed by any worker can serve any later task of the right size.
+const BLOCK: std::alloc::Layout = match std::alloc::Layout::from_size_align(64, 16) {
+    Ok(l) => l,
+    Err(_) => panic!("bad block layout"),
+};
+/// How many free blocks a worker keeps; more go back to the allocator.
+const BLOCK_CACHE: usize = 4096;
+
+/// Whether a value of this size and alignment fits a block.
+pub(crate) const fn fits_block(size: usize, align: usize) -> bool {
+    size <= BLOCK.size() && align <= BLOCK.align()
+}
+
+/// A block for a spawned task: from `w`'s cache if it has one (owner thread only), else
+/// from the allocator.
+pub(crate) fn alloc_block(w: Option<&Worker>) -> *mut u8 {
+    if let Some(w) = w {
+        // SAFETY: only the owning thread calls with `Some(w)` (module invariant).
+        if let Some(b) = unsafe { (*w.blocks.get()).pop() } {
+            return b;
+        }
+    }
+    // SAFETY: BLOCK has a non-zero size.
+    let b = unsafe { std::alloc::alloc(BLOCK) };
+    if b.is_null() {
+        std::alloc::handle_alloc_error(BLOCK);
+    }
+    b
+}
+
+/// Returns a block (from `alloc_block`, contents already moved out) to `w`'s cache, or to
+/// the allocator.
+///
+/// # Safety
+/// `b` came from `alloc_block` and is not used after this.
+pub(crate) unsafe fn free_block(w: Option<&Worker>, b: *mut u8) {
+    if let Some(w) = w {
+        // SAFETY: only the owning thread calls with `Some(w)`.
+        let cache = unsafe { &mut *w.blocks.get() };
+        if cache.len() < BLOCK_CACHE {
+            cache.push(b);
+            return;
+        }
+    }
+    // SAFETY: per the contract; allocated with BLOCK.
+    unsafe { std::alloc::dealloc(b, BLOCK) }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        for &b in self.blocks.get_mut().iter() {
+            // SAFETY: cached blocks are free and came from the allocator with BLOCK.
+            unsafe { std::alloc::dealloc(b, BLOCK) };
+        }
+    }
+}
+
 /// One worker of a pool. Lives in its pool's registry for as long as the registry.
 pub(crate) struct Worker {
     pub(crate) index: usize,
@@ -98,6 +156,8 @@ pub(crate) struct Worker {
     seeds: Cell<u32>,
     current_finish: Cell<*const FinishFrame>,
     rng: Cell<u64>,
+    /// Free task blocks (owner only); see `alloc_block`.
+    blocks: std::cell::UnsafeCell<Vec<*mut u8>>,
     pub(crate) stats: WorkerStats,
     mailbox: CachePadded<Mailbox>,
     sleep_state: AtomicU8,
@@ -121,6 +181,7 @@ impl Worker {
             rng: Cell::new(
                 0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
             ),
+            blocks: std::cell::UnsafeCell::new(Vec::new()),
             stats: WorkerStats::default(),
             mailbox: CachePadded::new(Mailbox::new()),
             sleep_state: AtomicU8::new(RUNNING),
