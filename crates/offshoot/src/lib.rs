@@ -26,6 +26,8 @@
 //!   destructors run), tasks not yet started never start, and the winner resumes in the
 //!   caller once all of them have finished. A stop cannot be swallowed: every later poll of
 //!   the stopped task stops it again.
+//! * Loops ([`par_for`], [`par_reduce`], the parallel iterators of [`prelude`]) keep their
+//!   remaining range whole and give the upper half to each worker that asks.
 //! * Idle workers back off and sleep; an idle pool burns no CPU.
 //!
 //! ```
