@@ -218,10 +218,8 @@ pub(crate) fn settle_job(w: &Worker, hdr: &JobHeader) -> Settled {
     let payload = unsafe { (*hdr.payload.get()).take() };
     match (failed, hdr.outcome.get()) {
         (FAILED_B, _) => Settled::Failed(payload.expect("offshoot: failed job lost its payload")),
-        (NOT_FAILED, OUTCOME_OK) => Settled::Value,
-        // An OK outcome after the owner cancelled: the value exists and must be dropped by
-        // the caller, which reads it only for `Value`; report it as such and let the caller
-        // decide. Anything else has no value.
+        // Also after the owner cancelled (FAILED_A): the value exists, and the caller, which
+        // knows whether it cancelled, takes it (to use or to drop). Anything else has none.
         (_, OUTCOME_OK) => Settled::Value,
         _ => Settled::Stopped,
     }

@@ -13,18 +13,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::{
-    boom, boom_msg, bounded, panic_message, poll_until, poll_until_stopped, pool, Tally, LONG,
-    POOL_SIZES,
+    boom, boom_msg, bounded, long_task, panic_message, poll_until, poll_until_stopped, pool, Tally,
+    LONG, POOL_SIZES,
 };
-
-/// The body of a long-running sibling: counts its start, polls until it is stopped, and
-/// counts a finish only if it ran into the bound (was not stopped).
-fn long_task(t: &Tally) {
-    t.start();
-    if poll_until_stopped(LONG) {
-        t.finish();
-    }
-}
 
 const SIBLINGS: usize = 12;
 

@@ -13,17 +13,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::{
-    boom, boom_msg, bounded, panic_message, poll_until, poll_until_stopped, pool, Tally, LONG,
-    POOL_SIZES,
+    boom, boom_msg, bounded, long_task, panic_message, poll_until, poll_until_stopped, pool, Tally,
+    LONG, POOL_SIZES,
 };
-
-/// Polls until stopped, with a bound; the bound being reached is recorded as a finish.
-fn long_task(t: &Tally) {
-    t.start();
-    if poll_until_stopped(LONG) {
-        t.finish();
-    }
-}
 
 #[test]
 fn try_join_returns_both_values_when_both_succeed() {

@@ -11,12 +11,12 @@ use crate::finish::in_worker;
 use crate::loops::{run_range, LoopBody};
 
 /// Runs `body` over all indices of `iter`.
-fn drive<I: ParallelIterator, L: LoopBody>(iter: &I, body: L) -> L::Acc {
+fn drive<I: ParallelIterator, L: LoopBody>(iter: &I, body: &L) -> L::Acc {
     let n = iter.base_len();
     if n == 0 {
         return body.identity();
     }
-    in_worker(|w| run_range(w, &body, 0, n))
+    in_worker(|w| run_range(w, body, 0, n))
 }
 
 pub(super) fn for_each<I, F>(iter: I, f: F)
@@ -34,7 +34,7 @@ where
         }
         fn combine(&self, _: (), _: ()) {}
     }
-    drive(&iter, ForEach(&iter, f))
+    drive(&iter, &ForEach(&iter, f))
 }
 
 /// A fold whose parts start from `None` (nothing yet) and combine in index order.
@@ -81,7 +81,7 @@ where
 {
     drive(
         iter,
-        Fold {
+        &Fold {
             iter,
             block,
             combine,
@@ -211,11 +211,7 @@ where
         p,
         found: AtomicBool::new(false),
     };
-    let n = iter.base_len();
-    if n == 0 {
-        return false;
-    }
-    in_worker(|w| run_range(w, &body, 0, n));
+    drive(&iter, &body);
     body.found.into_inner()
 }
 

@@ -319,3 +319,12 @@ pub fn thread_count() -> usize {
         .parse()
         .expect("bad Threads: line")
 }
+
+/// The body of a long-running sibling: counts its start, polls until it is stopped, and
+/// counts a finish only if it ran into the bound (was not stopped).
+pub fn long_task(t: &Tally) {
+    t.start();
+    if poll_until_stopped(LONG) {
+        t.finish();
+    }
+}
