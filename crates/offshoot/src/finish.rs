@@ -96,7 +96,7 @@ impl FinishState {
         let owner = self.owner;
         if self.outstanding.fetch_sub(1, Ordering::AcqRel) == 1 {
             // SAFETY: workers live as long as their registry, which outlives all work.
-            unsafe { (*owner).unpark_if_sleeping() };
+            unsafe { (*owner).kick() };
         }
     }
 
@@ -146,7 +146,7 @@ impl FinishState {
         // SAFETY: see `release`.
         unsafe {
             let owner = &*self.owner;
-            owner.unpark_if_sleeping();
+            owner.kick();
             owner.registry().wake_one();
         }
     }

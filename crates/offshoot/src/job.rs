@@ -182,7 +182,7 @@ pub(crate) unsafe fn run_as_thief<R>(
     }
     hdr.done.store(true, Ordering::SeqCst);
     // From here on the job may be gone: touch only the owner worker.
-    owner.unpark_if_sleeping();
+    owner.kick();
     proxy.leave(w);
 }
 

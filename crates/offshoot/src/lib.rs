@@ -52,6 +52,7 @@
 
 #![warn(missing_docs)]
 
+mod fiber;
 mod finish;
 mod frame;
 mod job;

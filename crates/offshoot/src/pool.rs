@@ -185,6 +185,20 @@ impl Registry {
     }
 }
 
+/// Stack size of a worker thread's own stack, which runs only the fiber driver.
+const DRIVER_STACK: usize = 256 * 1024;
+
+/// The stack size of a fiber when the builder sets none: `RUST_MIN_STACK` if set (as for
+/// threads spawned by std), else 2 MiB. Stacks are mapped lazily: only touched pages cost
+/// memory.
+fn default_stack_size() -> usize {
+    std::env::var("RUST_MIN_STACK")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .filter(|&s| s > 0)
+        .unwrap_or(2 << 20)
+}
+
 /// A closure injected by `run` from outside the pool; lives on the caller's stack, which
 /// blocks until `latch` is set.
 #[repr(C)]
@@ -318,8 +332,11 @@ impl Builder {
         self
     }
 
-    /// The stack size of each worker thread, in bytes (default: Rust's default for spawned
-    /// threads). Deep recursion inside tasks needs a bigger one.
+    /// The size of each stack tasks run on, in bytes (default: `RUST_MIN_STACK` if set, else
+    /// 2 MiB, as for threads std spawns). Tasks run on fibers, not on the worker threads'
+    /// own stacks: every worker starts with one such stack and maps one more for each task
+    /// that waits at once (only touched pages use memory). Deep recursion inside tasks needs
+    /// a bigger one.
     pub fn stack_size(mut self, bytes: usize) -> Builder {
         self.stack_size = Some(bytes);
         self
@@ -359,6 +376,7 @@ impl Builder {
                 terminating: AtomicBool::new(false),
             }
         });
+        let fiber_stack = self.stack_size.unwrap_or_else(default_stack_size);
         let mut threads = Vec::with_capacity(n);
         for i in 0..n {
             let name = match &mut self.thread_name {
@@ -372,12 +390,13 @@ impl Builder {
                 },
                 None => format!("offshoot-{i}"),
             };
-            let mut b = std::thread::Builder::new().name(name);
-            if let Some(s) = self.stack_size {
-                b = b.stack_size(s);
-            }
+            // Tasks run on fibers (`fiber.rs`); the thread's own stack only runs the driver.
+            let b = std::thread::Builder::new()
+                .name(name)
+                .stack_size(DRIVER_STACK);
             let reg = registry.clone();
-            match b.spawn(move || reg.worker(i).main_loop()) {
+            let stack = fiber_stack;
+            match b.spawn(move || reg.worker(i).thread_main(stack)) {
                 Ok(h) => threads.push(h),
                 Err(e) => {
                     let pool = ThreadPool { registry, threads };

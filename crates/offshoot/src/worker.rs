@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
 
+use crate::fiber::Saved;
 use crate::finish::{FinishFrame, FinishState};
 use crate::frame::{Frame, FrameKind, StolenJobFrame};
 use crate::job::{JobHeader, JobRef, Mode, FAILED_A, NOT_FAILED};
@@ -63,6 +64,11 @@ impl Patience {
 
     fn reset(&mut self) {
         self.fails = 0;
+    }
+
+    /// Still in the first, spinning phase (a waiter parks only after it).
+    fn spinning(&self) -> bool {
+        self.fails < Self::SPINS
     }
 
     /// Records one more failure and waits a little; returns how long to nap when it is
@@ -162,6 +168,8 @@ pub(crate) struct Worker {
     mailbox: CachePadded<Mailbox>,
     sleep_state: AtomicU8,
     thread: OnceLock<Thread>,
+    /// The fibers this worker runs tasks on (`fiber.rs`).
+    fibers: crate::fiber::FiberState,
 }
 
 // SAFETY: the `Cell`s are accessed only by the owning worker thread (module invariant);
@@ -186,6 +194,7 @@ impl Worker {
             mailbox: CachePadded::new(Mailbox::new()),
             sleep_state: AtomicU8::new(RUNNING),
             thread: OnceLock::new(),
+            fibers: crate::fiber::FiberState::new(),
         }
     }
 
@@ -201,7 +210,36 @@ impl Worker {
         unsafe { &*self.registry }
     }
 
+    pub(crate) fn sched_cell(&self) -> &std::cell::UnsafeCell<crate::fiber::Sched> {
+        self.fibers.sched()
+    }
+
+    pub(crate) fn remote(&self) -> &crate::fiber::Remote {
+        self.fibers.remote()
+    }
+
+    pub(crate) fn mailbox_raise_stop(&self) {
+        self.mailbox.raise_stop();
+    }
+
     // ----- the chain ------------------------------------------------------------------
+
+    /// Installs the chain state of the fiber about to run (driver only).
+    pub(crate) fn restore_chain(&self, s: Saved) {
+        self.head.set(s.head);
+        self.seeds.set(s.seeds);
+        self.current_finish.set(s.finish);
+    }
+
+    /// Takes the chain state of the fiber that just suspended, leaving an empty chain
+    /// (driver only).
+    pub(crate) fn take_chain(&self) -> Saved {
+        Saved {
+            head: self.head.replace(ptr::null()),
+            seeds: self.seeds.replace(0),
+            finish: self.current_finish.replace(ptr::null()),
+        }
+    }
 
     /// The youngest frame, to be stored as a new frame's `prev`.
     #[inline(always)]
@@ -278,7 +316,8 @@ impl Worker {
         if !self.mailbox.take_stop() {
             return false;
         }
-        if self.chain_cancelled() {
+        self.wake_cancelled_parked();
+        if self.chain_cancelled(self.head.get()) {
             self.mailbox.raise_stop();
             true
         } else {
@@ -286,8 +325,9 @@ impl Worker {
         }
     }
 
-    fn chain_cancelled(&self) -> bool {
-        let mut f = self.head.get();
+    /// Whether a region on the chain from `head` (a live chain of this worker) is cancelled.
+    pub(crate) fn chain_cancelled(&self, head: *const Frame) -> bool {
+        let mut f = head;
         while !f.is_null() {
             // SAFETY: frames in the chain are live (frame.rs invariant).
             unsafe {
@@ -340,14 +380,44 @@ impl Worker {
     }
 
     /// Finds the oldest frame with work in the region `target` allows and takes work from
-    /// it for `thief`.
-    fn find_work(&self, target: Target, thief: usize) -> Option<JobRef> {
+    /// it for `thief`: on the running chain first, then on the chains of parked fibers
+    /// (whose work would otherwise wait as long as they do).
+    pub(crate) fn find_work(&self, target: Target, thief: usize) -> Option<JobRef> {
+        // SAFETY: the running chain is live and only this worker touches it.
+        if let Some((f, ctx)) = unsafe { Self::find_in_chain(self.head.get(), target) } {
+            // SAFETY: `f` is a live frame of this worker whose table said it has work.
+            return Some(unsafe { ((*f).table().offer)(f, self, thief, ctx) });
+        }
+        let mut found = None;
+        self.parked_chains(|head| {
+            // SAFETY: a parked fiber's chain is live while it is parked, and only this
+            // worker's thread touches it.
+            if let Some((f, ctx)) = unsafe { Self::find_in_chain(head, target) } {
+                // SAFETY: as above.
+                found = Some(unsafe { ((*f).table().offer)(f, self, thief, ctx) });
+                true
+            } else {
+                false
+            }
+        });
+        found
+    }
+
+    /// The oldest frame of the chain from `head` that has work in the region `target`
+    /// allows, with the state of the innermost finish around it.
+    ///
+    /// # Safety
+    /// `head` starts a live chain of this worker.
+    unsafe fn find_in_chain(
+        head: *const Frame,
+        target: Target,
+    ) -> Option<(*const Frame, *const FinishState)> {
         let mut best: *const Frame = ptr::null();
         let mut best_ctx: *const FinishState = ptr::null();
         // While true, frames are inside the allowed region.
         let mut in_region = true;
         let mut found_boundary = matches!(target, Target::Any);
-        let mut f = self.head.get();
+        let mut f = head;
         while !f.is_null() {
             // SAFETY: frames in the chain are live and only this worker touches them.
             unsafe {
@@ -385,13 +455,21 @@ impl Worker {
             return None;
         }
         debug_assert!(!best_ctx.is_null(), "work outside every finish");
-        // SAFETY: `best` is a live frame of this worker whose table said it has work.
-        Some(unsafe { ((*best).table().offer)(best, self, thief, best_ctx) })
+        Some((best, best_ctx))
     }
 
-    /// Whether some frame on the chain could give work to a thief.
+    /// Whether some frame on the running chain could give work to a thief.
     fn has_offerable_work(&self) -> bool {
-        let mut f = self.head.get();
+        // SAFETY: the running chain is live.
+        unsafe { self.chain_has_work(self.head.get()) }
+    }
+
+    /// Whether some frame of the chain from `head` could give work to a thief.
+    ///
+    /// # Safety
+    /// `head` starts a live chain of this worker.
+    pub(crate) unsafe fn chain_has_work(&self, head: *const Frame) -> bool {
+        let mut f = head;
         while !f.is_null() {
             // SAFETY: frames in the chain are live.
             unsafe {
@@ -504,11 +582,21 @@ impl Worker {
                     self.registry().worker(thief).signal_stop();
                 }
             }
-            if let Some(back) =
-                self.steal_from(thief, Target::Job(job as *const JobHeader as usize))
+            // A job this worker took from one of its own parked chains has no other worker
+            // to take work back from.
+            if thief != self.index {
+                if let Some(back) =
+                    self.steal_from(thief, Target::Job(job as *const JobHeader as usize))
+                {
+                    self.stats.steal_backs.bump();
+                    self.run_stolen(back);
+                    patience.reset();
+                    continue;
+                }
+            }
+            if (thief == self.index || !patience.spinning())
+                && self.park_until(&|| job.done.load(Ordering::SeqCst))
             {
-                self.stats.steal_backs.bump();
-                self.run_stolen(back);
                 patience.reset();
                 continue;
             }
@@ -519,7 +607,8 @@ impl Worker {
     }
 
     /// Waits until every task of the finish `state` is done. Runs tasks that other workers
-    /// put in the finish's inbox and tasks taken from workers that hold work of this finish.
+    /// put in the finish's inbox and tasks taken from workers that hold work of this finish;
+    /// when there are none, parks (the last task, or a new inbox task, kicks this worker).
     /// A stop that reaches this worker meanwhile cancels the finish; the caller honours it.
     pub(crate) fn wait_finish(&self, state: &FinishState, frame: &FinishFrame) {
         let mut patience = Patience::new();
@@ -548,8 +637,13 @@ impl Worker {
                     continue;
                 }
             }
+            let ready = || state.outstanding() == 0 || state.inbox_len() > 0;
+            if !patience.spinning() && self.park_until(&ready) {
+                patience.reset();
+                continue;
+            }
             if let Some(d) = patience.fail() {
-                self.nap(|| state.outstanding() == 0 || state.inbox_len() > 0, d);
+                self.nap(ready, d);
             }
         }
     }
@@ -604,13 +698,25 @@ impl Worker {
 
     // ----- the worker thread ----------------------------------------------------------
 
-    /// The body of a worker thread: take injected work, else steal, else sleep.
-    pub(crate) fn main_loop(&self) {
+    /// The body of a worker thread: the fiber driver (`fiber.rs`), which runs `schedule` on
+    /// a fiber.
+    pub(crate) fn thread_main(&self, stack_size: usize) {
         let _ = self.thread.set(std::thread::current());
         CURRENT.with(|c| c.set(self));
+        self.drive(stack_size);
+        CURRENT.with(|c| c.set(ptr::null()));
+    }
+
+    /// The scheduler loop, at the base of every fiber: take injected work, else work on
+    /// this worker's parked chains, else steal, else sleep. Returns true when a parked fiber
+    /// is ready (this fiber then gives way to it), false when the pool terminates.
+    pub(crate) fn schedule(&self) -> bool {
         let reg = self.registry();
         let mut patience = Patience::new();
         loop {
+            if self.has_ready_fiber() {
+                return true;
+            }
             if let Some(job) = reg.pop_injected() {
                 // An injected job is owned by whoever pops it from the injector.
                 reg.busy(|| self.run_stolen(job));
@@ -618,12 +724,22 @@ impl Worker {
                 continue;
             }
             if reg.is_terminating() {
-                break;
+                return false;
             }
             if self.mailbox.needs_attention() {
                 self.answer_request();
-                // Nothing runs here, so no region can be cancelled: clear a stray stop.
+                // Nothing runs on this fiber, so no region here can be cancelled: clear a
+                // stray stop (a parked fiber rescans its own chain when it resumes).
                 let _ = self.stop_requested();
+            }
+            if self.has_parked() {
+                // Work left on the chains of this worker's parked tasks: run it here.
+                if let Some(job) = self.find_work(Target::Any, self.index) {
+                    self.stats.materialized.bump();
+                    reg.busy(|| self.run_stolen(job));
+                    patience.reset();
+                    continue;
+                }
             }
             if let Some(v) = self.random_victim() {
                 if let Some(job) = self.steal_from(v, Target::Any) {
@@ -636,7 +752,6 @@ impl Worker {
                 self.idle_sleep(d);
             }
         }
-        CURRENT.with(|c| c.set(ptr::null()));
     }
 
     /// Sleeps for lack of work: without a timeout when the whole pool is idle, else for a
@@ -646,7 +761,11 @@ impl Worker {
         self.close_mailbox();
         self.sleep_state.store(IDLE_SLEEP, Ordering::SeqCst);
         reg.sleepers_add(1);
-        if !reg.has_injected() && !reg.is_terminating() && !self.mailbox.has_request() {
+        if !reg.has_injected()
+            && !reg.is_terminating()
+            && !self.mailbox.has_request()
+            && !self.remote().has_news()
+        {
             if reg.busy_workers() == 0 {
                 std::thread::park();
             } else {

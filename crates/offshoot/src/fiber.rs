@@ -1,0 +1,733 @@
+//! Fibers: the stacks tasks run on, and parking a task without blocking its worker.
+//!
+//! Every worker thread runs a small **driver** on its own (native) stack. The driver never
+//! runs user code: it resumes one fiber at a time. A fiber's body is the worker's scheduler
+//! loop (`Worker::schedule`): it takes injected work, steals, and runs tasks on its stack,
+//! exactly as a worker without fibers would. Nothing is switched on the fast path: a fork,
+//! a join that was not stolen, a steal and the run of a stolen task all happen on the one
+//! running fiber.
+//!
+//! A task that must wait **parks** its fiber: the fiber suspends back to the driver, which
+//! records it as parked and resumes another fiber — a ready one if there is one, else a
+//! recycled free fiber, else a new one — so the worker goes on with other work while the
+//! parked stack keeps every frame of the waiting task intact (lazy stacklets, 003: a stack
+//! is taken from the pool only when a task actually parks). A parked fiber becomes ready
+//! when what it waits for happens, and the driver resumes it when the running fiber reaches
+//! its scheduler loop with nothing on it (a fiber never resumes on top of another task).
+//!
+//! Two ways to wait:
+//! * **on a condition** (`Worker::park_until`): used by the runtime's own waits (a stolen
+//!   join, a finish, a root job of another pool). The code that makes the condition true
+//!   *kicks* the owner worker (`Worker::kick`), which re-tests the conditions of its parked
+//!   fibers. The condition reads memory on the parked stack, which stays alive.
+//! * **on a token** ([`Waiter`]): used by events and every construct built on them. A
+//!   waker may run on any thread; it moves the fiber to its worker's ready list.
+//!
+//! Invariants:
+//! * A fiber is resumed only by the driver of the worker that created it, on that worker's
+//!   OS thread: thread-locals and `!Send` values on a parked stack stay on their thread.
+//! * A fiber is running, free, ready, or parked, and in exactly one of the driver's lists
+//!   accordingly (the running one in none); only the owner thread touches those lists. The
+//!   only cross-thread entry is `remote_ready`, fed by token wakes.
+//! * A token wake resumes a fiber at most once per park: the waker moves the token's state
+//!   from `ARMED`/`PARKED` to `WOKEN` by compare-and-swap on a word that carries the park's
+//!   epoch, and only a `PARKED` → `WOKEN` transition queues the fiber. The driver moves
+//!   `ARMED` → `PARKED` only after the fiber's stack is no longer in use; if the wake came
+//!   first, the driver queues the fiber itself.
+//! * Unwinding never crosses a switch: every task catches its panics on its own fiber; a
+//!   fiber body that panicked would be a runtime bug and aborts the worker thread.
+//! * While a fiber is parked, its frame chain is saved with it and the worker runs with an
+//!   empty chain. Work on a parked chain stays offerable: requests to this worker, and the
+//!   worker itself when it runs out of work, take from parked chains (no work is trapped
+//!   behind a waiting task).
+
+use std::cell::{Cell, UnsafeCell};
+use std::collections::VecDeque;
+use std::ptr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::Thread;
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+use crate::finish::FinishFrame;
+use crate::frame::Frame;
+use crate::worker::Worker;
+
+/// What the driver tells a fiber when it resumes it.
+pub(crate) enum Resume {
+    /// Go on.
+    Go,
+    /// The worker is shutting down: return (only sent to free fibers).
+    Exit,
+}
+
+/// Why a fiber gave control back to the driver.
+pub(crate) enum Suspend {
+    /// Its scheduler loop found a ready fiber: this one is free now.
+    Idle,
+    /// A task on it waits on the condition stored in the fiber.
+    ParkCond,
+    /// A task on it waits on its token.
+    ParkToken,
+}
+
+type Co = Coroutine<Resume, Suspend, (), DefaultStack>;
+
+/// How many free fibers a worker keeps for reuse; more are unmapped.
+const FREE_FIBERS: usize = 16;
+
+/// The frame-chain state of a parked fiber, saved while another fiber runs.
+#[derive(Clone, Copy)]
+pub(crate) struct Saved {
+    pub(crate) head: *const Frame,
+    pub(crate) seeds: u32,
+    pub(crate) finish: *const FinishFrame,
+}
+
+impl Saved {
+    const EMPTY: Saved = Saved {
+        head: ptr::null(),
+        seeds: 0,
+        finish: ptr::null(),
+    };
+}
+
+/// One stack with the scheduler loop at its base.
+pub(crate) struct Fiber {
+    co: Co,
+    pub(crate) saved: Cell<Saved>,
+    /// While parked on a condition: the condition (it lives on this fiber's stack).
+    cond: Cell<Option<*const (dyn Fn() -> bool + 'static)>>,
+    /// The token this fiber parks on.
+    pub(crate) parker: Arc<Parker>,
+    /// Index in the driver's list of parked fibers whose chain may hold work.
+    work_slot: Cell<usize>,
+    /// A stable identity for the task running on this fiber while it is parked.
+    pub(crate) id: u64,
+    /// Already woken once because a region on its chain was cancelled (see
+    /// `wake_cancelled_parked`); cleared when the fiber becomes free.
+    cancel_woken: Cell<bool>,
+}
+
+const NO_SLOT: usize = usize::MAX;
+
+/// The driver's bookkeeping; owner thread only.
+pub(crate) struct Sched {
+    /// The yielder of the running fiber.
+    yielder: *const Yielder<Resume, Suspend>,
+    /// The running fiber (null on the driver).
+    running: *mut Fiber,
+    free: Vec<Box<Fiber>>,
+    ready: VecDeque<*mut Fiber>,
+    /// Fibers parked on a condition.
+    cond_parked: Vec<*mut Fiber>,
+    /// Parked fibers whose chain had offerable work when they parked.
+    with_work: Vec<*mut Fiber>,
+    /// Fibers parked in all.
+    parked: usize,
+    /// Size of every fiber's stack.
+    stack_size: usize,
+    next_id: u64,
+}
+
+impl Sched {
+    pub(crate) fn new(stack_size: usize) -> Sched {
+        Sched {
+            yielder: ptr::null(),
+            running: ptr::null_mut(),
+            free: Vec::new(),
+            ready: VecDeque::new(),
+            cond_parked: Vec::new(),
+            with_work: Vec::new(),
+            parked: 0,
+            stack_size,
+            next_id: 1,
+        }
+    }
+}
+
+/// The part of a worker's scheduling that other threads touch.
+pub(crate) struct Remote {
+    /// Fibers woken through their token, not yet moved to the driver's ready list.
+    ready: Mutex<Vec<usize>>,
+    ready_len: AtomicUsize,
+    /// Set when a condition a parked fiber waits on may have become true.
+    kicked: std::sync::atomic::AtomicBool,
+}
+
+impl Remote {
+    pub(crate) fn new() -> Remote {
+        Remote {
+            ready: Mutex::new(Vec::new()),
+            ready_len: AtomicUsize::new(0),
+            kicked: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    pub(crate) fn kick(&self) {
+        self.kicked.store(true, Ordering::SeqCst);
+    }
+
+    pub(crate) fn has_news(&self) -> bool {
+        self.kicked.load(Ordering::SeqCst) || self.ready_len.load(Ordering::SeqCst) > 0
+    }
+
+    fn push_ready(&self, f: *mut Fiber) {
+        let mut r = self.ready.lock().unwrap_or_else(|e| e.into_inner());
+        r.push(f as usize);
+        self.ready_len.store(r.len(), Ordering::SeqCst);
+    }
+
+    fn take_ready(&self, into: &mut VecDeque<*mut Fiber>) {
+        if self.ready_len.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let mut r = self.ready.lock().unwrap_or_else(|e| e.into_inner());
+        into.extend(r.drain(..).map(|p| p as *mut Fiber));
+        self.ready_len.store(0, Ordering::SeqCst);
+    }
+}
+
+// ----- tokens -----------------------------------------------------------------------------
+
+const IDLE: u64 = 0;
+const ARMED: u64 = 1;
+const PARKED: u64 = 2;
+const WOKEN: u64 = 3;
+const STATE_BITS: u32 = 2;
+const STATE_MASK: u64 = (1 << STATE_BITS) - 1;
+
+/// Where a woken token sends its owner.
+enum Target {
+    /// A fiber of a worker: queue it on that worker.
+    Fiber {
+        fiber: *mut Fiber,
+        worker: *const Worker,
+    },
+    /// A thread outside every pool (or one that cannot switch): unpark it.
+    Thread(Thread),
+}
+
+/// The park/wake state of one fiber or one outside thread. The word holds the epoch of the
+/// current (or last) wait and its state.
+pub(crate) struct Parker {
+    word: AtomicU64,
+    target: Target,
+}
+
+// SAFETY: the raw pointers name a fiber and its worker; a waker only dereferences the worker
+// (alive as long as its registry, which outlives every parked task of the pool) and passes
+// the fiber pointer back to that worker, whose owner thread alone touches the fiber.
+unsafe impl Send for Parker {}
+// SAFETY: as above; the shared state is atomic.
+unsafe impl Sync for Parker {}
+
+impl Parker {
+    fn arm(&self) -> u64 {
+        let epoch = (self.word.load(Ordering::Relaxed) >> STATE_BITS).wrapping_add(1);
+        self.word
+            .store((epoch << STATE_BITS) | ARMED, Ordering::SeqCst);
+        epoch
+    }
+
+    fn state(&self) -> u64 {
+        self.word.load(Ordering::SeqCst) & STATE_MASK
+    }
+}
+
+thread_local! {
+    static THREAD_PARKER: Arc<Parker> = Arc::new(Parker {
+        word: AtomicU64::new(IDLE),
+        target: Target::Thread(std::thread::current()),
+    });
+}
+
+/// A one-shot right to wake one wait of one task. Cheap to clone; waking a stale token (an
+/// earlier wait of the same task, or a wait that was abandoned) does nothing.
+#[derive(Clone)]
+pub struct Waiter {
+    parker: Arc<Parker>,
+    epoch: u64,
+}
+
+impl std::fmt::Debug for Waiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Waiter").field("epoch", &self.epoch).finish()
+    }
+}
+
+impl Waiter {
+    /// Arms a new wait for the calling task (a task on a worker, or any other thread).
+    pub(crate) fn prepare() -> Waiter {
+        let w = Worker::current();
+        if !w.is_null() {
+            // SAFETY: the current worker is run by this thread.
+            let w = unsafe { &*w };
+            if let Some(p) = w.running_parker() {
+                let epoch = p.arm();
+                return Waiter { parker: p, epoch };
+            }
+        }
+        let parker = THREAD_PARKER.with(|p| p.clone());
+        let epoch = parker.arm();
+        Waiter { parker, epoch }
+    }
+
+    /// Wakes the wait this token was armed for, if it is still on. Returns whether this
+    /// call woke it (false if it was woken before, or abandoned, or is an old one).
+    pub(crate) fn wake(&self) -> bool {
+        let p = &*self.parker;
+        let mut cur = p.word.load(Ordering::SeqCst);
+        loop {
+            if cur >> STATE_BITS != self.epoch & (u64::MAX >> STATE_BITS) {
+                return false;
+            }
+            let st = cur & STATE_MASK;
+            if st != ARMED && st != PARKED {
+                return false;
+            }
+            let new = (cur & !STATE_MASK) | WOKEN;
+            match p
+                .word
+                .compare_exchange(cur, new, Ordering::SeqCst, Ordering::SeqCst)
+            {
+                Ok(_) => break,
+                Err(c) => cur = c,
+            }
+        }
+        match &p.target {
+            Target::Thread(t) => t.unpark(),
+            Target::Fiber { fiber, worker } => {
+                if cur & STATE_MASK == PARKED {
+                    // SAFETY: see `Parker`'s Send impl: the worker outlives its parked fibers.
+                    let w = unsafe { &**worker };
+                    w.remote().push_ready(*fiber);
+                    w.unpark_if_sleeping();
+                }
+            }
+        }
+        true
+    }
+
+    /// Gives up a wait that was armed but not parked on (the awaited thing happened while
+    /// registering). Returns true if a wake arrived first (the caller may have been handed
+    /// something, e.g. a lock, that it must now pass on).
+    pub(crate) fn abandon(&self) -> bool {
+        let p = &*self.parker;
+        let armed = (self.epoch << STATE_BITS) | ARMED;
+        match p
+            .word
+            .compare_exchange(armed, self.epoch << STATE_BITS, Ordering::SeqCst, Ordering::SeqCst)
+        {
+            Ok(_) => false,
+            Err(_) => true,
+        }
+    }
+
+    /// Parks the calling task until this token is woken. Must be called by the task that
+    /// armed it.
+    pub(crate) fn park(&self) {
+        match &self.parker.target {
+            Target::Thread(_) => {
+                while self.parker.state() != WOKEN {
+                    std::thread::park();
+                }
+            }
+            Target::Fiber { worker, .. } => {
+                // SAFETY: this token belongs to the running fiber of this thread's worker.
+                let w = unsafe { &**worker };
+                if !w.park_token() {
+                    panic!(
+                        "offshoot: no stack could be mapped to park this task ({}); raise \
+                         vm.max_map_count, lower Builder::stack_size, or let fewer tasks wait \
+                         at once",
+                        std::io::Error::last_os_error()
+                    );
+                }
+                debug_assert_eq!(self.parker.state(), WOKEN);
+            }
+        }
+    }
+}
+
+// ----- the driver -------------------------------------------------------------------------
+
+impl Sched {
+    fn new_fiber(&mut self, w: *const Worker) -> std::io::Result<Box<Fiber>> {
+        let stack = DefaultStack::new(self.stack_size)?;
+        let id = self.next_id;
+        self.next_id += 1;
+        let wp = w as usize;
+        let co = Co::with_stack(stack, move |yielder, mut input| {
+            // SAFETY: the worker outlives its driver and every fiber the driver resumes.
+            let w = unsafe { &*(wp as *const Worker) };
+            loop {
+                if let Resume::Exit = input {
+                    return;
+                }
+                w.set_yielder(yielder);
+                if !w.schedule() {
+                    return;
+                }
+                input = yielder.suspend(Suspend::Idle);
+            }
+        });
+        let mut f = Box::new(Fiber {
+            co,
+            saved: Cell::new(Saved::EMPTY),
+            cond: Cell::new(None),
+            parker: Arc::new(Parker {
+                word: AtomicU64::new(IDLE),
+                target: Target::Thread(std::thread::current()),
+            }),
+            work_slot: Cell::new(NO_SLOT),
+            id,
+            cancel_woken: Cell::new(false),
+        });
+        let fp: *mut Fiber = &mut *f;
+        f.parker = Arc::new(Parker {
+            word: AtomicU64::new(IDLE),
+            target: Target::Fiber {
+                fiber: fp,
+                worker: w,
+            },
+        });
+        Ok(f)
+    }
+}
+
+impl Worker {
+    fn sched(&self) -> *mut Sched {
+        self.sched_cell().get()
+    }
+
+    fn set_yielder(&self, y: &Yielder<Resume, Suspend>) {
+        // SAFETY: owner thread only; no reference to the Sched is held across this.
+        unsafe { (*self.sched()).yielder = y };
+    }
+
+    /// The token of the running fiber, if this thread runs one.
+    pub(crate) fn running_parker(&self) -> Option<Arc<Parker>> {
+        // SAFETY: owner thread only.
+        unsafe {
+            let f = (*self.sched()).running;
+            if f.is_null() {
+                None
+            } else {
+                Some((*f).parker.clone())
+            }
+        }
+    }
+
+    /// An id for the task running on this worker's current fiber.
+    pub(crate) fn running_fiber_id(&self) -> u64 {
+        // SAFETY: owner thread only.
+        unsafe {
+            let f = (*self.sched()).running;
+            if f.is_null() {
+                0
+            } else {
+                (*f).id
+            }
+        }
+    }
+
+    /// Makes sure a fiber is there to run when the running one parks. False if none is and
+    /// no stack can be mapped.
+    fn ensure_next_fiber(&self) -> bool {
+        // SAFETY: owner thread only; no reference is kept across calls that may switch.
+        let s = unsafe { &mut *self.sched() };
+        if !s.ready.is_empty() || !s.free.is_empty() {
+            return true;
+        }
+        match s.new_fiber(self) {
+            Ok(f) => {
+                s.free.push(f);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Whether the calling task runs on a fiber (always true for tasks of a pool).
+    fn on_fiber(&self) -> bool {
+        // SAFETY: owner thread only.
+        unsafe { !(*self.sched()).running.is_null() }
+    }
+
+    fn suspend(&self, why: Suspend) {
+        // SAFETY: owner thread only; the yielder is the running fiber's, which is the caller.
+        let y = unsafe { (*self.sched()).yielder };
+        // SAFETY: the yielder belongs to the fiber this code runs on and lives on its stack.
+        let input = unsafe { (*y).suspend(why) };
+        debug_assert!(matches!(input, Resume::Go));
+        // Back on this fiber: it may have been resumed after another fiber set its yielder.
+        // SAFETY: as above.
+        unsafe { (*self.sched()).yielder = y };
+    }
+
+    /// Parks the running task until `cond()` holds, letting the worker run other work
+    /// meanwhile. Whoever makes `cond` true must then call `kick` on this worker. Returns
+    /// false (without waiting) if the task cannot park: not on a fiber, or no stack.
+    pub(crate) fn park_until(&self, cond: &dyn Fn() -> bool) -> bool {
+        if !self.on_fiber() || !self.ensure_next_fiber() {
+            return false;
+        }
+        // SAFETY: the condition outlives the park: this frame stays on the parked stack
+        // until the driver resumes it, and the driver drops the pointer before that.
+        let c: *const (dyn Fn() -> bool + 'static) = unsafe { std::mem::transmute(cond) };
+        // SAFETY: owner thread only.
+        unsafe { (*(*self.sched()).running).cond.set(Some(c)) };
+        self.suspend(Suspend::ParkCond);
+        self.resumed();
+        true
+    }
+
+    /// Parks the running fiber on its armed token. False if no stack is there to go on with.
+    fn park_token(&self) -> bool {
+        if !self.ensure_next_fiber() {
+            return false;
+        }
+        self.suspend(Suspend::ParkToken);
+        self.resumed();
+        true
+    }
+
+    /// A parked task runs again: regions on its chain may have been cancelled meanwhile, so
+    /// its next poll must look (a raised stop bit makes it scan the chain).
+    fn resumed(&self) {
+        self.mailbox_raise_stop();
+    }
+
+    /// Called when a condition some fiber of this worker may wait on has become true.
+    pub(crate) fn kick(&self) {
+        self.remote().kick();
+        self.unpark_if_sleeping();
+    }
+
+    /// At the top of the scheduler loop: whether a parked fiber is ready to go on (the
+    /// running fiber should then give way).
+    pub(crate) fn has_ready_fiber(&self) -> bool {
+        // SAFETY: owner thread only.
+        let s = unsafe { &mut *self.sched() };
+        self.remote().take_ready(&mut s.ready);
+        if self.remote().kicked.swap(false, Ordering::SeqCst) {
+            let mut i = 0;
+            while i < s.cond_parked.len() {
+                let f = s.cond_parked[i];
+                // SAFETY: a parked fiber's condition lives on its stack, alive while parked.
+                let ready = unsafe { (*(*f).cond.get().expect("parked without condition"))() };
+                if ready {
+                    s.cond_parked.swap_remove(i);
+                    s.ready.push_back(f);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        !s.ready.is_empty()
+    }
+
+    /// A stop reached this worker: a task parked on a condition inside a cancelled region
+    /// runs again (once), so that its wait loop passes the stop on (e.g. to the thief of
+    /// the join it waits at) instead of sleeping through it.
+    pub(crate) fn wake_cancelled_parked(&self) {
+        // SAFETY: owner thread only; `chain_cancelled` does not park.
+        let s = unsafe { &mut *self.sched() };
+        let mut i = 0;
+        while i < s.cond_parked.len() {
+            let f = s.cond_parked[i];
+            // SAFETY: parked fibers and their saved chains are live.
+            let wake = unsafe {
+                !(*f).cancel_woken.get() && self.chain_cancelled((*f).saved.get().head)
+            };
+            if wake {
+                // SAFETY: as above.
+                unsafe { (*f).cancel_woken.set(true) };
+                s.cond_parked.swap_remove(i);
+                s.ready.push_back(f);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Whether any fiber of this worker is parked.
+    pub(crate) fn has_parked(&self) -> bool {
+        // SAFETY: owner thread only.
+        unsafe { (*self.sched()).parked > 0 }
+    }
+
+    /// The saved chains of parked fibers that may hold work, for `find_work`; prunes those
+    /// that have none left (a parked chain cannot gain work until it runs again).
+    pub(crate) fn parked_chains(&self, mut visit: impl FnMut(*const Frame) -> bool) -> bool {
+        // SAFETY: owner thread only; `visit` does not park.
+        let s = unsafe { &mut *self.sched() };
+        let mut i = 0;
+        while i < s.with_work.len() {
+            let f = s.with_work[i];
+            // SAFETY: fibers in `with_work` are parked, so their saved chain is live.
+            let head = unsafe { (*f).saved.get().head };
+            if visit(head) {
+                return true;
+            }
+            // SAFETY: as above.
+            if unsafe { self.chain_has_work(head) } {
+                i += 1;
+            } else {
+                s.with_work.swap_remove(i);
+                if i < s.with_work.len() {
+                    // SAFETY: as above.
+                    unsafe { (*s.with_work[i]).work_slot.set(i) };
+                }
+                // SAFETY: as above.
+                unsafe { (*f).work_slot.set(NO_SLOT) };
+            }
+        }
+        false
+    }
+
+    /// The body of a worker thread: resumes fibers until the pool terminates.
+    pub(crate) fn drive(&self, stack_size: usize) {
+        // SAFETY: owner thread; the Sched is not borrowed across resumes below.
+        unsafe { *self.sched() = Sched::new(stack_size) };
+        let first = {
+            // SAFETY: as above.
+            let s = unsafe { &mut *self.sched() };
+            s.new_fiber(self)
+        };
+        let mut cur = match first {
+            Ok(f) => f,
+            Err(e) => panic!(
+                "offshoot: cannot map a {stack_size}-byte stack for a worker ({e}); lower \
+                 Builder::stack_size"
+            ),
+        };
+        loop {
+            let fp: *mut Fiber = &mut *cur;
+            let saved = cur.saved.get();
+            self.restore_chain(saved);
+            // SAFETY: owner thread.
+            unsafe { (*self.sched()).running = fp };
+            let r = cur.co.resume(Resume::Go);
+            // SAFETY: owner thread; the fiber is suspended, nothing else runs here.
+            unsafe { (*self.sched()).running = ptr::null_mut() };
+            cur.saved.set(self.take_chain());
+            match r {
+                CoroutineResult::Return(()) => break,
+                CoroutineResult::Yield(Suspend::Idle) => {
+                    cur.saved.set(Saved::EMPTY);
+                    cur.cancel_woken.set(false);
+                    // SAFETY: owner thread.
+                    let s = unsafe { &mut *self.sched() };
+                    if s.free.len() < FREE_FIBERS {
+                        s.free.push(cur);
+                    } else {
+                        drop(cur); // its body is suspended at its base: unwinding is trivial
+                    }
+                }
+                CoroutineResult::Yield(why) => {
+                    let has_work = unsafe { self.chain_has_work(cur.saved.get().head) };
+                    let raw = Box::into_raw(cur);
+                    // SAFETY: owner thread.
+                    let s = unsafe { &mut *self.sched() };
+                    s.parked += 1;
+                    if has_work {
+                        // SAFETY: `raw` is a live parked fiber.
+                        unsafe { (*raw).work_slot.set(s.with_work.len()) };
+                        s.with_work.push(raw);
+                    }
+                    match why {
+                        Suspend::ParkCond => {
+                            s.cond_parked.push(raw);
+                            self.remote().kick(); // the condition may already hold
+                        }
+                        _ => {
+                            // SAFETY: `raw` is live; its token was armed by the parking task.
+                            let p = unsafe { &(*raw).parker };
+                            let cur = p.word.load(Ordering::SeqCst);
+                            debug_assert_ne!(cur & STATE_MASK, IDLE);
+                            if cur & STATE_MASK != ARMED
+                                || p.word
+                                    .compare_exchange(
+                                        cur,
+                                        (cur & !STATE_MASK) | PARKED,
+                                        Ordering::SeqCst,
+                                        Ordering::SeqCst,
+                                    )
+                                    .is_err()
+                            {
+                                s.ready.push_back(raw); // woken before it was parked
+                            }
+                        }
+                    }
+                }
+            }
+            cur = self.next_fiber();
+        }
+        // Shutting down: every run has returned, so no fiber is parked (unless a task waits
+        // forever, whose stack is then leaked rather than unwound). Free fibers return.
+        // SAFETY: owner thread.
+        let free = std::mem::take(unsafe { &mut (*self.sched()).free });
+        for mut f in free {
+            let _ = f.co.resume(Resume::Exit);
+        }
+    }
+
+    /// The fiber to resume next: a ready one, else a free one, else a new one.
+    fn next_fiber(&self) -> Box<Fiber> {
+        self.has_ready_fiber();
+        // SAFETY: owner thread.
+        let s = unsafe { &mut *self.sched() };
+        if let Some(raw) = s.ready.pop_front() {
+            s.parked -= 1;
+            // SAFETY: a ready fiber is parked and owned by this driver through the raw
+            // pointer taken in `drive`; it leaves every list here.
+            let f = unsafe { Box::from_raw(raw) };
+            let slot = f.work_slot.replace(NO_SLOT);
+            if slot != NO_SLOT {
+                s.with_work.swap_remove(slot);
+                if slot < s.with_work.len() {
+                    // SAFETY: fibers in `with_work` are live.
+                    unsafe { (*s.with_work[slot]).work_slot.set(slot) };
+                }
+            }
+            f.cond.set(None);
+            return f;
+        }
+        if let Some(f) = s.free.pop() {
+            return f;
+        }
+        match s.new_fiber(self) {
+            Ok(f) => f,
+            // `ensure_next_fiber` ran before every park, and an idle fiber leaves only when
+            // a ready one exists.
+            Err(e) => panic!("offshoot: cannot map a stack for a worker ({e})"),
+        }
+    }
+}
+
+/// The per-worker state as a field of `Worker`.
+pub(crate) struct FiberState {
+    sched: UnsafeCell<Sched>,
+    remote: Remote,
+}
+
+impl FiberState {
+    pub(crate) fn new() -> FiberState {
+        FiberState {
+            sched: UnsafeCell::new(Sched::new(0)),
+            remote: Remote::new(),
+        }
+    }
+
+    pub(crate) fn sched(&self) -> &UnsafeCell<Sched> {
+        &self.sched
+    }
+
+    pub(crate) fn remote(&self) -> &Remote {
+        &self.remote
+    }
+}
