@@ -84,6 +84,7 @@ pub(crate) struct Saved {
     pub(crate) head: *const Frame,
     pub(crate) seeds: u32,
     pub(crate) finish: *const FinishFrame,
+    pub(crate) task: u64,
 }
 
 impl Saved {
@@ -91,6 +92,7 @@ impl Saved {
         head: ptr::null(),
         seeds: 0,
         finish: ptr::null(),
+        task: 0,
     };
 }
 
@@ -104,8 +106,6 @@ pub(crate) struct Fiber {
     pub(crate) parker: Arc<Parker>,
     /// Index in the driver's list of parked fibers whose chain may hold work.
     work_slot: Cell<usize>,
-    /// A stable identity for the task running on this fiber while it is parked.
-    pub(crate) id: u64,
     /// Already woken once because a region on its chain was cancelled (see
     /// `wake_cancelled_parked`); cleared when the fiber becomes free.
     cancel_woken: Cell<bool>,
@@ -129,7 +129,6 @@ pub(crate) struct Sched {
     parked: usize,
     /// Size of every fiber's stack.
     stack_size: usize,
-    next_id: u64,
 }
 
 impl Sched {
@@ -143,7 +142,6 @@ impl Sched {
             with_work: Vec::new(),
             parked: 0,
             stack_size,
-            next_id: 1,
         }
     }
 }
@@ -247,14 +245,16 @@ thread_local! {
 /// A one-shot right to wake one wait of one task. Cheap to clone; waking a stale token (an
 /// earlier wait of the same task, or a wait that was abandoned) does nothing.
 #[derive(Clone)]
-pub struct Waiter {
+pub(crate) struct Waiter {
     parker: Arc<Parker>,
     epoch: u64,
 }
 
 impl std::fmt::Debug for Waiter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Waiter").field("epoch", &self.epoch).finish()
+        f.debug_struct("Waiter")
+            .field("epoch", &self.epoch)
+            .finish()
     }
 }
 
@@ -317,10 +317,12 @@ impl Waiter {
     pub(crate) fn abandon(&self) -> bool {
         let p = &*self.parker;
         let armed = (self.epoch << STATE_BITS) | ARMED;
-        match p
-            .word
-            .compare_exchange(armed, self.epoch << STATE_BITS, Ordering::SeqCst, Ordering::SeqCst)
-        {
+        match p.word.compare_exchange(
+            armed,
+            self.epoch << STATE_BITS,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        ) {
             Ok(_) => false,
             Err(_) => true,
         }
@@ -357,8 +359,6 @@ impl Waiter {
 impl Sched {
     fn new_fiber(&mut self, w: *const Worker) -> std::io::Result<Box<Fiber>> {
         let stack = DefaultStack::new(self.stack_size)?;
-        let id = self.next_id;
-        self.next_id += 1;
         let wp = w as usize;
         let co = Co::with_stack(stack, move |yielder, mut input| {
             // SAFETY: the worker outlives its driver and every fiber the driver resumes.
@@ -383,7 +383,6 @@ impl Sched {
                 target: Target::Thread(std::thread::current()),
             }),
             work_slot: Cell::new(NO_SLOT),
-            id,
             cancel_woken: Cell::new(false),
         });
         let fp: *mut Fiber = &mut *f;
@@ -417,19 +416,6 @@ impl Worker {
                 None
             } else {
                 Some((*f).parker.clone())
-            }
-        }
-    }
-
-    /// An id for the task running on this worker's current fiber.
-    pub(crate) fn running_fiber_id(&self) -> u64 {
-        // SAFETY: owner thread only.
-        unsafe {
-            let f = (*self.sched()).running;
-            if f.is_null() {
-                0
-            } else {
-                (*f).id
             }
         }
     }
@@ -540,9 +526,8 @@ impl Worker {
         while i < s.cond_parked.len() {
             let f = s.cond_parked[i];
             // SAFETY: parked fibers and their saved chains are live.
-            let wake = unsafe {
-                !(*f).cancel_woken.get() && self.chain_cancelled((*f).saved.get().head)
-            };
+            let wake =
+                unsafe { !(*f).cancel_woken.get() && self.chain_cancelled((*f).saved.get().head) };
             if wake {
                 // SAFETY: as above.
                 unsafe { (*f).cancel_woken.set(true) };
@@ -562,15 +547,16 @@ impl Worker {
 
     /// The saved chains of parked fibers that may hold work, for `find_work`; prunes those
     /// that have none left (a parked chain cannot gain work until it runs again).
-    pub(crate) fn parked_chains(&self, mut visit: impl FnMut(*const Frame) -> bool) -> bool {
+    pub(crate) fn parked_chains(&self, mut visit: impl FnMut(&Cell<Saved>) -> bool) -> bool {
         // SAFETY: owner thread only; `visit` does not park.
         let s = unsafe { &mut *self.sched() };
         let mut i = 0;
         while i < s.with_work.len() {
             let f = s.with_work[i];
             // SAFETY: fibers in `with_work` are parked, so their saved chain is live.
-            let head = unsafe { (*f).saved.get().head };
-            if visit(head) {
+            let saved = unsafe { &(*f).saved };
+            let head = saved.get().head;
+            if visit(saved) {
                 return true;
             }
             // SAFETY: as above.

@@ -139,13 +139,20 @@ impl FinishState {
     /// Parks a task whose finish has no frame on the spawning thread.
     fn push_inbox(&self, job: JobRef) {
         self.acquire();
+        self.push_inbox_counted(job);
+    }
+
+    /// Like `push_inbox`, for a task whose count was taken already.
+    fn push_inbox_counted(&self, job: JobRef) {
+        // Read before the push: once the task is in, it may run and end the finish.
+        let owner = self.owner;
         let mut inbox = self.inbox.lock().unwrap_or_else(|e| e.into_inner());
         inbox.push(job);
         self.inbox_len.store(inbox.len(), Ordering::Release);
         drop(inbox);
         // SAFETY: see `release`.
         unsafe {
-            let owner = &*self.owner;
+            let owner = &*owner;
             owner.kick();
             owner.registry().wake_one();
         }
@@ -445,11 +452,58 @@ impl Drop for Batch {
 }
 
 fn run_task(w: &Worker, state: &FinishState, func: impl FnOnce()) {
-    if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
-        w.poll();
-        func()
-    })) {
+    if let Err(p) = w.as_new_task(|| {
+        catch_unwind(AssertUnwindSafe(|| {
+            w.poll();
+            func()
+        }))
+    }) {
         state.fail_with(p);
+    }
+}
+
+/// One count of a finish taken ahead of a task that will be spawned later, from any thread
+/// (a data-driven task, `sync::spawn_when`): the finish cannot end while it is held.
+pub(crate) struct Reservation {
+    state: *const FinishState,
+}
+
+// SAFETY: the state outlives the reservation (it holds a count the finish waits for), and
+// every operation on it used here is thread-safe (atomics, the inbox mutex).
+unsafe impl Send for Reservation {}
+
+impl Reservation {
+    /// Reserves a count of the innermost finish of the calling task.
+    ///
+    /// # Panics
+    /// Outside every pool.
+    pub(crate) fn take() -> Reservation {
+        let w = Worker::current();
+        assert!(
+            !w.is_null(),
+            "offshoot::sync::spawn_when called outside every pool: there is no finish to \
+             join the task; call it inside offshoot::finish, offshoot::scope or ThreadPool::run"
+        );
+        // SAFETY: the current worker is run by this thread; work runs inside a finish frame.
+        let state = unsafe { (*(*w).current_finish()).state };
+        // SAFETY: the state is live: this task runs inside its finish.
+        unsafe { (*state).acquire() };
+        Reservation { state }
+    }
+
+    /// Spawns `f` with the reserved count (into the finish's inbox, which its owner drains).
+    pub(crate) fn spawn<F: FnOnce() + Send>(self, f: F) {
+        let state = self.state;
+        std::mem::forget(self);
+        // SAFETY: the reserved count keeps the state alive; it passes to the queued task.
+        unsafe { (*state).push_inbox_counted(HeapJob::into_job(f, None, state)) };
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        // SAFETY: as in `spawn`: the count kept the state alive until now.
+        unsafe { (*self.state).release() };
     }
 }
 

@@ -52,6 +52,7 @@
 
 #![warn(missing_docs)]
 
+mod atomics;
 mod fiber;
 mod finish;
 mod frame;
@@ -63,7 +64,7 @@ mod par_iter;
 mod pool;
 mod scope;
 mod stats;
-mod sync;
+pub mod sync;
 mod unwind;
 mod worker;
 

@@ -20,7 +20,7 @@
 //!    published with release and read by the thief with acquire, so the job the answer
 //!    points to is fully initialised when the thief sees it.
 
-use crate::sync::{AtomicU64, Ordering};
+use crate::atomics::{AtomicU64, Ordering};
 
 /// Bits of `attention` holding `thief index + 1`.
 pub(crate) const REQ_MASK: u64 = 0xFFFF_FFFF;

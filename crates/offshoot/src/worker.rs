@@ -168,6 +168,10 @@ pub(crate) struct Worker {
     mailbox: CachePadded<Mailbox>,
     sleep_state: AtomicU8,
     thread: OnceLock<Thread>,
+    /// The identity of the task this worker runs now (see `task_id`), and how many
+    /// identities it handed out.
+    task: Cell<u64>,
+    task_seq: Cell<u64>,
     /// The fibers this worker runs tasks on (`fiber.rs`).
     fibers: crate::fiber::FiberState,
 }
@@ -194,6 +198,8 @@ impl Worker {
             mailbox: CachePadded::new(Mailbox::new()),
             sleep_state: AtomicU8::new(RUNNING),
             thread: OnceLock::new(),
+            task: Cell::new(0),
+            task_seq: Cell::new(0),
             fibers: crate::fiber::FiberState::new(),
         }
     }
@@ -229,6 +235,7 @@ impl Worker {
         self.head.set(s.head);
         self.seeds.set(s.seeds);
         self.current_finish.set(s.finish);
+        self.task.set(s.task);
     }
 
     /// Takes the chain state of the fiber that just suspended, leaving an empty chain
@@ -238,7 +245,31 @@ impl Worker {
             head: self.head.replace(ptr::null()),
             seeds: self.seeds.replace(0),
             finish: self.current_finish.replace(ptr::null()),
+            task: self.task.replace(0),
         }
+    }
+
+    /// The identity of the task running now.
+    pub(crate) fn task_id(&self) -> u64 {
+        self.task.get()
+    }
+
+    /// Runs `f` as a new task: with a fresh identity, unique in the process. Identities
+    /// come from a per-worker block of 2^20 taken from one global counter, so giving one
+    /// out is a local increment.
+    #[inline]
+    pub(crate) fn as_new_task<R>(&self, f: impl FnOnce() -> R) -> R {
+        static NEXT_BLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        const BLOCK_IDS: u64 = 1 << 20;
+        let mut id = self.task_seq.get();
+        if id % BLOCK_IDS == 0 {
+            id = NEXT_BLOCK.fetch_add(1, Ordering::Relaxed) * BLOCK_IDS + 1;
+        }
+        self.task_seq.set(id + 1);
+        let prev = self.task.replace(id);
+        let r = f();
+        self.task.set(prev);
+        r
     }
 
     /// The youngest frame, to be stored as a new frame's `prev`.
@@ -389,12 +420,20 @@ impl Worker {
             return Some(unsafe { ((*f).table().offer)(f, self, thief, ctx) });
         }
         let mut found = None;
-        self.parked_chains(|head| {
+        self.parked_chains(|saved| {
             // SAFETY: a parked fiber's chain is live while it is parked, and only this
             // worker's thread touches it.
-            if let Some((f, ctx)) = unsafe { Self::find_in_chain(head, target) } {
+            if let Some((f, ctx)) = unsafe { Self::find_in_chain(saved.get().head, target) } {
+                // Handing out a join seed uncounts it from the running chain's count: move
+                // that to the parked chain it belongs to.
+                let before = self.seeds.get();
                 // SAFETY: as above.
                 found = Some(unsafe { ((*f).table().offer)(f, self, thief, ctx) });
+                let uncounted = before.wrapping_sub(self.seeds.get());
+                self.seeds.set(before);
+                let mut s = saved.get();
+                s.seeds = s.seeds.wrapping_sub(uncounted);
+                saved.set(s);
                 true
             } else {
                 false
@@ -553,7 +592,7 @@ impl Worker {
         let held = self.seeds.replace(0);
         // SAFETY: the job came through a reply to this worker's request, so this worker
         // owns it (mailbox invariant 3) and it is live until it signals completion.
-        unsafe { job.execute(self, Mode::Stolen) };
+        self.as_new_task(|| unsafe { job.execute(self, Mode::Stolen) });
         debug_assert_eq!(self.seeds.get(), 0, "a finished job left seeds counted");
         self.seeds.set(held);
     }

@@ -1,0 +1,87 @@
+//! [`Barrier`]: a cyclic barrier for tasks, built on [`Event`].
+//!
+//! Invariants:
+//! * Each round (generation) has its own event; the last task to arrive sets it and starts
+//!   a new round under the lock, so a task arriving for the next round never sees the old
+//!   round's event.
+
+use std::sync::Arc;
+
+use super::{lock, Event};
+
+struct Round {
+    arrived: usize,
+    done: Arc<Event<()>>,
+}
+
+/// A barrier for `n` tasks: each [`Barrier::wait`] parks until `n` have arrived; then all
+/// go on and the barrier can be used again.
+///
+/// ```
+/// use offshoot::sync::Barrier;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+///
+/// let b = Barrier::new(4);
+/// let before = AtomicUsize::new(0);
+/// offshoot::scope(|s| {
+///     for _ in 0..4 {
+///         s.spawn(|_| {
+///             before.fetch_add(1, Ordering::SeqCst);
+///             b.wait();
+///             assert_eq!(before.load(Ordering::SeqCst), 4);
+///         });
+///     }
+/// });
+/// ```
+pub struct Barrier {
+    n: usize,
+    round: std::sync::Mutex<Round>,
+}
+
+/// What [`Barrier::wait`] tells each task: exactly one per round is the leader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BarrierWaitResult(bool);
+
+impl BarrierWaitResult {
+    /// Whether this task was the last to arrive (one per round).
+    pub fn is_leader(&self) -> bool {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for Barrier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Barrier").field("n", &self.n).finish()
+    }
+}
+
+impl Barrier {
+    /// A barrier for `n` tasks (`n == 0` behaves as 1: nobody waits).
+    pub fn new(n: usize) -> Barrier {
+        Barrier {
+            n: n.max(1),
+            round: std::sync::Mutex::new(Round {
+                arrived: 0,
+                done: Arc::new(Event::new()),
+            }),
+        }
+    }
+
+    /// Parks until `n` tasks have called `wait` in this round.
+    pub fn wait(&self) -> BarrierWaitResult {
+        let done = {
+            let mut r = lock(&self.round);
+            r.arrived += 1;
+            if r.arrived == self.n {
+                let done = std::mem::replace(&mut r.done, Arc::new(Event::new()));
+                r.arrived = 0;
+                drop(r);
+                let _ = done.set(());
+                return BarrierWaitResult(true);
+            }
+            r.done.clone()
+        };
+        done.wait();
+        BarrierWaitResult(false)
+    }
+}

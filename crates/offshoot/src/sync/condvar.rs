@@ -1,0 +1,86 @@
+//! [`Condvar`]: wait for a condition under a [`Mutex`], parking instead of blocking.
+//!
+//! Invariants:
+//! * A waiter queues its token *before* it unlocks the mutex, so a notify that comes after
+//!   the unlock finds it (and a wake that lands before the park makes the park return at
+//!   once): no notification is lost between the unlock and the park.
+//! * Wake-ups may be spurious from the caller's point of view (another task may take the
+//!   mutex first): callers wait in a loop on their condition, as with `std::sync::Condvar`.
+
+use super::{lock, MutexGuard, WaitList};
+
+/// A condition variable for [`super::Mutex`].
+///
+/// ```
+/// use offshoot::sync::{Condvar, Mutex};
+///
+/// let ready = Mutex::new(false);
+/// let cv = Condvar::new();
+/// offshoot::join(
+///     || {
+///         let mut g = ready.lock();
+///         while !*g {
+///             g = cv.wait(g);
+///         }
+///     },
+///     || {
+///         *ready.lock() = true;
+///         cv.notify_all();
+///     },
+/// );
+/// ```
+pub struct Condvar {
+    waiters: std::sync::Mutex<WaitList>,
+}
+
+impl Default for Condvar {
+    fn default() -> Self {
+        Condvar::new()
+    }
+}
+
+impl std::fmt::Debug for Condvar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Condvar").finish_non_exhaustive()
+    }
+}
+
+impl Condvar {
+    /// A condition variable with no waiters.
+    pub const fn new() -> Condvar {
+        Condvar {
+            waiters: std::sync::Mutex::new(WaitList::new()),
+        }
+    }
+
+    /// Unlocks the guard's mutex, parks until notified, and locks it again.
+    pub fn wait<'a, T: ?Sized>(&self, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
+        let mutex = guard.mutex;
+        let w = lock(&self.waiters).enqueue();
+        drop(guard);
+        w.park();
+        mutex.lock()
+    }
+
+    /// Parks until `condition` is false, re-checking after every notification.
+    pub fn wait_while<'a, T: ?Sized>(
+        &self,
+        mut guard: MutexGuard<'a, T>,
+        mut condition: impl FnMut(&mut T) -> bool,
+    ) -> MutexGuard<'a, T> {
+        while condition(&mut guard) {
+            guard = self.wait(guard);
+        }
+        guard
+    }
+
+    /// Wakes one waiting task, if any.
+    pub fn notify_one(&self) {
+        lock(&self.waiters).wake_one();
+    }
+
+    /// Wakes every waiting task.
+    pub fn notify_all(&self) {
+        lock(&self.waiters).wake_all();
+    }
+}

@@ -1,0 +1,182 @@
+//! [`Event`]: a single-assignment value with waiters and callbacks — the one primitive every
+//! waiting construct of this crate is built on (002's EventDrivenControl).
+//!
+//! Invariants:
+//! * The value is written once (`OnceLock`); after that it never changes.
+//! * The check "is it set?" and the registration of a waiter or callback happen under the
+//!   event's lock, and `set` stores the value before it takes that lock to collect them.
+//!   So a waiter either sees the value or is collected by the setter: no wake-up is lost.
+//! * Each registered waiter is woken exactly once, and each callback runs exactly once, by
+//!   the setter after the value is visible (or at once by `on_set` if it already was).
+//! * A waiting task parks its fiber (`fiber.rs`): its worker goes on with other work. A
+//!   thread outside every pool blocks.
+
+use std::sync::{Mutex, OnceLock};
+
+use crate::fiber::Waiter;
+
+type Callback<T> = Box<dyn FnOnce(&T) + Send>;
+
+struct Pending<T> {
+    waiters: Vec<Waiter>,
+    callbacks: Vec<Callback<T>>,
+}
+
+/// A value that is set once and can be waited for.
+///
+/// `wait` parks the calling task until the value is set, without blocking its worker
+/// thread: the worker runs other tasks meanwhile, and the waiting task resumes (on the same
+/// thread) once the value is there. Outside a pool, `wait` blocks the calling thread. Many
+/// tasks may wait; one `set` wakes them all. Callbacks registered with [`Event::on_set`]
+/// run once, right after the value is set, on the setting thread.
+///
+/// Every other construct of [`crate::sync`] is built on this one; use it to build your own.
+///
+/// ```
+/// use offshoot::sync::Event;
+/// use std::sync::Arc;
+///
+/// let ready = Arc::new(Event::new());
+/// let r = ready.clone();
+/// offshoot::join(
+///     || *ready.wait() * 2,        // parks until the other side sets it
+///     move || r.set(21).unwrap(),
+/// );
+/// assert_eq!(ready.get(), Some(&21));
+/// ```
+pub struct Event<T> {
+    value: OnceLock<T>,
+    pending: Mutex<Pending<T>>,
+}
+
+impl<T> Default for Event<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Event<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Event").field("value", &self.get()).finish()
+    }
+}
+
+impl<T> Event<T> {
+    /// An event that is not set.
+    ///
+    /// ```
+    /// let e = offshoot::sync::Event::<u8>::new();
+    /// assert!(!e.is_set());
+    /// ```
+    pub const fn new() -> Self {
+        Event {
+            value: OnceLock::new(),
+            pending: Mutex::new(Pending {
+                waiters: Vec::new(),
+                callbacks: Vec::new(),
+            }),
+        }
+    }
+
+    /// Sets the value and wakes every waiter; runs the registered callbacks on this thread.
+    /// Returns `Err(value)` if the event was set already (the first value stays).
+    ///
+    /// ```
+    /// let e = offshoot::sync::Event::new();
+    /// assert_eq!(e.set(1), Ok(()));
+    /// assert_eq!(e.set(2), Err(2));
+    /// assert_eq!(e.get(), Some(&1));
+    /// ```
+    pub fn set(&self, value: T) -> Result<(), T> {
+        let mut value = Some(value);
+        self.value.get_or_init(|| value.take().expect("set once"));
+        if let Some(v) = value {
+            return Err(v);
+        }
+        let Pending { waiters, callbacks } = {
+            let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            std::mem::replace(
+                &mut *p,
+                Pending {
+                    waiters: Vec::new(),
+                    callbacks: Vec::new(),
+                },
+            )
+        };
+        for w in &waiters {
+            w.wake();
+        }
+        let v = self.value.get().expect("just set");
+        for cb in callbacks {
+            cb(v);
+        }
+        Ok(())
+    }
+
+    /// The value, if set.
+    pub fn get(&self) -> Option<&T> {
+        self.value.get()
+    }
+
+    /// Whether the value is set.
+    pub fn is_set(&self) -> bool {
+        self.value.get().is_some()
+    }
+
+    /// Waits until the value is set and returns it. A task parks (its worker goes on); a
+    /// thread outside every pool blocks.
+    ///
+    /// A wait that nothing will ever end (nobody sets the event) waits forever.
+    ///
+    /// ```
+    /// use offshoot::sync::Event;
+    /// let e = Event::new();
+    /// e.set("go").unwrap();
+    /// assert_eq!(*e.wait(), "go");
+    /// ```
+    pub fn wait(&self) -> &T {
+        loop {
+            if let Some(v) = self.value.get() {
+                return v;
+            }
+            let me = Waiter::prepare();
+            {
+                let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(v) = self.value.get() {
+                    drop(p);
+                    me.abandon();
+                    return v;
+                }
+                p.waiters.push(me.clone());
+            }
+            me.park();
+        }
+    }
+
+    /// Runs `f` with the value once it is set: now, on this thread, if it is set already;
+    /// else on the thread that sets it, right after the value is stored. `f` must not wait.
+    ///
+    /// ```
+    /// use offshoot::sync::Event;
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let e = Event::new();
+    /// let seen = Arc::new(AtomicU32::new(0));
+    /// let s = seen.clone();
+    /// e.on_set(move |v: &u32| s.store(*v, Ordering::SeqCst));
+    /// e.set(7).unwrap();
+    /// assert_eq!(seen.load(Ordering::SeqCst), 7);
+    /// ```
+    pub fn on_set(&self, f: impl FnOnce(&T) + Send + 'static) {
+        if let Some(v) = self.value.get() {
+            return f(v);
+        }
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = self.value.get() {
+            drop(p);
+            return f(v);
+        }
+        p.callbacks.push(Box::new(f));
+    }
+}

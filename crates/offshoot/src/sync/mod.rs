@@ -1,0 +1,84 @@
+//! Waiting without blocking: synchronization whose waits park the waiting task, not its
+//! worker thread.
+//!
+//! In a pool, a task that must wait (for a lock, a value, a message, a permit) parks its
+//! stack — a fiber — and its worker goes on with other tasks; the task resumes on the same
+//! thread once what it waits for happens. So a pool whose tasks all wait on each other does
+//! not lose its workers, and a lock held around a nested parallel computation (rayon issue
+//! #592) does not deadlock the pool: tasks that contend for the lock park, and the workers
+//! run the nested computation.
+//!
+//! Everything here rests on one mechanism: a task arms a one-shot parking token, registers
+//! it with the thing it waits on under that thing's lock, and parks; the waker wakes the
+//! token exactly once (`fiber.rs`). [`Event`] is the public form of it — a
+//! single-assignment value with waiters and callbacks — and [`Promise`], futures, barriers
+//! and data-driven tasks are built on it.
+//!
+//! Outside every pool, waits block the calling thread, so the same values can be shared
+//! with plain threads.
+//!
+//! **Do not hold a `std::sync::Mutex` guard across a wait or a parallel call in a pool.** A
+//! worker may run other tasks while one parks; if one of them locks the same std mutex on
+//! the same thread, it deadlocks. Use [`Mutex`] from this module instead.
+
+mod barrier;
+mod channel;
+mod condvar;
+mod event;
+mod future;
+mod monitor;
+mod mutex;
+mod promise;
+mod semaphore;
+mod task;
+
+pub use barrier::{Barrier, BarrierWaitResult};
+pub use channel::{bounded, unbounded, Receiver, RecvError, SendError, Sender};
+pub use condvar::Condvar;
+pub use event::Event;
+pub use future::{spawn_future, TaskFuture};
+pub use monitor::{Monitor, MonitorGuard};
+pub use mutex::{Mutex, MutexGuard};
+pub use promise::{spawn_when, AlreadyPut, Promise};
+pub use semaphore::{Semaphore, SemaphorePermit};
+pub use task::{task_id, TaskId};
+
+/// A wait list of parked tasks, kept under the lock of the construct that owns it.
+pub(crate) struct WaitList(std::collections::VecDeque<crate::fiber::Waiter>);
+
+impl WaitList {
+    pub(crate) const fn new() -> WaitList {
+        WaitList(std::collections::VecDeque::new())
+    }
+
+    /// Arms a token for the calling task and queues it; park on it after releasing the
+    /// lock that guards this list.
+    pub(crate) fn enqueue(&mut self) -> crate::fiber::Waiter {
+        let w = crate::fiber::Waiter::prepare();
+        self.0.push_back(w.clone());
+        w
+    }
+
+    /// Wakes the oldest waiter still waiting. Returns whether one was woken.
+    pub(crate) fn wake_one(&mut self) -> bool {
+        while let Some(w) = self.0.pop_front() {
+            if w.wake() {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Wakes every waiter.
+    pub(crate) fn wake_all(&mut self) {
+        for w in self.0.drain(..) {
+            w.wake();
+        }
+    }
+}
+
+/// Locks a std mutex used internally, ignoring poisoning: the guarded state is kept
+/// consistent by every critical section (none of them runs user code).
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,194 @@
+//! [`Monitor`]: a reentrant lock per task identity with `wait`, `notify` and `notify_all`
+//! (Java's monitors, 000's `synchronized` with cooperative waiting).
+//!
+//! Invariants:
+//! * `owner`, `depth` and both wait lists change only under `state`'s lock. `owner` is the
+//!   [`TaskId`] holding the monitor and `depth` how many guards it holds (re-entries).
+//! * `wait` queues the caller on the condition list *before* it gives the monitor up (all
+//!   its re-entries at once), so a notify after that finds it; it re-enters with the same
+//!   depth when woken.
+//! * Guards give shared access only (`&T`): a task may hold several guards at once. Use
+//!   `Cell`/`RefCell` inside for mutation; only the owning task (on its own thread) reaches
+//!   the data while it holds the monitor.
+
+use std::marker::PhantomData;
+use std::ops::Deref;
+
+use super::{lock, task_id, TaskId, WaitList};
+
+struct State {
+    owner: Option<TaskId>,
+    depth: usize,
+    entry: WaitList,
+    cond: WaitList,
+}
+
+/// A reentrant monitor: [`Monitor::enter`] locks it for the calling task (again and again
+/// if that task holds it already); [`MonitorGuard::wait`] gives it up and parks until
+/// notified.
+///
+/// Re-entry is by task identity ([`task_id`]): the branch of a `join` that runs inline
+/// shares its parent's identity and may re-enter; a stolen branch or a spawned task is
+/// another task and waits.
+///
+/// ```
+/// use offshoot::sync::Monitor;
+/// use std::cell::RefCell;
+/// use std::collections::VecDeque;
+///
+/// // A bounded buffer of 2 slots.
+/// let buf = Monitor::new(RefCell::new(VecDeque::new()));
+/// let got = offshoot::join(
+///     || {
+///         for i in 0..10 {
+///             let g = buf.enter();
+///             while g.borrow().len() == 2 {
+///                 g.wait();
+///             }
+///             g.borrow_mut().push_back(i);
+///             g.notify_all();
+///         }
+///     },
+///     || {
+///         let mut sum = 0;
+///         for _ in 0..10 {
+///             let g = buf.enter();
+///             while g.borrow().is_empty() {
+///                 g.wait();
+///             }
+///             sum += g.borrow_mut().pop_front().unwrap();
+///             g.notify_all();
+///         }
+///         sum
+///     },
+/// );
+/// assert_eq!(got.1, 45);
+/// ```
+pub struct Monitor<T: ?Sized> {
+    state: std::sync::Mutex<State>,
+    data: T,
+}
+
+// SAFETY: the data is reached only by the task holding the monitor, on its thread, one task
+// at a time; so sharing needs `T: Send` (as `std`'s reentrant lock).
+unsafe impl<T: ?Sized + Send> Sync for Monitor<T> {}
+
+impl<T: ?Sized> std::fmt::Debug for Monitor<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = lock(&self.state);
+        f.debug_struct("Monitor")
+            .field("owner", &s.owner)
+            .field("depth", &s.depth)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> Monitor<T> {
+    /// A new monitor around `data`.
+    pub const fn new(data: T) -> Monitor<T> {
+        Monitor {
+            state: std::sync::Mutex::new(State {
+                owner: None,
+                depth: 0,
+                entry: WaitList::new(),
+                cond: WaitList::new(),
+            }),
+            data,
+        }
+    }
+
+    /// The data, consuming the monitor.
+    pub fn into_inner(self) -> T {
+        self.data
+    }
+}
+
+impl<T: ?Sized> Monitor<T> {
+    /// Enters the monitor, parking while another task holds it.
+    pub fn enter(&self) -> MonitorGuard<'_, T> {
+        self.acquire(task_id(), 1);
+        MonitorGuard {
+            monitor: self,
+            _not_send: PhantomData,
+        }
+    }
+
+    fn acquire(&self, me: TaskId, depth: usize) {
+        loop {
+            let w = {
+                let mut s = lock(&self.state);
+                match s.owner {
+                    None => {
+                        s.owner = Some(me);
+                        s.depth = depth;
+                        return;
+                    }
+                    Some(o) if o == me => {
+                        s.depth += depth;
+                        return;
+                    }
+                    Some(_) => s.entry.enqueue(),
+                }
+            };
+            w.park();
+        }
+    }
+}
+
+/// One entry of a task into a [`Monitor`]; leaves it when dropped.
+pub struct MonitorGuard<'a, T: ?Sized> {
+    monitor: &'a Monitor<T>,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl<T: ?Sized> Deref for MonitorGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.monitor.data
+    }
+}
+
+impl<T: ?Sized> MonitorGuard<'_, T> {
+    /// Gives the monitor up (all of this task's entries), parks until notified, and
+    /// enters again as deep as before. Wake-ups can be spurious: wait in a loop.
+    pub fn wait(&self) {
+        let m = self.monitor;
+        let me = task_id();
+        let (w, depth) = {
+            let mut s = lock(&m.state);
+            assert_eq!(
+                s.owner,
+                Some(me),
+                "offshoot: Monitor::wait by a task that does not hold the monitor"
+            );
+            let w = s.cond.enqueue();
+            let depth = std::mem::replace(&mut s.depth, 0);
+            s.owner = None;
+            s.entry.wake_one();
+            (w, depth)
+        };
+        w.park();
+        m.acquire(me, depth);
+    }
+
+    /// Wakes one task waiting in [`MonitorGuard::wait`].
+    pub fn notify(&self) {
+        lock(&self.monitor.state).cond.wake_one();
+    }
+
+    /// Wakes every task waiting in [`MonitorGuard::wait`].
+    pub fn notify_all(&self) {
+        lock(&self.monitor.state).cond.wake_all();
+    }
+}
+
+impl<T: ?Sized> Drop for MonitorGuard<'_, T> {
+    fn drop(&mut self) {
+        let mut s = lock(&self.monitor.state);
+        s.depth -= 1;
+        if s.depth == 0 {
+            s.owner = None;
+            s.entry.wake_one();
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! [`Mutex`]: a lock whose waiters park instead of blocking their worker.
+//!
+//! Invariants:
+//! * `locked` and the wait list change only under `state`'s lock; the data is reached only
+//!   through a guard, and at most one guard exists at a time (`locked`).
+//! * Unlocking clears `locked` and wakes the oldest waiter, which then competes for the
+//!   lock again (no hand-off: a wake that finds the lock taken simply waits again, so a
+//!   wake is never lost and never grants the lock twice).
+//! * A task that is stopped or panics while holding the guard releases the lock in the
+//!   guard's destructor; the lock is not poisoned (the data's invariants are the caller's).
+
+use std::cell::UnsafeCell;
+use std::ops::{Deref, DerefMut};
+
+use super::{lock, WaitList};
+
+struct State {
+    locked: bool,
+    waiters: WaitList,
+}
+
+/// A mutual-exclusion lock for tasks. A task that finds it taken parks (its worker runs
+/// other tasks) until the holder unlocks it; outside a pool, the thread blocks.
+///
+/// Holding the guard across a nested parallel computation is fine: tasks that contend for
+/// the lock park, and the pool's workers run the nested computation (the deadlock of rayon
+/// issue #592 does not happen).
+///
+/// ```
+/// use offshoot::sync::Mutex;
+///
+/// let total = Mutex::new(0u64);
+/// offshoot::par_for(0..1000, |i| *total.lock() += i as u64);
+/// assert_eq!(total.into_inner(), 499_500);
+/// ```
+pub struct Mutex<T: ?Sized> {
+    state: std::sync::Mutex<State>,
+    data: UnsafeCell<T>,
+}
+
+// SAFETY: the guard gives access to the data to one task at a time (`locked`), so sharing
+// the mutex between threads needs only `T: Send`, as for `std::sync::Mutex`.
+unsafe impl<T: ?Sized + Send> Sync for Mutex<T> {}
+// SAFETY: owning the mutex owns the data.
+unsafe impl<T: ?Sized + Send> Send for Mutex<T> {}
+
+impl<T: Default> Default for Mutex<T> {
+    fn default() -> Self {
+        Mutex::new(T::default())
+    }
+}
+
+impl<T: ?Sized> std::fmt::Debug for Mutex<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mutex")
+            .field("locked", &lock(&self.state).locked)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> Mutex<T> {
+    /// A new, unlocked mutex.
+    pub const fn new(value: T) -> Mutex<T> {
+        Mutex {
+            state: std::sync::Mutex::new(State {
+                locked: false,
+                waiters: WaitList::new(),
+            }),
+            data: UnsafeCell::new(value),
+        }
+    }
+
+    /// The data, consuming the mutex.
+    pub fn into_inner(self) -> T {
+        self.data.into_inner()
+    }
+}
+
+impl<T: ?Sized> Mutex<T> {
+    /// Locks the mutex, parking the calling task while another holds it.
+    ///
+    /// Not reentrant: a task that locks a mutex it holds waits forever (use
+    /// [`super::Monitor`] for a reentrant lock).
+    pub fn lock(&self) -> MutexGuard<'_, T> {
+        loop {
+            let w = {
+                let mut s = lock(&self.state);
+                if !s.locked {
+                    s.locked = true;
+                    return MutexGuard {
+                        mutex: self,
+                        _not_send: std::marker::PhantomData,
+                    };
+                }
+                s.waiters.enqueue()
+            };
+            w.park();
+        }
+    }
+
+    /// Locks the mutex if it is free.
+    ///
+    /// ```
+    /// let m = offshoot::sync::Mutex::new(1);
+    /// let g = m.lock();
+    /// assert!(m.try_lock().is_none());
+    /// drop(g);
+    /// assert!(m.try_lock().is_some());
+    /// ```
+    pub fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
+        let mut s = lock(&self.state);
+        if s.locked {
+            None
+        } else {
+            s.locked = true;
+            Some(MutexGuard {
+                mutex: self,
+                _not_send: std::marker::PhantomData,
+            })
+        }
+    }
+
+    /// The data, through a unique borrow (no locking needed).
+    pub fn get_mut(&mut self) -> &mut T {
+        self.data.get_mut()
+    }
+
+    pub(crate) fn unlock(&self) {
+        let mut s = lock(&self.state);
+        s.locked = false;
+        s.waiters.wake_one();
+    }
+}
+
+/// Access to the data of a locked [`Mutex`]; unlocks when dropped. Not `Send`: it stays
+/// with the task that locked (which resumes on its own thread after parking).
+pub struct MutexGuard<'a, T: ?Sized> {
+    pub(crate) mutex: &'a Mutex<T>,
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+// SAFETY: sharing the guard shares `&T` only.
+unsafe impl<T: ?Sized + Sync> Sync for MutexGuard<'_, T> {}
+
+impl<T: ?Sized> Deref for MutexGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: this guard is the only one (`locked`), so no `&mut` to the data exists.
+        unsafe { &*self.mutex.data.get() }
+    }
+}
+
+impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: this guard is the only one, and it is borrowed mutably.
+        unsafe { &mut *self.mutex.data.get() }
+    }
+}
+
+impl<T: ?Sized> Drop for MutexGuard<'_, T> {
+    fn drop(&mut self) {
+        self.mutex.unlock();
+    }
+}
+
+impl<T: ?Sized + std::fmt::Debug> std::fmt::Debug for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}

@@ -1,0 +1,118 @@
+//! [`Semaphore`]: a counting semaphore whose waiters park.
+//!
+//! Invariants:
+//! * `permits` and the wait list change only under `state`'s lock.
+//! * A release adds a permit and wakes the oldest waiter, which competes for it again; a
+//!   wake is never lost (the waiter queued before it released the lock).
+
+use super::{lock, WaitList};
+
+struct State {
+    permits: usize,
+    waiters: WaitList,
+}
+
+/// A counting semaphore for tasks.
+///
+/// ```
+/// use offshoot::sync::Semaphore;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+///
+/// let sem = Semaphore::new(2);
+/// let inside = AtomicUsize::new(0);
+/// offshoot::par_for(0..100, |_| {
+///     let _p = sem.acquire();
+///     assert!(inside.fetch_add(1, Ordering::SeqCst) < 2);
+///     inside.fetch_sub(1, Ordering::SeqCst);
+/// });
+/// ```
+pub struct Semaphore {
+    state: std::sync::Mutex<State>,
+}
+
+impl std::fmt::Debug for Semaphore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Semaphore")
+            .field("permits", &lock(&self.state).permits)
+            .finish()
+    }
+}
+
+impl Semaphore {
+    /// A semaphore with `permits` permits.
+    pub const fn new(permits: usize) -> Semaphore {
+        Semaphore {
+            state: std::sync::Mutex::new(State {
+                permits,
+                waiters: WaitList::new(),
+            }),
+        }
+    }
+
+    /// Takes a permit, parking while there is none; the permit returns when the guard drops.
+    pub fn acquire(&self) -> SemaphorePermit<'_> {
+        loop {
+            let w = {
+                let mut s = lock(&self.state);
+                if s.permits > 0 {
+                    s.permits -= 1;
+                    return SemaphorePermit { sem: self };
+                }
+                s.waiters.enqueue()
+            };
+            w.park();
+        }
+    }
+
+    /// Takes a permit if one is free.
+    pub fn try_acquire(&self) -> Option<SemaphorePermit<'_>> {
+        let mut s = lock(&self.state);
+        if s.permits > 0 {
+            s.permits -= 1;
+            Some(SemaphorePermit { sem: self })
+        } else {
+            None
+        }
+    }
+
+    /// Adds `n` permits (waking up to `n` waiters).
+    ///
+    /// ```
+    /// let s = offshoot::sync::Semaphore::new(0);
+    /// s.add_permits(1);
+    /// assert!(s.try_acquire().is_some());
+    /// ```
+    pub fn add_permits(&self, n: usize) {
+        let mut s = lock(&self.state);
+        s.permits += n;
+        for _ in 0..n {
+            if !s.waiters.wake_one() {
+                break;
+            }
+        }
+    }
+
+    /// The number of free permits now.
+    pub fn available_permits(&self) -> usize {
+        lock(&self.state).permits
+    }
+}
+
+/// A permit of a [`Semaphore`]; returned when dropped.
+#[derive(Debug)]
+pub struct SemaphorePermit<'a> {
+    sem: &'a Semaphore,
+}
+
+impl SemaphorePermit<'_> {
+    /// Keeps the permit taken for good (it is not returned).
+    pub fn forget(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for SemaphorePermit<'_> {
+    fn drop(&mut self) {
+        self.sem.add_permits(1);
+    }
+}

@@ -1,0 +1,52 @@
+//! Task identity: which task is running, stable while the task is parked and resumed.
+//!
+//! Invariants:
+//! * A task is what a worker takes as a unit: the closure of `ThreadPool::run`, a stolen
+//!   branch of a join, a spawned task, a piece of a loop. Code a task runs inline (the
+//!   branch of a join nobody stole, a loop block it runs itself) is part of that task and
+//!   has its identity.
+//! * Identities are unique in the process; a thread outside every pool has one of its own.
+
+use crate::worker::Worker;
+
+/// The identity of a task (or of a thread outside every pool).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct TaskId(pub(crate) u64);
+
+impl TaskId {
+    /// The number behind the identity (unique in the process).
+    pub fn as_u64(self) -> u64 {
+        self.0
+    }
+}
+
+thread_local! {
+    static THREAD_ID: u64 = {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        // Outside-thread identities have the top bit set: task identities never do.
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) | (1 << 63)
+    };
+}
+
+/// The identity of the calling task. It stays the same while the task parks and resumes,
+/// and differs between tasks that run at the same time. Code that a task runs inline (the
+/// branch of a `join` that no one stole) shares the task's identity; a stolen branch or a
+/// spawned task has its own. Outside every pool, the calling thread's identity.
+///
+/// ```
+/// let (a, b) = offshoot::join(offshoot::sync::task_id, offshoot::sync::task_id);
+/// let _ = (a, b); // equal if `b` ran inline, different if it was stolen
+/// let t = offshoot::sync::task_id();
+/// assert_eq!(t, offshoot::sync::task_id());
+/// ```
+pub fn task_id() -> TaskId {
+    let w = Worker::current();
+    if !w.is_null() {
+        // SAFETY: the current worker is run by this thread.
+        let id = unsafe { (*w).task_id() };
+        if id != 0 {
+            return TaskId(id);
+        }
+    }
+    TaskId(THREAD_ID.with(|t| *t))
+}
