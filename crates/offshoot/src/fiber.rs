@@ -119,6 +119,8 @@ pub(crate) struct Sched {
     yielder: *const Yielder<Resume, Suspend>,
     /// The running fiber (null on the driver).
     running: *mut Fiber,
+    // Boxed: a fiber's address is in its token (`Parker`), so it must not move.
+    #[allow(clippy::vec_box)]
     free: Vec<Box<Fiber>>,
     ready: VecDeque<*mut Fiber>,
     /// Fibers parked on a condition.
@@ -317,15 +319,14 @@ impl Waiter {
     pub(crate) fn abandon(&self) -> bool {
         let p = &*self.parker;
         let armed = (self.epoch << STATE_BITS) | ARMED;
-        match p.word.compare_exchange(
-            armed,
-            self.epoch << STATE_BITS,
-            Ordering::SeqCst,
-            Ordering::SeqCst,
-        ) {
-            Ok(_) => false,
-            Err(_) => true,
-        }
+        p.word
+            .compare_exchange(
+                armed,
+                self.epoch << STATE_BITS,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_err()
     }
 
     /// Parks the calling task until this token is woken. Must be called by the task that

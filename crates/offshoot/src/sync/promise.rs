@@ -137,7 +137,7 @@ impl<T: Send + Sync + 'static> Dependency for Arc<Event<T>> {
 ///
 /// let sum = Arc::new(AtomicU32::new(0));
 /// offshoot::finish(|| {
-///     let (a, b) = (Promise::new(), Promise::new());
+///     let (a, b) = (Promise::<u32>::new(), Promise::<u32>::new());
 ///     let (a2, b2, s) = (a.clone(), b.clone(), sum.clone());
 ///     spawn_when(&[&a, &b], move || {
 ///         s.store(a2.get() + b2.get(), Ordering::SeqCst);
