@@ -50,7 +50,8 @@ fn main() {
     let rounds = 100_000usize;
     let mut per = Vec::new();
     for _ in 0..7 {
-        let evs: Arc<Vec<Event<()>>> = Arc::new((0..2 * rounds + 2).map(|_| Event::new()).collect());
+        let evs: Arc<Vec<Event<()>>> =
+            Arc::new((0..2 * rounds + 2).map(|_| Event::new()).collect());
         let t = pool.run(|| {
             let t0 = Instant::now();
             offshoot::scope(|s| {

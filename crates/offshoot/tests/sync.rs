@@ -473,3 +473,30 @@ fn random_mixes_of_joins_locks_promises_and_channels_match_the_oracle() {
         }
     });
 }
+
+#[test]
+fn rwlock_readers_share_and_writers_exclude() {
+    bounded(|| {
+        for n in POOL_SIZES {
+            let p = pool(n);
+            let l = offshoot::sync::RwLock::new((0u64, 0u64));
+            let readers_in = AtomicUsize::new(0);
+            p.run(|| {
+                offshoot::par_for(0..400, |i| {
+                    if i % 5 == 0 {
+                        let mut g = l.write();
+                        assert_eq!(readers_in.load(Ordering::SeqCst), 0);
+                        g.0 += 1;
+                        g.1 += 2;
+                    } else {
+                        let g = l.read();
+                        readers_in.fetch_add(1, Ordering::SeqCst);
+                        assert_eq!(g.1, 2 * g.0);
+                        readers_in.fetch_sub(1, Ordering::SeqCst);
+                    }
+                });
+            });
+            assert_eq!(l.into_inner(), (80, 160), "{n} workers");
+        }
+    });
+}

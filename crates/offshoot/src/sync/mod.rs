@@ -29,6 +29,7 @@ mod future;
 mod monitor;
 mod mutex;
 mod promise;
+mod rwlock;
 mod semaphore;
 mod task;
 
@@ -39,7 +40,8 @@ pub use event::Event;
 pub use future::{spawn_future, TaskFuture};
 pub use monitor::{Monitor, MonitorGuard};
 pub use mutex::{Mutex, MutexGuard};
-pub use promise::{spawn_when, AlreadyPut, Promise};
+pub use promise::{spawn_when, AlreadyPut, Dependency, Promise};
+pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use semaphore::{Semaphore, SemaphorePermit};
 pub use task::{task_id, TaskId};
 

@@ -1,0 +1,186 @@
+//! [`RwLock`]: many readers or one writer; waiters park.
+//!
+//! Invariants:
+//! * `readers` (count of read guards), `writer` and the wait lists change only under
+//!   `state`'s lock; `writer` excludes readers and other writers.
+//! * Writers are preferred: once a writer waits, new readers wait too, so a stream of
+//!   readers cannot starve a writer. A release wakes waiting writers first (one), else every
+//!   waiting reader; the woken compete again (no hand-off, no lost wake-up).
+
+use std::cell::UnsafeCell;
+use std::marker::PhantomData;
+use std::ops::{Deref, DerefMut};
+
+use super::{lock, WaitList};
+
+struct State {
+    readers: usize,
+    writer: bool,
+    writers_waiting: usize,
+    read_waiters: WaitList,
+    write_waiters: WaitList,
+}
+
+/// A reader-writer lock for tasks: [`RwLock::read`] shares, [`RwLock::write`] excludes;
+/// a task that must wait parks.
+///
+/// ```
+/// use offshoot::sync::RwLock;
+///
+/// let table = RwLock::new(vec![0u32; 8]);
+/// offshoot::par_for(0..8, |i| {
+///     if i % 4 == 0 {
+///         table.write()[i] += 1;
+///     } else {
+///         let _sum: u32 = table.read().iter().sum();
+///     }
+/// });
+/// assert_eq!(table.read().iter().sum::<u32>(), 2);
+/// ```
+pub struct RwLock<T: ?Sized> {
+    state: std::sync::Mutex<State>,
+    data: UnsafeCell<T>,
+}
+
+// SAFETY: like `std::sync::RwLock`: readers share `&T` across threads (`T: Sync`), a writer
+// gets `&mut T` (`T: Send`).
+unsafe impl<T: ?Sized + Send + Sync> Sync for RwLock<T> {}
+// SAFETY: owning the lock owns the data.
+unsafe impl<T: ?Sized + Send> Send for RwLock<T> {}
+
+impl<T: ?Sized> std::fmt::Debug for RwLock<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = lock(&self.state);
+        f.debug_struct("RwLock")
+            .field("readers", &s.readers)
+            .field("writer", &s.writer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> RwLock<T> {
+    /// A new, unlocked lock.
+    pub const fn new(value: T) -> RwLock<T> {
+        RwLock {
+            state: std::sync::Mutex::new(State {
+                readers: 0,
+                writer: false,
+                writers_waiting: 0,
+                read_waiters: WaitList::new(),
+                write_waiters: WaitList::new(),
+            }),
+            data: UnsafeCell::new(value),
+        }
+    }
+
+    /// The data, consuming the lock.
+    pub fn into_inner(self) -> T {
+        self.data.into_inner()
+    }
+}
+
+impl<T: ?Sized> RwLock<T> {
+    /// Shared access, parking while a writer holds or waits for the lock. A task that reads
+    /// twice while a writer waits deadlocks (as with any writer-preferring lock).
+    pub fn read(&self) -> RwLockReadGuard<'_, T> {
+        loop {
+            let w = {
+                let mut s = lock(&self.state);
+                if !s.writer && s.writers_waiting == 0 {
+                    s.readers += 1;
+                    return RwLockReadGuard {
+                        lock: self,
+                        _not_send: PhantomData,
+                    };
+                }
+                s.read_waiters.enqueue()
+            };
+            w.park();
+        }
+    }
+
+    /// Exclusive access, parking while anyone else holds the lock.
+    pub fn write(&self) -> RwLockWriteGuard<'_, T> {
+        let mut waiting = false;
+        loop {
+            let w = {
+                let mut s = lock(&self.state);
+                if !s.writer && s.readers == 0 {
+                    s.writer = true;
+                    if waiting {
+                        s.writers_waiting -= 1;
+                    }
+                    return RwLockWriteGuard {
+                        lock: self,
+                        _not_send: PhantomData,
+                    };
+                }
+                if !waiting {
+                    s.writers_waiting += 1;
+                    waiting = true;
+                }
+                s.write_waiters.enqueue()
+            };
+            w.park();
+        }
+    }
+
+    fn release(&self, writer: bool) {
+        let mut s = lock(&self.state);
+        if writer {
+            s.writer = false;
+        } else {
+            s.readers -= 1;
+        }
+        if s.readers == 0 && !s.write_waiters.wake_one() {
+            s.read_waiters.wake_all();
+        }
+    }
+}
+
+/// Shared access to a [`RwLock`]'s data.
+pub struct RwLockReadGuard<'a, T: ?Sized> {
+    lock: &'a RwLock<T>,
+    _not_send: PhantomData<*const ()>,
+}
+
+/// Exclusive access to a [`RwLock`]'s data.
+pub struct RwLockWriteGuard<'a, T: ?Sized> {
+    lock: &'a RwLock<T>,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: while a read guard lives, no writer holds the lock, so no `&mut` exists.
+        unsafe { &*self.lock.data.get() }
+    }
+}
+
+impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: the write guard is the only guard.
+        unsafe { &*self.lock.data.get() }
+    }
+}
+
+impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: the write guard is the only guard, and it is borrowed mutably.
+        unsafe { &mut *self.lock.data.get() }
+    }
+}
+
+impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
+    fn drop(&mut self) {
+        self.lock.release(false);
+    }
+}
+
+impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
+    fn drop(&mut self) {
+        self.lock.release(true);
+    }
+}
