@@ -16,9 +16,16 @@
 //!   it at its next **poll** (every `join`, `spawn`, and [`poll()`] is one), and answers with
 //!   its **oldest** seed — the one nearest the bottom of its stack, usually the biggest piece
 //!   of work — or with "nothing". Only then does a seed become a task.
-//! * A worker that reaches the join of a seed that was taken waits by taking work back
-//!   *only from the worker that took it* (leapfrogging), so it never buries the waiting
-//!   frame under unrelated work.
+//! * A worker that reaches the join of a seed that was taken first takes work back *only
+//!   from the worker that took it* (leapfrogging). When there is none, the waiting task
+//!   **parks**: tasks run on fibers (stacks from a per-worker pool), and the waiting fiber
+//!   is set aside with its frames intact while the worker goes on with other work on
+//!   another fiber; it resumes, on the same thread, once the thief is done. Seeds left on a
+//!   parked stack stay available to thieves and to the worker itself.
+//! * The same parking serves every wait in [`sync`]: events, promises, futures, locks,
+//!   monitors, condition variables, semaphores, barriers, channels and data-driven tasks
+//!   wait without blocking their worker, so a pool whose tasks wait on each other keeps
+//!   running (a lock held around a nested parallel call does not deadlock the pool).
 //! * [`finish`] joins every task [`spawn`]ed in its dynamic extent — in callees, in spawned
 //!   tasks, on any worker. [`scope`] is the lexical version whose tasks may borrow.
 //! * Failures cross joins: the first panic (or `Err` in the `try_` forms) wins, every other
