@@ -72,6 +72,12 @@ mod worker;
 pub use bridge::{BridgeMap, IterBridge, ParallelBridge};
 pub use finish::{finish, spawn, try_finish, try_spawn};
 pub use join::{join, try_join};
+
+/// Measurement probes for the benchmark suite (not part of the API).
+#[doc(hidden)]
+pub mod probe {
+    pub use crate::finish::{spawn_phases, SpawnPhases};
+}
 pub use loops::{par_for, par_for_each, par_for_each_mut, par_reduce};
 pub use par_iter::{
     Enumerate, Filter, FromParallelIterator, IndexedParallelIterator, IntoIter,
