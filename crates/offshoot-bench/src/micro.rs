@@ -16,6 +16,10 @@
 //!   `spin_loop`; chili's spinning closure runs empty joins, since chili only
 //!   shares work at a heartbeat (every 100 µs by default) seen inside a join.
 //!
+//! - 001's cost split of a task (create / enqueue / start) for 10^6 empty tasks made by one
+//!   task, on 1 and 2 workers: offshoot's `spawn` in a loop (timed phase by phase through
+//!   `offshoot::probe::spawn_phases`), offshoot's `spawn_batch`, rayon's `scope.spawn`.
+//!
 //! A spinning closure gives up after 5 s so that a runtime that never lets
 //! the other worker take `b` reports an error instead of hanging.
 
@@ -287,6 +291,14 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
         );
     }
 
+    for workers in [1, 2] {
+        if workers <= crate::machine::available_parallelism() {
+            for m in task_cost_split(batches, workers)? {
+                push(m, &mut out);
+            }
+        }
+    }
+
     if crate::machine::available_parallelism() < 2 {
         eprintln!("note: fewer than 2 cores available; skipping the 2-worker measurements");
         return Ok(out);
@@ -440,6 +452,117 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
             &mut out,
         );
     }
+    Ok(out)
+}
+
+/// Tasks per run of the cost split (001's Empty: 10^6 empty tasks made by one task).
+const SPLIT_TASKS: usize = 1_000_000;
+
+/// Runs `run` (which does [`SPLIT_TASKS`] tasks and returns its phases' times) `batches`
+/// times and turns each phase's median into a result, in ns per task.
+fn split_results(
+    what: &str,
+    runtime: &str,
+    workers: usize,
+    batches: usize,
+    phases: &[&str],
+    mut run: impl FnMut() -> Vec<Duration>,
+) -> Vec<Micro> {
+    let runs: Vec<Vec<f64>> = (0..batches.max(1))
+        .map(|_| {
+            let d = run();
+            let total: Duration = d.iter().sum();
+            d.iter()
+                .chain(std::iter::once(&total))
+                .map(|x| x.as_secs_f64() * 1e9 / SPLIT_TASKS as f64)
+                .collect()
+        })
+        .collect();
+    phases
+        .iter()
+        .chain(std::iter::once(&"total"))
+        .enumerate()
+        .map(|(k, phase)| {
+            let mut ns: Vec<f64> = runs.iter().map(|r| r[k]).collect();
+            ns.sort_by(f64::total_cmp);
+            let m = (
+                ns[ns.len() / 2],
+                ns[0],
+                ns[ns.len() - 1],
+                SPLIT_TASKS as u64,
+            );
+            result(
+                &format!("{what}: {phase}"),
+                runtime,
+                workers,
+                batches,
+                m,
+                "per task, 10^6 empty tasks made by one task".to_string(),
+            )
+        })
+        .collect()
+}
+
+/// 001's cost split of a task (create / enqueue / start) on `workers` workers: offshoot's
+/// `spawn` in a loop (through `offshoot::probe::spawn_phases`, which times each phase over
+/// all tasks), offshoot's `spawn_batch` (the call, then the rest of the scope), rayon's
+/// `scope.spawn` in a loop (the loop, then the rest of the scope).
+fn task_cost_split(batches: usize, workers: usize) -> Result<Vec<Micro>, String> {
+    let batches = batches.min(9);
+    let mut out = Vec::new();
+    let pool = offshoot_pool(workers)?;
+    out.extend(split_results(
+        "spawn",
+        "offshoot",
+        workers,
+        batches,
+        &["create", "enqueue", "start+run"],
+        || {
+            let p = pool.run(|| offshoot::probe::spawn_phases(SPLIT_TASKS));
+            vec![p.create, p.enqueue, p.start]
+        },
+    ));
+    out.extend(split_results(
+        "spawn_batch",
+        "offshoot",
+        workers,
+        batches,
+        &["create+enqueue", "start+run"],
+        || {
+            pool.run(|| {
+                let t0 = Instant::now();
+                let mut t1 = t0;
+                offshoot::scope(|s| {
+                    s.spawn_batch(SPLIT_TASKS, |i| {
+                        black_box(i);
+                    });
+                    t1 = Instant::now();
+                });
+                vec![t1 - t0, t1.elapsed()]
+            })
+        },
+    ));
+    let pool = rayon_pool(workers)?;
+    out.extend(split_results(
+        "scope.spawn",
+        "rayon",
+        workers,
+        batches,
+        &["create+enqueue", "start+run"],
+        || {
+            pool.install(|| {
+                let t0 = Instant::now();
+                let mut t1 = t0;
+                rayon::scope(|s| {
+                    for _ in 0..SPLIT_TASKS {
+                        s.spawn(|_| {});
+                    }
+                    t1 = Instant::now();
+                });
+                vec![t1 - t0, t1.elapsed()]
+            })
+        },
+    ));
     Ok(out)
 }
 

@@ -1,7 +1,7 @@
 //! The frame chain: the one structure a victim reads to answer a request.
 //!
 //! Every worker keeps a singly linked list of [`Frame`]s that live in stack frames of the
-//! code it runs, youngest first (`Worker::head`). Four kinds exist:
+//! code it runs, youngest first (`Worker::head`). Five kinds exist:
 //!
 //! | kind | pushed by | offers work | cancelled when |
 //! |---|---|---|---|
@@ -9,7 +9,7 @@
 //! | `StolenSeed` | a seed after it was handed out | no | `b` failed first |
 //! | `StolenJob` | a thief, around a stolen join `b` | no | `a` failed first |
 //! | `Finish` | `finish`/`scope` (owner), or a thief running work of a finish (proxy) | its pending spawned tasks | the finish failed |
-//! | `Loop` | `par_for` and friends, for the part of a loop this worker runs | the upper half of its remaining range | a piece it handed out failed first |
+//! | `Loop` | `par_for` and friends, for the part of a loop this worker runs; `par_bridge`, for the items this worker holds in stock | the upper half of its remaining range; the newer half of its stock | a piece it handed out failed first |
 //!
 //! Invariants:
 //! * Only the owning worker reads or writes its chain and the frames' `Cell`s; frames are

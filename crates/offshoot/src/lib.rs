@@ -35,6 +35,8 @@
 //!   the stopped task stops it again.
 //! * Loops ([`par_for`], [`par_reduce`], the parallel iterators of [`prelude`]) keep their
 //!   remaining range whole and give the upper half to each worker that asks.
+//! * A sequential iterator runs in *stock mode* ([`ParallelBridge::par_bridge`]): its owner
+//!   pulls items a few ahead and gives half of that stock to each worker that asks.
 //! * Idle workers back off and sleep; an idle pool burns no CPU.
 //!
 //! ```
@@ -60,6 +62,7 @@
 #![warn(missing_docs)]
 
 mod atomics;
+mod bridge;
 mod fiber;
 mod finish;
 mod frame;
@@ -75,8 +78,15 @@ pub mod sync;
 mod unwind;
 mod worker;
 
+pub use bridge::{BridgeMap, IterBridge, ParallelBridge};
 pub use finish::{finish, spawn, try_finish, try_spawn};
 pub use join::{join, try_join};
+
+/// Measurement probes for the benchmark suite (not part of the API).
+#[doc(hidden)]
+pub mod probe {
+    pub use crate::finish::{spawn_phases, SpawnPhases};
+}
 pub use loops::{par_for, par_for_each, par_for_each_mut, par_reduce};
 pub use par_iter::{
     Enumerate, Filter, FromParallelIterator, IndexedParallelIterator, IntoIter,
@@ -87,6 +97,7 @@ pub use par_iter::{
 /// The traits that give collections and ranges `par_iter()`, `par_iter_mut()` and
 /// `into_par_iter()`: `use offshoot::prelude::*;` (as `use rayon::prelude::*;`).
 pub mod prelude {
+    pub use crate::bridge::ParallelBridge;
     pub use crate::par_iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
         IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator,

@@ -57,19 +57,7 @@ struct LoopFrame<'a, L: LoopBody> {
     next: Cell<usize>,
     end: Cell<usize>,
     /// Pieces handed out, in hand-out order (each covers a range below the previous one).
-    /// Raw pointers from `Box::into_raw` (a `Box` would assert uniqueness each time the
-    /// list moves it, invalidating the thief's pointer); freed by `Drop`.
-    pieces: UnsafeCell<Vec<*mut Piece<'a, L>>>,
-}
-
-impl<L: LoopBody> Drop for LoopFrame<'_, L> {
-    fn drop(&mut self) {
-        for &p in self.pieces.get_mut().iter() {
-            // SAFETY: every piece came from `Box::into_raw` in `offer`, and `run_range`
-            // settles every piece (its thief set `done`) before the frame is dropped.
-            drop(unsafe { Box::from_raw(p) });
-        }
-    }
+    pieces: Pieces<Piece<'a, L>>,
 }
 
 /// A part of a loop handed to a thief: `lo..hi`, and the thief's combined result.
@@ -82,14 +70,22 @@ struct Piece<'a, L: LoopBody> {
     result: UnsafeCell<Option<L::Acc>>,
 }
 
-impl<'a, L: LoopBody> LoopFrame<'a, L> {
+/// A frame of kind `Loop` that splits its remaining work on request (a loop's range, a
+/// bridge's stock); its table is [`SplitFrame::VTABLE`]. The functions are called by the
+/// owning worker only, with a pointer to a frame of the implementing type.
+pub(crate) trait SplitFrame {
+    unsafe fn has_work(f: *const Frame) -> bool;
+    unsafe fn offer(f: *const Frame, w: &Worker, thief: usize, ctx: *const FinishState) -> JobRef;
+    unsafe fn cancelled(f: *const Frame) -> bool;
     const VTABLE: FrameVTable = FrameVTable {
         kind: FrameKind::Loop,
         has_work: Self::has_work,
         offer: Self::offer,
         cancelled: Self::cancelled,
     };
+}
 
+impl<L: LoopBody> SplitFrame for LoopFrame<'_, L> {
     unsafe fn has_work(f: *const Frame) -> bool {
         // SAFETY: the Loop table is only installed on `LoopFrame<L>`s; only the owner calls.
         let f = unsafe { &*(f as *const Self) };
@@ -102,31 +98,156 @@ impl<'a, L: LoopBody> LoopFrame<'a, L> {
         let (next, end) = (f.next.get(), f.end.get());
         let mid = next + (end - next) / 2;
         f.end.set(mid);
-        let piece = Box::into_raw(Box::new(Piece {
+        let piece = Piece {
             header: JobHeader::new(Piece::<L>::execute, w),
             body: f.body,
             lo: mid,
             hi: end,
             result: UnsafeCell::new(None),
-        }));
-        // SAFETY: just allocated; nobody else has it yet.
-        unsafe {
-            (*piece).header.thief.set(thief);
-            (*piece).header.finish.set(ctx);
-            // SAFETY: only the owner touches the list.
-            (*f.pieces.get()).push(piece);
-        }
-        // The header is the first field (repr(C)); the pointer covers the whole piece.
-        JobRef(piece as *const JobHeader)
+        };
+        // SAFETY: only the owner (this worker, answering a request) touches the list.
+        unsafe { f.pieces.hand_out(piece, thief, ctx) }
     }
 
     unsafe fn cancelled(f: *const Frame) -> bool {
         // SAFETY: as in `has_work`.
         let f = unsafe { &*(f as *const Self) };
-        // SAFETY: only the owner touches the list; the pieces' headers are live.
-        unsafe { (*f.pieces.get()).iter() }
-            // SAFETY: the pieces are live until the frame is dropped.
-            .any(|&p| unsafe { (*p).header.failed.load(Ordering::Acquire) } == FAILED_B)
+        // SAFETY: only the owner calls `cancelled`.
+        unsafe { f.pieces.any_failed() }
+    }
+}
+
+/// Work a splitting frame handed to a thief (a part of a loop's range, a part of a stock
+/// of items): `#[repr(C)]` with its [`JobHeader`] first, and a slot for its result.
+///
+/// # Safety
+/// Implementors are `#[repr(C)]` with the header as their first field, and write the
+/// result slot only before their header's `done`.
+pub(crate) unsafe trait HandedOut {
+    /// The partial result.
+    type Acc;
+    fn header(&self) -> &JobHeader;
+    /// Takes the result; called by the owner only after `done`.
+    fn take_result(&self) -> Option<Self::Acc>;
+}
+
+/// The pieces a frame handed out, in hand-out order. Raw pointers from `Box::into_raw` (a
+/// `Box` would assert uniqueness each time the list moves it, invalidating the thief's
+/// pointer); freed by `Drop`, after [`Pieces::settle`] waited for every one of them.
+/// Only the owning worker touches the list.
+pub(crate) struct Pieces<P>(UnsafeCell<Vec<*mut P>>);
+
+impl<P> Drop for Pieces<P> {
+    fn drop(&mut self) {
+        for &p in self.0.get_mut().iter() {
+            // SAFETY: every piece came from `Box::into_raw` in `hand_out`, and every owner
+            // settles its pieces (their thieves set `done`) before the list is dropped.
+            drop(unsafe { Box::from_raw(p) });
+        }
+    }
+}
+
+impl<P: HandedOut> Pieces<P> {
+    pub(crate) fn new() -> Self {
+        Pieces(UnsafeCell::new(Vec::new()))
+    }
+
+    /// Boxes `piece`, addresses it to `thief` in the finish `ctx` and keeps it in the list;
+    /// returns the job to reply with.
+    ///
+    /// # Safety
+    /// Only the owning worker may call (it alone touches the list).
+    pub(crate) unsafe fn hand_out(
+        &self,
+        piece: P,
+        thief: usize,
+        ctx: *const FinishState,
+    ) -> JobRef {
+        let p = Box::into_raw(Box::new(piece));
+        // SAFETY: just allocated; nobody else has it yet. Only the owner touches the list.
+        unsafe {
+            (*p).header().thief.set(thief);
+            (*p).header().finish.set(ctx);
+            (*self.0.get()).push(p);
+        }
+        // The header is the first field (`HandedOut`'s contract); the pointer covers the
+        // whole piece.
+        JobRef(p as *const JobHeader)
+    }
+
+    /// Whether a piece failed first (its owner must stop).
+    ///
+    /// # Safety
+    /// Only the owning worker may call.
+    pub(crate) unsafe fn any_failed(&self) -> bool {
+        // SAFETY: only the owner touches the list; the pieces are live until it is dropped.
+        unsafe { (*self.0.get()).iter() }
+            // SAFETY: as above.
+            .any(|&p| unsafe { (*p).header().failed.load(Ordering::Acquire) } == FAILED_B)
+    }
+
+    /// Owner side, after its own part (`own`) ended and its frame left the chain: stops the
+    /// pieces if `own` failed, waits for every piece (newest first), and returns `own`'s
+    /// result combined with the pieces' results in that order — or resumes the first
+    /// failure (a piece that failed first wins over the owner's own stop).
+    pub(crate) fn settle(
+        &self,
+        w: &Worker,
+        own: std::thread::Result<P::Acc>,
+        combine: impl Fn(P::Acc, P::Acc) -> P::Acc,
+    ) -> P::Acc {
+        // SAFETY: the frame is unlinked; this worker is the list's only user. The pieces are
+        // live until the list is dropped, after this function settled them all.
+        let pieces: Vec<&P> = unsafe { (*self.0.get()).iter().map(|&p| &*p).collect() };
+        if own.is_err() {
+            for p in pieces.iter() {
+                cancel_job(w, p.header());
+            }
+        }
+        let mut failure: Option<Payload> = None;
+        let mut stopped = false;
+        let mut parts = Vec::with_capacity(pieces.len());
+        for p in pieces.iter().rev() {
+            match settle_job(w, p.header()) {
+                Settled::Value => parts.push(p.take_result()),
+                Settled::Failed(payload) => {
+                    if failure.is_none() {
+                        failure = Some(payload);
+                        for q in pieces.iter() {
+                            cancel_job(w, q.header());
+                        }
+                    }
+                }
+                Settled::Stopped => stopped = true,
+            }
+        }
+        let acc = match own {
+            Err(p) => {
+                drop(parts);
+                resume_unwind(failure.unwrap_or(p))
+            }
+            Ok(acc) => acc,
+        };
+        if let Some(p) = failure {
+            resume_unwind(p);
+        }
+        if stopped {
+            raise_stopped();
+        }
+        parts.into_iter().flatten().fold(acc, combine)
+    }
+}
+
+// SAFETY: `Piece` is `#[repr(C)]` with its header first; its result is written by its
+// runner before `done` (see `Piece::execute`).
+unsafe impl<L: LoopBody> HandedOut for Piece<'_, L> {
+    type Acc = L::Acc;
+    fn header(&self) -> &JobHeader {
+        &self.header
+    }
+    fn take_result(&self) -> Option<L::Acc> {
+        // SAFETY: called by the owner after `done`: the thief no longer touches the slot.
+        unsafe { (*self.result.get()).take() }
     }
 }
 
@@ -157,12 +278,12 @@ pub(crate) fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize)
     let frame = LoopFrame {
         frame: Frame {
             prev: w.head(),
-            vtable: Cell::new(Some(&LoopFrame::<L>::VTABLE)),
+            vtable: Cell::new(Some(&<LoopFrame<L> as SplitFrame>::VTABLE)),
         },
         body,
         next: Cell::new(lo),
         end: Cell::new(hi),
-        pieces: UnsafeCell::new(Vec::new()),
+        pieces: Pieces::new(),
     };
     let fp = &frame as *const LoopFrame<L> as *const Frame;
     w.push(fp);
@@ -192,54 +313,7 @@ pub(crate) fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize)
         acc
     }));
     w.pop(fp);
-    // SAFETY: the frame is unlinked; this worker is the list's only user. The pieces are
-    // live until the frame is dropped, after this function settled them all.
-    let pieces: Vec<&Piece<L>> = unsafe { (*frame.pieces.get()).iter().map(|&p| &*p).collect() };
-    if own.is_err() {
-        for p in pieces.iter() {
-            cancel_job(w, &p.header);
-        }
-    }
-    // Wait for every piece, lowest range first; remember the first failure.
-    let mut failure: Option<Payload> = None;
-    let mut stopped = false;
-    let mut parts = Vec::with_capacity(pieces.len());
-    for p in pieces.iter().rev() {
-        match settle_job(w, &p.header) {
-            Settled::Value => {
-                // SAFETY: `done` was set; the thief wrote the result before that.
-                parts.push(unsafe { (*p.result.get()).take() });
-            }
-            Settled::Failed(payload) => {
-                if failure.is_none() {
-                    failure = Some(payload);
-                    for q in pieces.iter() {
-                        cancel_job(w, &q.header);
-                    }
-                }
-            }
-            Settled::Stopped => stopped = true,
-        }
-    }
-
-    let acc = match own {
-        Err(p) => {
-            drop(parts);
-            // A piece that failed first wins over the owner's own (possibly stop) payload.
-            resume_unwind(failure.unwrap_or(p))
-        }
-        Ok(acc) => acc,
-    };
-    if let Some(p) = failure {
-        resume_unwind(p);
-    }
-    if stopped {
-        raise_stopped();
-    }
-    parts
-        .into_iter()
-        .flatten()
-        .fold(acc, |a, b| body.combine(a, b))
+    frame.pieces.settle(w, own, |a, b| body.combine(a, b))
 }
 
 /// Runs `body(i)` for every `i` in `range`, in parallel: the range is split in halves only

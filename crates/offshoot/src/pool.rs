@@ -23,7 +23,7 @@ use crate::finish::finish_core;
 use crate::job::{JobHeader, JobRef, Mode};
 use crate::stats::Stats;
 use crate::unwind::is_stopped;
-use crate::worker::Worker;
+use crate::worker::{SpareBlocks, Worker};
 
 /// The most workers a pool may have.
 pub const MAX_WORKERS: usize = 4096;
@@ -39,6 +39,8 @@ pub(crate) struct Registry {
     sleepers: AtomicIsize,
     busy: AtomicUsize,
     terminating: AtomicBool,
+    /// Batches of free task blocks passed between the workers' free lists.
+    pub(crate) spare_blocks: SpareBlocks,
 }
 
 impl Registry {
@@ -374,6 +376,7 @@ impl Builder {
                 sleepers: AtomicIsize::new(0),
                 busy: AtomicUsize::new(0),
                 terminating: AtomicBool::new(false),
+                spare_blocks: SpareBlocks::new(),
             }
         });
         let fiber_stack = self.stack_size.unwrap_or_else(default_stack_size);

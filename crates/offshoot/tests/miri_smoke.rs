@@ -1,5 +1,6 @@
 //! Small end-to-end runs of every path that uses `unsafe` (a stolen join seed run in place,
-//! spawned tasks handed out and drained, a failure crossing a stolen join), sized so that
+//! spawned tasks handed out and drained, a failure crossing a stolen join, loop pieces and
+//! bridged stock pieces), sized so that
 //! `scripts/miri.sh` can run them under Miri. They also run in the normal test suite.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -122,4 +123,23 @@ fn parallel_iterators_move_and_mutate_soundly() {
             .for_each(|(i, x)| *x += i as u64)
     });
     assert_eq!(w[39], 78);
+}
+
+#[test]
+fn bridged_items_move_through_stock_pieces_soundly() {
+    use offshoot::prelude::*;
+    let p = pool();
+    let v: Vec<String> = p.run(|| {
+        (0..40u32)
+            .map(|i| i.to_string())
+            .par_bridge()
+            .map(|s| {
+                offshoot::poll();
+                s + "!"
+            })
+            .collect()
+    });
+    assert_eq!(v[39], "39!");
+    let n = p.run(|| (0..40u32).par_bridge().map(|x| x as usize).sum::<usize>());
+    assert_eq!(n, 780);
 }
