@@ -61,6 +61,7 @@ mod mailbox;
 mod par_iter;
 mod pool;
 mod scope;
+pub mod search;
 mod stats;
 mod sync;
 mod unwind;

@@ -385,6 +385,14 @@ impl Worker {
             return None;
         }
         debug_assert!(!best_ctx.is_null(), "work outside every finish");
+        // SAFETY: `best` is a live frame of this worker.
+        if unsafe { (*best).table().kind } == FrameKind::Handler {
+            // The oldest candidate is a spawn-request handler, which may decline: the search
+            // module asks it and, failing that, the younger frames in order (004 Fig. 6).
+            // SAFETY: `best` is a live handler frame of this worker, in the allowed region,
+            // and every frame between it and the head is too.
+            return unsafe { crate::search::answer(self, thief, best, best_ctx) };
+        }
         // SAFETY: `best` is a live frame of this worker whose table said it has work.
         Some(unsafe { ((*best).table().offer)(best, self, thief, best_ctx) })
     }
