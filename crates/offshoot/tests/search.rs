@@ -403,31 +403,34 @@ fn a_borrowed_state_blocks_its_handlers_and_older_ones() {
     });
 }
 
+/// Runs `search` on `p`; it must panic with `boom(what)`, and that panic must surface
+/// exactly once.
+fn surfaces_once(p: &offshoot::ThreadPool, what: &str, search: impl FnOnce() + Send) {
+    let msg = boom_msg(what);
+    let before = times_raised(&msg);
+    assert_eq!(panic_message(|| p.run(search)), msg);
+    assert_eq!(times_raised(&msg) - before, 1);
+}
+
 #[test]
 fn a_panicking_handler_surfaces_once_and_the_pool_goes_on() {
     bounded(|| {
         let p = pool(2);
-        let msg = boom_msg("handler");
-        let before = times_raised(&msg);
-        let got = panic_message(|| {
-            p.run(|| {
-                let st = State::new(vec![0u8; 4]);
-                let _: ((), Vec<()>) = st.handle(
-                    || {
-                        st.undo_redo(
-                            || {
-                                poll_until_stopped(LONG);
-                            },
-                            |_| {},
-                            |_| {},
-                        );
-                    },
-                    |_, _req| boom("handler"),
-                );
-            })
+        surfaces_once(&p, "handler", || {
+            let st = State::new(vec![0u8; 4]);
+            let _: ((), Vec<()>) = st.handle(
+                || {
+                    st.undo_redo(
+                        || {
+                            poll_until_stopped(LONG);
+                        },
+                        |_| {},
+                        |_| {},
+                    );
+                },
+                |_, _req| boom("handler"),
+            );
         });
-        assert_eq!(got, msg);
-        assert_eq!(times_raised(&msg) - before, 1);
         // The chain is intact: the pool runs searches as before.
         let (v, t): (u32, Vec<u32>) = p.run(|| handle(|| 3, |req| req.spawn(|| 4)));
         assert_eq!(v, 3);
@@ -438,26 +441,19 @@ fn a_panicking_handler_surfaces_once_and_the_pool_goes_on() {
 #[test]
 fn a_panicking_undo_surfaces_once() {
     bounded(|| {
-        let p = pool(2);
-        let msg = boom_msg("undo");
-        let before = times_raised(&msg);
         let asked = std::sync::atomic::AtomicU32::new(0);
-        let got = panic_message(|| {
-            p.run(|| {
-                let st = State::new(0u8);
-                let _: ((), Vec<()>) = st.handle(
-                    || {
-                        st.undo_redo(|| poll_until_stopped(LONG), |_| boom("undo"), |_| {});
-                    },
-                    |_, req| {
-                        asked.fetch_add(1, Ordering::SeqCst);
-                        req.decline()
-                    },
-                );
-            })
+        surfaces_once(&pool(2), "undo", || {
+            let st = State::new(0u8);
+            let _: ((), Vec<()>) = st.handle(
+                || {
+                    st.undo_redo(|| poll_until_stopped(LONG), |_| boom("undo"), |_| {});
+                },
+                |_, req| {
+                    asked.fetch_add(1, Ordering::SeqCst);
+                    req.decline()
+                },
+            );
         });
-        assert_eq!(got, msg);
-        assert_eq!(times_raised(&msg) - before, 1);
         // Only the entry poll (before the clause existed) may have asked the handler: once
         // the undo failed, nothing older than it is asked.
         assert!(asked.load(Ordering::SeqCst) <= 1);
@@ -467,28 +463,21 @@ fn a_panicking_undo_surfaces_once() {
 #[test]
 fn a_panicking_task_surfaces_once() {
     bounded(|| {
-        let p = pool(2);
-        let msg = boom_msg("task");
-        let before = times_raised(&msg);
-        let got = panic_message(|| {
-            p.run(|| {
-                let spawned = Cell::new(false);
-                let _: ((), Vec<()>) = handle(
-                    || {
-                        poll_until_stopped(LONG);
-                    },
-                    |req| {
-                        if spawned.replace(true) {
-                            req.decline()
-                        } else {
-                            req.spawn(|| boom("task"))
-                        }
-                    },
-                );
-            })
+        surfaces_once(&pool(2), "task", || {
+            let spawned = Cell::new(false);
+            let _: ((), Vec<()>) = handle(
+                || {
+                    poll_until_stopped(LONG);
+                },
+                |req| {
+                    if spawned.replace(true) {
+                        req.decline()
+                    } else {
+                        req.spawn(|| boom("task"))
+                    }
+                },
+            );
         });
-        assert_eq!(got, msg);
-        assert_eq!(times_raised(&msg) - before, 1);
     });
 }
 
