@@ -10,6 +10,8 @@
 //! | `StolenJob` | a thief, around a stolen join `b` | no | `a` failed first |
 //! | `Finish` | `finish`/`scope` (owner), or a thief running work of a finish (proxy) | its pending spawned tasks | the finish failed |
 //! | `Loop` | `par_for` and friends, for the part of a loop this worker runs; `par_bridge`, for the items this worker holds in stock | the upper half of its remaining range; the newer half of its stock | a piece it handed out failed first |
+//! | `Handler` | `search::handle` / `State::handle`, around its body | whatever its spawn-request handler spawns (it may decline) | the handler panicked, or a task it spawned failed first |
+//! | `UndoRedo` | `State::undo_redo`, around its body | no (it rolls the state back and forth around older handlers) | its undo or redo panicked |
 //!
 //! Invariants:
 //! * Only the owning worker reads or writes its chain and the frames' `Cell`s; frames are
@@ -17,7 +19,10 @@
 //!   own catch / drop path before the frame's storage goes away).
 //! * A frame's storage outlives its presence in the chain.
 //! * A request is answered with the **oldest** frame that has work (nearest the bottom),
-//!   restricted to the region the request targets (see `Worker::find_work`).
+//!   restricted to the region the request targets (see `Worker::find_work`). When that
+//!   frame is a `Handler`, `search::answer` takes over: it runs the undos of the younger
+//!   `UndoRedo` frames, asks the handlers oldest first and falls back to younger frames of
+//!   any kind, in 004's Fig. 6 order.
 //! * Walking the chain happens only on slow paths (a request, a stop); planting a seed is
 //!   two stores and a pointer bump of `head`.
 
@@ -35,6 +40,8 @@ pub(crate) enum FrameKind {
     StolenJob,
     Finish,
     Loop,
+    Handler,
+    UndoRedo,
 }
 
 /// Behaviour of one kind of frame. Each concrete frame type has one `static` (or promoted

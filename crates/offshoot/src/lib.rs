@@ -73,6 +73,7 @@ mod mailbox;
 mod par_iter;
 mod pool;
 mod scope;
+pub mod search;
 mod stats;
 pub mod sync;
 mod unwind;

@@ -478,6 +478,15 @@ impl Worker {
     pub(crate) fn find_work(&self, target: Target, thief: usize) -> Option<JobRef> {
         // SAFETY: the running chain is live and only this worker touches it.
         if let Some((f, ctx)) = unsafe { Self::find_in_chain(self.head.get(), target) } {
+            // SAFETY: `f` is a live frame of this worker.
+            if unsafe { (*f).table().kind } == FrameKind::Handler {
+                // The oldest candidate is a spawn-request handler, which may decline: the
+                // search module asks it and, failing that, the younger frames in order (004
+                // Fig. 6).
+                // SAFETY: `f` is a live handler frame of this worker, in the allowed region,
+                // and every frame between it and the head is too.
+                return unsafe { crate::search::answer(self, thief, f, ctx) };
+            }
             // SAFETY: `f` is a live frame of this worker whose table said it has work.
             return Some(unsafe { ((*f).table().offer)(f, self, thief, ctx) });
         }
@@ -485,7 +494,13 @@ impl Worker {
         self.parked_chains(|saved| {
             // SAFETY: a parked fiber's chain is live while it is parked, and only this
             // worker's thread touches it.
-            if let Some((f, ctx)) = unsafe { Self::find_in_chain(saved.get().head, target) } {
+            let found_here = unsafe { Self::find_in_chain(saved.get().head, target) };
+            // A handler on a parked chain is not asked: its undo/redo would run on the state
+            // of a task that is not running. The parked task's own polls ask it when it runs.
+            // SAFETY: frames of a parked chain are live.
+            let found_here =
+                found_here.filter(|&(f, _)| unsafe { (*f).table().kind } != FrameKind::Handler);
+            if let Some((f, ctx)) = found_here {
                 // Handing out a join seed uncounts it from the running chain's count: move
                 // that to the parked chain it belongs to.
                 let before = self.seeds.get();
