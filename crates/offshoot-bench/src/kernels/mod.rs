@@ -29,6 +29,8 @@ pub mod knapsack;
 pub mod matmul;
 pub mod nqueens;
 pub mod par_for;
+pub mod pentomino;
+pub mod pentomino_copy;
 pub mod tree_sum;
 pub mod uts;
 
@@ -94,6 +96,8 @@ pub fn all() -> Vec<KernelInfo> {
         uts::INFO_BINOMIAL,
         tree_sum::INFO,
         par_for::INFO,
+        pentomino::INFO,
+        pentomino_copy::INFO,
     ]
 }
 
