@@ -28,6 +28,7 @@ pub mod heat;
 pub mod knapsack;
 pub mod matmul;
 pub mod nqueens;
+pub mod nqueens_undo;
 pub mod par_for;
 pub mod pentomino;
 pub mod pentomino_copy;
@@ -88,6 +89,7 @@ pub fn all() -> Vec<KernelInfo> {
     vec![
         fib::INFO,
         nqueens::INFO,
+        nqueens_undo::INFO,
         knapsack::INFO,
         cilksort::INFO,
         matmul::INFO,
