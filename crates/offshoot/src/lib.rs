@@ -13,8 +13,8 @@
 //!   read-modify-write, no fence on that path. A worker keeps a few unstolen seeds at most;
 //!   a join that finds them all there plants none and is two plain calls and a poll.
 //! * A worker with nothing to do sends a **request** to a busy worker. The busy worker sees
-//!   it at its next **poll** (every `join`, `spawn`, and [`poll()`] is one), and answers with
-//!   its **oldest** seed — the one nearest the bottom of its stack, usually the biggest piece
+//!   it at its next **poll** (every `join`, `spawn`, `handle`, and [`poll()`] is one), and
+//!   answers with its **oldest** seed — the one nearest the bottom of its stack, usually the biggest piece
 //!   of work — or with "nothing". Only then does a seed become a task.
 //! * A worker that reaches the join of a seed that was taken first takes work back *only
 //!   from the worker that took it* (leapfrogging). When there is none, the waiting task
@@ -37,6 +37,10 @@
 //!   remaining range whole and give the upper half to each worker that asks.
 //! * A sequential iterator runs in *stock mode* ([`ParallelBridge::par_bridge`]): its owner
 //!   pulls items a few ahead and gives half of that stock to each worker that asks.
+//! * Backtracking searches keep **one** shared, mutable state ([`search::State`]): a
+//!   [spawn-request handler](search::State::handle) copies it and spawns part of the
+//!   remaining work only when a worker asks, and [undo-redo clauses](search::State::undo_redo)
+//!   roll it back to what the older handler expects around the call (see [`search`]).
 //! * Idle workers back off and sleep; an idle pool burns no CPU.
 //!
 //! ```

@@ -143,3 +143,43 @@ fn bridged_items_move_through_stock_pieces_soundly() {
     let n = p.run(|| (0..40u32).par_bridge().map(|x| x as usize).sum::<usize>());
     assert_eq!(n, 780);
 }
+
+/// A spawn-request handler's task runs on the thief (from a copy of the state the handler
+/// was lent, with an undo-redo clause rolled back around it) and its value comes back.
+#[test]
+fn handler_task_around_undo_redo() {
+    use offshoot::search::State;
+    use std::cell::Cell;
+    let p = pool();
+    let r = p.run(|| {
+        let st = State::new(vec![1u8]);
+        let asked = Cell::new(false);
+        let (v, got) = st.handle(
+            || {
+                st.with(|s| s.push(2));
+                let v = st.undo_redo(
+                    || {
+                        while !asked.get() {
+                            offshoot::poll();
+                            std::thread::yield_now();
+                        }
+                        st.with(|s| s.len())
+                    },
+                    |s| assert_eq!(s.pop(), Some(2)),
+                    |s| s.push(2),
+                );
+                st.with(|s| s.pop());
+                v
+            },
+            |s, req| {
+                if asked.replace(true) {
+                    return req.decline();
+                }
+                let mine = s.clone();
+                req.spawn(move || mine)
+            },
+        );
+        (v, got, st.into_inner())
+    });
+    assert_eq!(r, (2, vec![vec![1]], vec![1]));
+}

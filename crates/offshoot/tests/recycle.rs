@@ -63,6 +63,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// Live bytes that one-time allocations elsewhere in the process may add after warm-up.
+const ONE_OFF: isize = 64 * 1024;
+
 /// Tasks per round (one scope each).
 const ROUND: usize = 1000;
 /// Rounds before counting starts.
@@ -112,8 +115,10 @@ fn ten_million_spawns_reuse_their_descriptors() {
         let (blocks, excess) = spawn_rounds(1, 10_000_000 / ROUND);
         let allocs = ALLOCS.load(Ordering::Relaxed) - before;
         assert_eq!(blocks, 0, "task blocks allocated after warm-up on 1 worker");
+        // A one-time allocation elsewhere in the process (the test harness, a lazily grown
+        // buffer) may land after warm-up; a leak per spawn would be hundreds of megabytes.
         assert!(
-            excess <= 0,
+            excess <= ONE_OFF,
             "live memory grew by {excess} bytes over 10^7 spawns on 1 worker"
         );
         // Whatever else a round allocates (a scope's list of pending tasks), it is far
@@ -138,7 +143,7 @@ fn spawns_on_two_workers_keep_memory_bounded() {
         // Blocks, plus the spare list's and the free lists' own buffers.
         let bytes = (2 * FREE_LIST_BLOCKS + SPARE_BLOCKS) as isize * 72 + 4096;
         assert!(
-            excess <= bytes,
+            excess <= bytes + ONE_OFF,
             "live memory grew by {excess} bytes over 10^7 spawns on 2 workers"
         );
     })

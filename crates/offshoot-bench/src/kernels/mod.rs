@@ -28,7 +28,10 @@ pub mod heat;
 pub mod knapsack;
 pub mod matmul;
 pub mod nqueens;
+pub mod nqueens_undo;
 pub mod par_for;
+pub mod pentomino;
+pub mod pentomino_copy;
 pub mod tree_sum;
 pub mod uts;
 
@@ -86,6 +89,7 @@ pub fn all() -> Vec<KernelInfo> {
     vec![
         fib::INFO,
         nqueens::INFO,
+        nqueens_undo::INFO,
         knapsack::INFO,
         cilksort::INFO,
         matmul::INFO,
@@ -94,6 +98,8 @@ pub fn all() -> Vec<KernelInfo> {
         uts::INFO_BINOMIAL,
         tree_sum::INFO,
         par_for::INFO,
+        pentomino::INFO,
+        pentomino_copy::INFO,
     ]
 }
 

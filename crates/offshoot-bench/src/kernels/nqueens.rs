@@ -120,14 +120,31 @@ struct NQueens {
     out: Answer<u64>,
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
-    let n = match size {
+/// The board size for an input size class (shared with `nqueens-undo`).
+pub(crate) fn board_size(size: Size) -> u32 {
+    match size {
         Size::Test => 8,
         Size::Quick => 12,
         Size::Full => 13,
-    };
+    }
+}
+
+/// Validates the serial count of an `n × n` board against OEIS A000170 (shared with
+/// `nqueens-undo`).
+pub(crate) fn accept_oeis(out: &mut Answer<u64>, n: u32) -> Result<(), String> {
+    let want = KNOWN[n as usize];
+    out.accept(|got| {
+        if got == want {
+            Ok(())
+        } else {
+            Err(format!("{got} solutions, OEIS A000170 says {want}"))
+        }
+    })
+}
+
+fn prepare(size: Size) -> Box<dyn Instance> {
     Box::new(NQueens {
-        n,
+        n: board_size(size),
         out: Answer::new(),
     })
 }
@@ -152,14 +169,7 @@ impl Instance for NQueens {
         self.out.set(chili(s, black_box(self.n)));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
-        let want = KNOWN[self.n as usize];
-        self.out.accept(|got| {
-            if got == want {
-                Ok(())
-            } else {
-                Err(format!("{got} solutions, OEIS A000170 says {want}"))
-            }
-        })
+        accept_oeis(&mut self.out, self.n)
     }
     fn check(&self) -> Result<(), String> {
         self.out.check()

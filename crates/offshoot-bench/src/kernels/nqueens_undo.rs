@@ -1,0 +1,159 @@
+//! `nqueens-undo`: counts the n-queens solutions on a board kept as arrays (columns and
+//! diagonals), beside the bitmask `nqueens` kernel.
+//!
+//! - serial: the plain backtracking search on one board (place, recurse, remove).
+//! - offshoot: the same search on one shared `offshoot::search::State` board, with a
+//!   spawn-request handler per row (it gives the last untried safe column, with a copy of
+//!   the board, to a worker that asks) and an undo-redo clause per placement.
+//! - rayon, chili: the natural fork-join version: a row's safe columns are split in halves
+//!   with a join, down to single columns, and every placement works on a copy of the board.
+//!
+//! The solver (board, serial and handler versions) is `examples/shared/nqueens.rs`, the same
+//! file the `nqueens` example runs.
+//!
+//! Inputs: as `nqueens` (test n=8, quick n=12, full n=13). Cutoff: none.
+//! Source: 004's search programs; counts from OEIS A000170.
+//! Check: the serial count must equal OEIS A000170(n).
+
+use std::hint::black_box;
+
+use super::nqueens::{accept_oeis, board_size};
+use super::{Answer, Instance, KernelInfo, Size};
+use crate::par::{Fork, Rayon};
+
+#[path = "../../../../examples/shared/nqueens.rs"]
+mod solver;
+
+use solver::Board;
+
+/// Registry entry.
+pub const INFO: KernelInfo = KernelInfo {
+    name: "nqueens-undo",
+    about: "n-queens on an array board: one shared board with spawn-request handlers and \
+            undo-redo (offshoot) against a board copy per child (rayon, chili)",
+    cutoff: "none",
+    source: "Yasugi et al. (004) search programs; counts from OEIS A000170",
+    prepare,
+};
+
+/// The safe columns of the next row.
+fn free_columns(b: &Board) -> Vec<usize> {
+    let mut v = Vec::new();
+    let mut at = b.next_free(0, b.size());
+    while let Some(c) = at {
+        v.push(c);
+        at = b.next_free(c + 1, b.size());
+    }
+    v
+}
+
+/// The count below column `c` of the next row, on a fresh copy of `b`.
+fn child(b: &Board, c: usize, rest: impl FnOnce(&Board) -> u64) -> u64 {
+    let mut mine = b.clone();
+    mine.place(c);
+    rest(&mine)
+}
+
+/// The copying version with `J::join` at every split of a row's columns.
+pub fn copying<J: Fork>(b: &Board) -> u64 {
+    fn split<J: Fork>(b: &Board, c: &[usize]) -> u64 {
+        match c {
+            [] => 0,
+            [one] => child(b, *one, copying::<J>),
+            _ => {
+                let (lo, hi) = c.split_at(c.len() / 2);
+                let (x, y) = J::join(|| split::<J>(b, lo), || split::<J>(b, hi));
+                x + y
+            }
+        }
+    }
+    if b.full() {
+        return 1;
+    }
+    split::<J>(b, &free_columns(b))
+}
+
+/// The copying version with chili's `Scope::join`.
+pub fn chili(sc: &mut chili::Scope<'_>, b: &Board) -> u64 {
+    fn split(sc: &mut chili::Scope<'_>, b: &Board, c: &[usize]) -> u64 {
+        match c {
+            [] => 0,
+            [one] => child(b, *one, |m| chili(sc, m)),
+            _ => {
+                let (lo, hi) = c.split_at(c.len() / 2);
+                // chili runs its second closure first: keep serial's order.
+                let (y, x) = sc.join(|sc| split(sc, b, hi), |sc| split(sc, b, lo));
+                x + y
+            }
+        }
+    }
+    if b.full() {
+        return 1;
+    }
+    split(sc, b, &free_columns(b))
+}
+
+struct NQueensUndo {
+    n: usize,
+    out: Answer<u64>,
+}
+
+fn prepare(size: Size) -> Box<dyn Instance> {
+    Box::new(NQueensUndo {
+        n: board_size(size) as usize,
+        out: Answer::new(),
+    })
+}
+
+impl Instance for NQueensUndo {
+    fn input(&self) -> String {
+        format!("n = {}", self.n)
+    }
+    fn reset(&mut self) {
+        self.out.clear();
+    }
+    fn serial(&mut self) {
+        self.out
+            .set(solver::serial(&mut Board::new(black_box(self.n))));
+    }
+    fn offshoot(&mut self) {
+        let (s, after) = solver::solve(black_box(self.n));
+        assert_eq!(
+            after.next_free(0, self.n),
+            Some(0),
+            "the shared board must end empty"
+        );
+        self.out.set(s);
+    }
+    fn rayon(&mut self) {
+        self.out
+            .set(copying::<Rayon>(&Board::new(black_box(self.n))));
+    }
+    fn chili(&mut self, sc: &mut chili::Scope<'_>) {
+        self.out.set(chili(sc, &Board::new(black_box(self.n))));
+    }
+    fn accept_reference(&mut self) -> Result<(), String> {
+        accept_oeis(&mut self.out, self.n as u32)
+    }
+    fn check(&self) -> Result<(), String> {
+        self.out.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::nqueens::KNOWN;
+    use super::*;
+
+    #[test]
+    fn serial_matches_oeis() {
+        for (n, &want) in KNOWN.iter().enumerate().take(10).skip(1) {
+            assert_eq!(solver::serial(&mut Board::new(n)), want, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn contenders_agree_with_serial() {
+        super::super::verify_all_contenders(prepare(Size::Test));
+    }
+}

@@ -1,0 +1,33 @@
+//! `pentomino-copy`: the `pentomino` kernel with offshoot running the copying version (a
+//! copy of the board for every child, forked with `offshoot::join`), as Cilk1 in 004
+//! Table 4. Its offshoot time divided by `pentomino`'s offshoot time is the gain of
+//! undo-redo over copying (004: about 1.87×). Serial, rayon and chili are as in `pentomino`.
+//!
+//! Inputs, cutoff, source and check: as `pentomino`.
+
+use super::pentomino::{Pentomino, Variant};
+use super::{KernelInfo, Size};
+
+/// Registry entry.
+pub const INFO: KernelInfo = KernelInfo {
+    name: "pentomino-copy",
+    about: "pentomino with a board copy per child on offshoot too (for the undo-redo vs \
+            copying ratio)",
+    cutoff: "none",
+    source: "Yasugi et al. (004) Fig. 9, Table 4 (Cilk1)",
+    prepare,
+};
+
+fn prepare(size: Size) -> Box<dyn super::Instance> {
+    Box::new(Pentomino::new(size, Variant::Copying))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contenders_agree_with_serial() {
+        super::super::verify_all_contenders(prepare(Size::Test));
+    }
+}
