@@ -108,7 +108,7 @@ pub mod prelude {
         IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator,
     };
 }
-pub use pool::{BuildError, Builder, ThreadPool, MAX_WORKERS, WORKERS_ENV};
+pub use pool::{current_num_workers, BuildError, Builder, ThreadPool, MAX_WORKERS, WORKERS_ENV};
 pub use scope::{scope, try_scope, Scope, TryScope};
 pub use stats::Stats;
 

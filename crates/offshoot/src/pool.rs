@@ -536,6 +536,23 @@ impl ThreadPool {
     }
 }
 
+/// The number of workers of the pool the calling thread works for; outside every pool,
+/// that of the global pool (like rayon's `current_num_threads`). Useful to cut work into
+/// one piece per worker.
+///
+/// ```
+/// let pool = offshoot::ThreadPool::builder().workers(3).build().unwrap();
+/// assert_eq!(pool.run(offshoot::current_num_workers), 3);
+/// ```
+pub fn current_num_workers() -> usize {
+    let w = Worker::current();
+    if w.is_null() {
+        return ThreadPool::global().workers();
+    }
+    // SAFETY: a non-null current worker is live and run by this thread.
+    unsafe { (*w).registry().num_workers() }
+}
+
 impl Drop for ThreadPool {
     fn drop(&mut self) {
         self.registry.terminate();

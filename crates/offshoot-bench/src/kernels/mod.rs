@@ -23,10 +23,16 @@
 //!   product, ...) and stores it; every later run is compared with it.
 
 pub mod cilksort;
+pub mod empty;
 pub mod fib;
 pub mod heat;
+pub mod items;
 pub mod knapsack;
+pub mod loop21;
+pub mod loop6;
+pub mod mandelbrot;
 pub mod matmul;
+pub mod nbody;
 pub mod nqueens;
 pub mod nqueens_undo;
 pub mod par_for;
@@ -100,6 +106,16 @@ pub fn all() -> Vec<KernelInfo> {
         par_for::INFO,
         pentomino::INFO,
         pentomino_copy::INFO,
+        mandelbrot::INFO,
+        nbody::INFO,
+        empty::INFO_SPAWN,
+        empty::INFO_BATCH,
+        loop21::INFO_ROWS,
+        loop21::INFO_BATCH,
+        loop21::INFO_CHUNKS,
+        loop6::INFO_ROWS,
+        loop6::INFO_BATCH,
+        loop6::INFO_CHUNKS,
     ]
 }
 

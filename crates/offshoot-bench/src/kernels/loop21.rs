@@ -1,0 +1,129 @@
+//! `loop21-rows`, `loop21-batch`, `loop21-chunks`: 001's Loop 21 (Livermore kernel 21), the
+//! matrix product `px += vy · cx` of an N×25 by a 25×25 matrix, N = 200001, one item per
+//! row of `px` (25 sums of 25 products each), computed three ways side by side:
+//!
+//! - `loop21-rows` (001's Natural): offshoot spawns one task per row (`Scope::spawn` in a
+//!   loop);
+//! - `loop21-batch` (001's Batch): offshoot enters all rows as one `Scope::spawn_batch`;
+//! - `loop21-chunks` (001's Equal): offshoot spawns one task per worker on equal chunks of
+//!   rows; rayon likewise (`par_chunks_mut`, one chunk per thread), chili halves down to
+//!   one chunk per core.
+//!
+//! serial: a plain loop over the rows; rayon (rows, batch): `par_iter_mut` over the rows;
+//! chili (rows, batch): recursive halving with `Scope::join` down to single rows.
+//!
+//! Every element of `px` gets its 25 products added in the same order (k ascending) by
+//! every contender, so the results agree bit for bit. Inputs: test N = 1001, quick and full
+//! N = 200001. Check: the serial result equals, exactly, the product computed by the
+//! original Livermore loop order (k outermost, then the column, then the row), which adds
+//! the same products to each element in the same order.
+
+use super::items::{ItemWork, ItemsInstance, Plan, Strategy};
+use super::{Instance, KernelInfo, Size};
+use crate::rng::SplitMix64;
+
+const M: usize = 25;
+
+/// Registry entry: one task per row.
+pub const INFO_ROWS: KernelInfo = KernelInfo {
+    name: "loop21-rows",
+    about: "Livermore 21: N x 25 by 25 x 25 product, N = 200001, offshoot: one spawn per row",
+    cutoff: "none (one task per row; chili: single rows)",
+    source: "BoT (001) Loop 21, Natural",
+    prepare: |size| prepare(size, Strategy::Spawn),
+};
+
+/// Registry entry: the rows as one batch.
+pub const INFO_BATCH: KernelInfo = KernelInfo {
+    name: "loop21-batch",
+    about: "Livermore 21: N x 25 by 25 x 25 product, N = 200001, offshoot: one spawn_batch",
+    cutoff: "none (one batch of N tasks; chili: single rows)",
+    source: "BoT (001) Loop 21, Batch",
+    prepare: |size| prepare(size, Strategy::Batch),
+};
+
+/// Registry entry: one chunk per worker.
+pub const INFO_CHUNKS: KernelInfo = KernelInfo {
+    name: "loop21-chunks",
+    about: "Livermore 21: N x 25 by 25 x 25 product, N = 200001, one equal chunk per worker",
+    cutoff: "N / workers rows per task (chili: N / cores)",
+    source: "BoT (001) Loop 21, Equal",
+    prepare: |size| prepare(size, Strategy::Chunks),
+};
+
+/// The matrices.
+pub struct Loop21 {
+    n: usize,
+    vy: Vec<[f64; M]>,
+    cx: [[f64; M]; M],
+}
+
+fn px_initial(n: usize) -> Vec<[f64; M]> {
+    let mut rng = SplitMix64::new(21);
+    (0..n).map(|_| [(); M].map(|_| rng.next_f64())).collect()
+}
+
+impl ItemWork for Loop21 {
+    type Item = [f64; M];
+    type Answer = [f64; M];
+    fn input(&self) -> String {
+        format!("{}x{M} by {M}x{M}", self.n)
+    }
+    fn reset(&mut self) -> Vec<[f64; M]> {
+        px_initial(self.n)
+    }
+    fn passes(&self) -> usize {
+        1
+    }
+    #[inline]
+    fn item(&self, j: usize, px: &mut [f64; M]) {
+        let vy = &self.vy[j];
+        for (i, p) in px.iter_mut().enumerate() {
+            // k ascending, starting from the old value.
+            *p = vy
+                .iter()
+                .zip(&self.cx)
+                .fold(*p, |s, (v, cx_k)| s + v * cx_k[i]);
+        }
+    }
+    fn answer(&self, out: &[[f64; M]]) -> Vec<[f64; M]> {
+        out.to_vec()
+    }
+    fn oracle(&self, got: &[[f64; M]]) -> Result<(), String> {
+        let mut px = px_initial(self.n);
+        for k in 0..M {
+            for i in 0..M {
+                for (row, vy) in px.iter_mut().zip(&self.vy) {
+                    row[i] += vy[k] * self.cx[k][i];
+                }
+            }
+        }
+        super::compare_slices(got, &px)
+    }
+}
+
+fn prepare(size: Size, offshoot: Strategy) -> Box<dyn Instance> {
+    let n = match size {
+        Size::Test => 1001,
+        Size::Quick | Size::Full => 200_001,
+    };
+    let mut rng = SplitMix64::new(2101);
+    let vy = (0..n).map(|_| [(); M].map(|_| rng.next_f64())).collect();
+    let cx = [(); M].map(|_| [(); M].map(|_| rng.next_f64()));
+    Box::new(ItemsInstance::new(
+        Loop21 { n, vy, cx },
+        Plan::natural_batch_or_equal(offshoot, n),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_agrees_with_serial() {
+        for info in [INFO_ROWS, INFO_BATCH, INFO_CHUNKS] {
+            super::super::verify_all_contenders((info.prepare)(Size::Test));
+        }
+    }
+}
