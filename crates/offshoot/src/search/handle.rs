@@ -441,7 +441,10 @@ fn settle<R, T: Send>(
 ///
 /// The handler runs on the body's thread, at a poll point, and never re-entrantly (a poll
 /// inside a handler answers requests without asking handlers). It needs not be `Send`; the
-/// tasks it spawns must be. A handler should be short: a thief waits for its answer.
+/// tasks it spawns must be. A handler should be short: a thief waits for its answer. Like
+/// any callback, a handler that takes a lock (or a `RefCell` borrow) that the body may hold
+/// across a poll point deadlocks (or panics); the search's own state is safe from this,
+/// since the runtime lends a [`State`] only when it is at rest.
 ///
 /// Use [`State::handle`] when the handler needs the search's shared state.
 ///
