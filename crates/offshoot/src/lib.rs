@@ -14,8 +14,8 @@
 //!   a join that finds them all there plants none and is two plain calls and a poll.
 //! * A worker with nothing to do sends a **request** to a busy worker. The busy worker sees
 //!   it at its next **poll** (every `join`, `spawn`, `handle`, and [`poll()`] is one), and
-//!   answers with its **oldest** seed — the one nearest the bottom of its stack, usually the biggest piece
-//!   of work — or with "nothing". Only then does a seed become a task.
+//!   answers with its **oldest** seed — the one nearest the bottom of its stack, usually the
+//!   biggest piece of work — or with "nothing". Only then does a seed become a task.
 //! * A worker that reaches the join of a seed that was taken first takes work back *only
 //!   from the worker that took it* (leapfrogging). When there is none, the waiting task
 //!   **parks**: tasks run on fibers (stacks from a per-worker pool), and the waiting fiber

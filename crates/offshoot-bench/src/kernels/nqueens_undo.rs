@@ -36,27 +36,29 @@ pub const INFO: KernelInfo = KernelInfo {
     prepare,
 };
 
-/// The safe columns of the next row.
-fn free_columns(b: &Board) -> Vec<usize> {
-    let mut v = Vec::new();
+/// The safe columns of the next row, in an array on the stack, and their number.
+fn free_columns(b: &Board) -> ([u8; solver::MAX], usize) {
+    let mut v = [0; solver::MAX];
+    let mut m = 0;
     let mut at = b.next_free(0, b.size());
     while let Some(c) = at {
-        v.push(c);
+        v[m] = c as u8;
+        m += 1;
         at = b.next_free(c + 1, b.size());
     }
-    v
+    (v, m)
 }
 
 /// The count below column `c` of the next row, on a fresh copy of `b`.
-fn child(b: &Board, c: usize, rest: impl FnOnce(&Board) -> u64) -> u64 {
+fn child(b: &Board, c: u8, rest: impl FnOnce(&Board) -> u64) -> u64 {
     let mut mine = b.clone();
-    mine.place(c);
+    mine.place(c as usize);
     rest(&mine)
 }
 
 /// The copying version with `J::join` at every split of a row's columns.
 pub fn copying<J: Fork>(b: &Board) -> u64 {
-    fn split<J: Fork>(b: &Board, c: &[usize]) -> u64 {
+    fn split<J: Fork>(b: &Board, c: &[u8]) -> u64 {
         match c {
             [] => 0,
             [one] => child(b, *one, copying::<J>),
@@ -70,12 +72,13 @@ pub fn copying<J: Fork>(b: &Board) -> u64 {
     if b.full() {
         return 1;
     }
-    split::<J>(b, &free_columns(b))
+    let (c, m) = free_columns(b);
+    split::<J>(b, &c[..m])
 }
 
 /// The copying version with chili's `Scope::join`.
 pub fn chili(sc: &mut chili::Scope<'_>, b: &Board) -> u64 {
-    fn split(sc: &mut chili::Scope<'_>, b: &Board, c: &[usize]) -> u64 {
+    fn split(sc: &mut chili::Scope<'_>, b: &Board, c: &[u8]) -> u64 {
         match c {
             [] => 0,
             [one] => child(b, *one, |m| chili(sc, m)),
@@ -90,7 +93,8 @@ pub fn chili(sc: &mut chili::Scope<'_>, b: &Board) -> u64 {
     if b.full() {
         return 1;
     }
-    split(sc, b, &free_columns(b))
+    let (c, m) = free_columns(b);
+    split(sc, b, &c[..m])
 }
 
 struct NQueensUndo {

@@ -46,15 +46,18 @@ pub(crate) enum Variant {
     Copying,
 }
 
-/// The placements that fit on cell `k`, in search order.
-fn placements(b: &Board, s: &Shapes, k: usize) -> Vec<(usize, usize)> {
-    let mut v = Vec::new();
+/// The placements that fit on cell `k`, in search order: `(piece, orientation)` pairs in
+/// an array on the stack (there are 63 orientations in all) and their number.
+fn placements(b: &Board, s: &Shapes, k: usize) -> ([(u8, u8); 64], usize) {
+    let mut v = [(0, 0); 64];
+    let mut m = 0;
     let mut at = b.next_fit(s, k, 0, 0, PIECES);
     while let Some((p, i)) = at {
-        v.push((p, i));
+        v[m] = (p as u8, i as u8);
+        m += 1;
         at = b.next_fit(s, k, p, i + 1, PIECES);
     }
-    v
+    (v, m)
 }
 
 /// The count below placement `(p, i)` on cell `k`, on a fresh copy of `b`.
@@ -62,9 +65,10 @@ fn child(
     b: &Board,
     s: &Shapes,
     k: usize,
-    (p, i): (usize, usize),
+    (p, i): (u8, u8),
     rest: impl FnOnce(&Board, usize) -> u64,
 ) -> u64 {
+    let (p, i) = (p as usize, i as usize);
     let mut mine = b.clone();
     mine.place(k, p, &s.of(p)[i]);
     let kk = mine.next_empty(k);
@@ -77,7 +81,7 @@ fn child(
 
 /// The copying version with `J::join` at every split of a node's placements.
 pub fn copying<J: Fork>(b: &Board, s: &Shapes, k: usize) -> u64 {
-    fn split<J: Fork>(b: &Board, s: &Shapes, k: usize, c: &[(usize, usize)]) -> u64 {
+    fn split<J: Fork>(b: &Board, s: &Shapes, k: usize, c: &[(u8, u8)]) -> u64 {
         match c {
             [] => 0,
             [one] => child(b, s, k, *one, |m, kk| copying::<J>(m, s, kk)),
@@ -88,18 +92,13 @@ pub fn copying<J: Fork>(b: &Board, s: &Shapes, k: usize) -> u64 {
             }
         }
     }
-    split::<J>(b, s, k, &placements(b, s, k))
+    let (c, m) = placements(b, s, k);
+    split::<J>(b, s, k, &c[..m])
 }
 
 /// The copying version with chili's `Scope::join`.
 pub fn chili(sc: &mut chili::Scope<'_>, b: &Board, s: &Shapes, k: usize) -> u64 {
-    fn split(
-        sc: &mut chili::Scope<'_>,
-        b: &Board,
-        s: &Shapes,
-        k: usize,
-        c: &[(usize, usize)],
-    ) -> u64 {
+    fn split(sc: &mut chili::Scope<'_>, b: &Board, s: &Shapes, k: usize, c: &[(u8, u8)]) -> u64 {
         match c {
             [] => 0,
             [one] => child(b, s, k, *one, |m, kk| chili(sc, m, s, kk)),
@@ -111,7 +110,8 @@ pub fn chili(sc: &mut chili::Scope<'_>, b: &Board, s: &Shapes, k: usize) -> u64 
             }
         }
     }
-    split(sc, b, s, k, &placements(b, s, k))
+    let (c, m) = placements(b, s, k);
+    split(sc, b, s, k, &c[..m])
 }
 
 pub(crate) struct Pentomino {

@@ -215,11 +215,27 @@ impl<T: Send> Task<'_, T> {
 pub(crate) struct HandlerFrame<'a, T, X> {
     link: SearchFrame,
     asker: UnsafeCell<X>,
+    /// Made at the first spawn or panic of the handler; most blocks never need it, so the
+    /// fast path only stores and tests one null pointer.
+    extra: UnsafeCell<Option<Box<Extra<'a, T>>>>,
+}
+
+/// What a handle block has to settle when its body is done.
+struct Extra<'a, T> {
     /// Tasks handed out, in spawn order; raw pointers from `Box::into_raw` (see loops.rs
     /// for why not `Box`), freed by `settle`.
-    tasks: UnsafeCell<Vec<*mut Task<'a, T>>>,
+    tasks: Vec<*mut Task<'a, T>>,
     /// The handler's panic, if it panicked (the first one only).
-    failure: UnsafeCell<Option<Payload>>,
+    failure: Option<Payload>,
+}
+
+impl<T> Extra<'_, T> {
+    fn boxed() -> Box<Self> {
+        Box::new(Extra {
+            tasks: Vec::new(),
+            failure: None,
+        })
+    }
 }
 
 impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
@@ -236,7 +252,16 @@ impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
         // linked; only the owning worker calls.
         let fr = unsafe { &*(f as *const Self) };
         // SAFETY: as above: only the owner touches the cells, and not re-entrantly here.
-        !super::answering() && unsafe { (*fr.failure.get()).is_none() && (*fr.asker.get()).ready() }
+        !super::answering() && !unsafe { fr.failed() } && unsafe { (*fr.asker.get()).ready() }
+    }
+
+    /// Whether the handler panicked.
+    ///
+    /// # Safety
+    /// Owner only, not while a reference into `extra` is held.
+    unsafe fn failed(&self) -> bool {
+        // SAFETY: per the contract.
+        unsafe { (*self.extra.get()).as_ref() }.is_some_and(|e| e.failure.is_some())
     }
 
     unsafe fn cancelled(f: *const Frame) -> bool {
@@ -244,10 +269,12 @@ impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
         // frame left the chain.
         unsafe {
             let fr = &*(f as *const Self);
-            (*fr.failure.get()).is_some()
-                || (*fr.tasks.get())
-                    .iter()
-                    .any(|&t| (*t).header.failed.load(Ordering::Acquire) == FAILED_B)
+            (*fr.extra.get()).as_ref().is_some_and(|e| {
+                e.failure.is_some()
+                    || e.tasks
+                        .iter()
+                        .any(|&t| (*t).header.failed.load(Ordering::Acquire) == FAILED_B)
+            })
         }
     }
 
@@ -261,7 +288,7 @@ impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
         // SAFETY: as in `has_work`.
         let fr = unsafe { &*(f as *const Self) };
         // SAFETY: only the owner touches the cell; `answer` is not re-entrant.
-        if unsafe { (*fr.failure.get()).is_some() } {
+        if unsafe { fr.failed() } {
             return None;
         }
         // SAFETY: the handler is only called from here, never re-entrantly (`answer` sets the
@@ -271,7 +298,8 @@ impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
             Ok(r) => r?,
             Err(p) => {
                 // SAFETY: only the owner touches the cell.
-                fail_in_frame(w, unsafe { &mut *fr.failure.get() }, p);
+                let e = unsafe { (*fr.extra.get()).get_or_insert_with(Extra::boxed) };
+                fail_in_frame(w, &mut e.failure, p);
                 return None;
             }
         };
@@ -285,7 +313,10 @@ impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
         unsafe {
             (*task).header.thief.set(thief);
             (*task).header.finish.set(ctx);
-            (*fr.tasks.get()).push(task);
+            (*fr.extra.get())
+                .get_or_insert_with(Extra::boxed)
+                .tasks
+                .push(task);
         }
         // The header is the first field (repr(C)); the pointer covers the whole task.
         Some(JobRef(task as *const JobHeader))
@@ -314,8 +345,7 @@ where
             ops: &HandlerFrame::<'a, T, X>::OPS,
         },
         asker: UnsafeCell::new(asker),
-        tasks: UnsafeCell::new(Vec::new()),
-        failure: UnsafeCell::new(None),
+        extra: UnsafeCell::new(None),
     };
     // Derived from the whole frame (repr(C), link first), so it casts back to it.
     let fp = &frame as *const HandlerFrame<'a, T, X> as *const Frame;
@@ -326,19 +356,13 @@ where
     }));
     w.pop(fp);
     // SAFETY: the frame is unlinked: nothing else touches its cells any more.
-    let (tasks, failure) = unsafe {
-        (
-            std::mem::take(&mut *frame.tasks.get()),
-            (*frame.failure.get()).take(),
-        )
-    };
-    if tasks.is_empty() && failure.is_none() {
-        return match own {
+    match unsafe { (*frame.extra.get()).take() } {
+        None => match own {
             Ok(v) => (v, Vec::new()),
             Err(p) => resume_unwind(p),
-        };
+        },
+        Some(e) => settle(w, own, e.tasks, e.failure),
     }
-    settle(w, own, tasks, failure)
 }
 
 /// Waits for every task of a handle block and decides its outcome (first failure wins).
@@ -417,7 +441,10 @@ fn settle<R, T: Send>(
 ///
 /// The handler runs on the body's thread, at a poll point, and never re-entrantly (a poll
 /// inside a handler answers requests without asking handlers). It needs not be `Send`; the
-/// tasks it spawns must be. A handler should be short: a thief waits for its answer.
+/// tasks it spawns must be. A handler should be short: a thief waits for its answer. Like
+/// any callback, a handler that takes a lock (or a `RefCell` borrow) that the body may hold
+/// across a poll point deadlocks (or panics); the search's own state is safe from this,
+/// since the runtime lends a [`State`] only when it is at rest.
 ///
 /// Use [`State::handle`] when the handler needs the search's shared state.
 ///
