@@ -103,15 +103,19 @@ pub fn serial(b: &mut Board) -> u64 {
 /// The count on one shared board: each row's columns are tried in a loop under a
 /// spawn-request handler that gives the last untried safe column, with a copy of the board
 /// as this row found it, to a worker that asks; each placement's recursion runs under an
-/// undo-redo clause. A row with no safe column enters no handler block.
+/// undo-redo clause. A row with no safe column enters neither a handler block nor an
+/// undo-redo clause: the parent looks for the first safe column before it recurses.
 pub fn search(st: &State<Board>) -> u64 {
-    let (full, first, n) = st.with(|b| (b.full(), b.next_free(0, b.size()), b.size()));
-    if full {
-        return 1;
+    match st.with(|b| (b.full(), b.next_free(0, b.size()))) {
+        (true, _) => 1,
+        (false, Some(first)) => search_from(st, first),
+        (false, None) => 0,
     }
-    let Some(first) = first else {
-        return 0;
-    };
+}
+
+/// [`search`] for a row that is not the last, whose first safe column is `first`.
+fn search_from(st: &State<Board>, first: usize) -> u64 {
+    let n = st.with(|b| b.size());
     // Columns below `next` are the body's; columns from `end` on were given away.
     let (next, end) = (Cell::new(first), Cell::new(n));
     let (mine, stolen) = st.handle(
@@ -138,11 +142,22 @@ pub fn search(st: &State<Board>) -> u64 {
 /// before the search below it.
 fn columns(st: &State<Board>, next: &Cell<usize>, end: &Cell<usize>) -> u64 {
     let mut s = 0;
-    while let Some(c) = st.with(|b| b.next_free(next.get(), end.get())) {
+    let mut at = st.with(|b| b.next_free(next.get(), end.get()));
+    while let Some(c) = at {
         next.set(c + 1);
-        st.with(|b| b.place(c));
-        s += st.undo_redo(|| search(st), |b| b.remove(c), |b| b.place(c));
-        st.with(|b| b.remove(c));
+        let (full, below) = st.with(|b| {
+            b.place(c);
+            (b.full(), b.next_free(0, b.size()))
+        });
+        s += match below {
+            _ if full => 1,
+            None => 0,
+            Some(f) => st.undo_redo(|| search_from(st, f), |b| b.remove(c), |b| b.place(c)),
+        };
+        at = st.with(|b| {
+            b.remove(c);
+            b.next_free(next.get(), end.get())
+        });
     }
     s
 }

@@ -260,12 +260,18 @@ pub fn walk<const COUNT: bool>(b: &mut Board, s: &Shapes, k: usize, nodes: &mut 
 /// piece under a spawn-request handler; the handler gives the last untried piece that fits,
 /// with a copy of the board as it was when this `search` was entered, to the worker that
 /// asks. Every placement's recursion runs under an undo-redo clause that takes the piece
-/// off while an older handler copies the board. A cell where nothing fits enters no
-/// handler block at all.
+/// off while an older handler copies the board. A cell where nothing fits enters neither a
+/// handler block nor an undo-redo clause: the parent looks for the first fit before it
+/// recurses (the serial search does the same tests, one call later).
 pub fn search(st: &State<Board>, s: &Shapes, k: usize) -> u64 {
-    let Some(first) = st.with(|b| b.next_fit(s, k, 0, 0, PIECES)) else {
-        return 0;
-    };
+    match st.with(|b| b.next_fit(s, k, 0, 0, PIECES)) {
+        Some(first) => search_from(st, s, k, first),
+        None => 0,
+    }
+}
+
+/// [`search`] at cell `k`, whose first fitting placement is `first`.
+fn search_from(st: &State<Board>, s: &Shapes, k: usize, first: (usize, usize)) -> u64 {
     // Pieces below `next` are the body's; pieces from `end` on were given away.
     let next = Cell::new(first.0 + 1);
     let end = Cell::new(PIECES);
@@ -308,18 +314,24 @@ fn placements(
             next.set(p + 1);
         }
         let o = &s.of(p)[i];
-        let (kk, last) = st.with(|b| {
+        let (kk, last, below) = st.with(|b| {
             b.place(k, p, o);
-            (b.next_empty(k), b.end())
+            let kk = b.next_empty(k);
+            let below = if kk == b.end() {
+                None
+            } else {
+                b.next_fit(s, kk, 0, 0, PIECES)
+            };
+            (kk, b.end(), below)
         });
-        n += if kk == last {
-            1
-        } else {
-            st.undo_redo(
-                || search(st, s, kk),
+        n += match below {
+            _ if kk == last => 1,
+            None => 0,
+            Some(f) => st.undo_redo(
+                || search_from(st, s, kk, f),
                 |b| b.remove(k, p, o),
                 |b| b.place(k, p, o),
-            )
+            ),
         };
         at = st.with(|b| {
             b.remove(k, p, o);

@@ -251,7 +251,11 @@ unsafe fn walk(
     base_ctx: *const FinishState,
     blocked: bool,
 ) -> (Option<JobRef>, *const FinishState) {
-    // SAFETY: per the contract, `f` and its older frames down to `oldest` are live.
+    // SAFETY: per the contract, `f` and its older frames down to `oldest` are live frames of
+    // `w`, which runs this call. A frame's table, and a search frame's ops, are the ones its
+    // concrete type installed, so calling them on it meets their contracts: `undo`/`redo`/
+    // `ask` on the owner at a poll point, not re-entrantly (`answer` holds the flag);
+    // `offer` only after `has_work` said yes; `redo` only after `undo` returned true.
     unsafe {
         let vt = (*f).table();
         if vt.kind == FrameKind::UndoRedo {
