@@ -460,8 +460,10 @@ const SPLIT_TASKS: usize = 1_000_000;
 
 /// Runs `run` (which does [`SPLIT_TASKS`] tasks and returns its phases' times) `batches`
 /// times and turns each phase's median into a result, in ns per task.
+#[allow(clippy::too_many_arguments)]
 fn split_results(
     what: &str,
+    note: &str,
     runtime: &str,
     workers: usize,
     batches: usize,
@@ -497,7 +499,7 @@ fn split_results(
                 workers,
                 batches,
                 m,
-                "per task, 10^6 empty tasks made by one task".to_string(),
+                note.to_string(),
             )
         })
         .collect()
@@ -513,6 +515,7 @@ fn task_cost_split(batches: usize, workers: usize) -> Result<Vec<Micro>, String>
     let pool = offshoot_pool(workers)?;
     out.extend(split_results(
         "spawn",
+        "per task, 10^6 empty tasks made by one task",
         "offshoot",
         workers,
         batches,
@@ -522,8 +525,29 @@ fn task_cost_split(batches: usize, workers: usize) -> Result<Vec<Micro>, String>
             vec![p.create, p.enqueue, p.start]
         },
     ));
+    // The steady state of recycling: 1000 finishes of 1000 tasks, so the descriptors come
+    // from the free lists (10^6 live ones cannot: they are fresh memory every time).
+    out.extend(split_results(
+        "spawn",
+        "per task, 1000 finishes of 10^3 tasks (recycled descriptors)",
+        "offshoot",
+        workers,
+        batches,
+        &["create", "enqueue", "start+run"],
+        || {
+            let mut sum = [Duration::ZERO; 3];
+            for _ in 0..SPLIT_TASKS / 1000 {
+                let p = pool.run(|| offshoot::probe::spawn_phases(1000));
+                sum[0] += p.create;
+                sum[1] += p.enqueue;
+                sum[2] += p.start;
+            }
+            sum.to_vec()
+        },
+    ));
     out.extend(split_results(
         "spawn_batch",
+        "per task, 10^6 empty tasks made by one task",
         "offshoot",
         workers,
         batches,
@@ -545,6 +569,7 @@ fn task_cost_split(batches: usize, workers: usize) -> Result<Vec<Micro>, String>
     let pool = rayon_pool(workers)?;
     out.extend(split_results(
         "scope.spawn",
+        "per task, 10^6 empty tasks made by one task",
         "rayon",
         workers,
         batches,

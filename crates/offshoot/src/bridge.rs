@@ -238,6 +238,10 @@ where
 /// Use it for iterators that cannot be split (lines of a reader, a channel, a linked
 /// structure). For ranges, slices and `Vec`, `par_iter()` splits better and keeps order.
 ///
+/// The owner answers requests between items, and holds at most 1024 pulled items at once
+/// (4 until a worker asks; each hand-out doubles it). An iterator whose `next` blocks
+/// holds up its stock while it blocks.
+///
 /// ```
 /// use offshoot::prelude::*;
 /// let words = "the quick brown fox jumps over the lazy dog";

@@ -5,7 +5,7 @@
 //! - [`serial`]: a plain loop over the items;
 //! - [`offshoot`] with a [`Strategy`]: `par_iter_mut` (lazily split), a `scope.spawn` per
 //!   item (001's Natural), one `spawn_batch` (001's Batch), or one task per worker on equal
-//!   chunks (001's Equal);
+//!   chunks (001's Equal; the chunk polls after each item, as offshoot asks of long tasks);
 //! - [`rayon`]: `par_iter_mut` (adaptive splitting), a `scope.spawn` per item, or
 //!   `par_chunks_mut` with one chunk per thread for the equal-chunks strategy;
 //! - [`chili`]: chili has no loop API; recursive halving with `Scope::join` down to `grain`
@@ -68,7 +68,14 @@ pub fn offshoot<T: Send, F: Fn(usize, &mut T) + Sync>(strategy: Strategy, out: &
             let len = chunk_len(out.len(), offshoot::current_num_workers());
             offshoot::scope(|s| {
                 for (c, chunk) in out.chunks_mut(len).enumerate() {
-                    s.spawn(move |_| serial(chunk, |i, x| f(c * len + i, x)));
+                    // offshoot answers requests only at polls: a long task polls, here
+                    // after each item, so that an idle worker can take the pending chunk.
+                    s.spawn(move |_| {
+                        serial(chunk, |i, x| {
+                            f(c * len + i, x);
+                            offshoot::poll();
+                        })
+                    });
                 }
             })
         }
