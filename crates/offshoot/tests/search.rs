@@ -259,6 +259,69 @@ fn an_older_handler_goes_before_a_younger_join_seed() {
     assert_eq!(order[0], "handler");
 }
 
+/// A loop older than a handler gives its upper half before the handler is asked.
+#[test]
+fn an_older_loop_goes_before_a_younger_handler() {
+    let order = bounded(|| {
+        let order = Mutex::new(Vec::new());
+        let split = std::sync::atomic::AtomicBool::new(false);
+        pool(2).run(|| {
+            offshoot::par_for(0..4, |i| {
+                if i == 0 {
+                    let _: ((), Vec<()>) = handle(
+                        || assert!(poll_until(|| split.load(Ordering::SeqCst))),
+                        |req| {
+                            order.lock().unwrap().push("handler");
+                            req.decline()
+                        },
+                    );
+                } else if i >= 2 {
+                    // The upper half [2, 4): only a thief runs it while iteration 0 waits.
+                    order.lock().unwrap().push("loop");
+                    split.store(true, Ordering::SeqCst);
+                }
+            });
+        });
+        order.into_inner().unwrap()
+    });
+    assert_eq!(order[0], "loop");
+}
+
+/// A handler older than a loop is asked before the loop is split.
+#[test]
+fn an_older_handler_goes_before_a_younger_loop() {
+    let order = bounded(|| {
+        let order = Mutex::new(Vec::new());
+        let spawned = std::sync::atomic::AtomicBool::new(false);
+        let in_loop = std::sync::atomic::AtomicBool::new(false);
+        pool(2).run(|| {
+            let (_, got) = handle(
+                || {
+                    offshoot::par_for(0..4, |i| {
+                        if i == 0 {
+                            in_loop.store(true, Ordering::SeqCst);
+                            assert!(poll_until(|| spawned.load(Ordering::SeqCst)));
+                        } else {
+                            order.lock().unwrap().push("loop");
+                        }
+                    })
+                },
+                |req| {
+                    // Act only once the loop (younger than this handler) is there.
+                    if !in_loop.load(Ordering::SeqCst) || spawned.swap(true, Ordering::SeqCst) {
+                        return req.decline();
+                    }
+                    order.lock().unwrap().push("handler");
+                    req.spawn(|| 1)
+                },
+            );
+            assert_eq!(got, [1]);
+        });
+        order.into_inner().unwrap()
+    });
+    assert_eq!(order[0], "handler");
+}
+
 /// A handler that declines passes the request on to younger frames; when every frame
 /// declines the thief gets nothing.
 #[test]
