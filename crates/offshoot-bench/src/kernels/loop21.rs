@@ -75,7 +75,9 @@ impl ItemWork for Loop21 {
     fn passes(&self) -> usize {
         1
     }
-    #[inline]
+    // Not inlined: every contender calls the very same machine code per item, so the
+    // ratios compare scheduling, not how the compiler happened to optimise each caller.
+    #[inline(never)]
     fn item(&self, j: usize, px: &mut [f64; M]) {
         let vy = &self.vy[j];
         for (i, p) in px.iter_mut().enumerate() {
