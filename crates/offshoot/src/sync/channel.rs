@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::{lock, WaitList};
+use super::{lock, wait_for, WaitList};
 
 struct State<T> {
     queue: VecDeque<T>,
@@ -110,21 +110,22 @@ pub fn unbounded<T>() -> (Sender<T>, Receiver<T>) {
 impl<T> Sender<T> {
     /// Sends `value`, parking while the channel is full. Fails if every receiver is gone.
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-        loop {
-            let w = {
-                let mut s = lock(&self.chan.state);
+        let mut value = Some(value);
+        wait_for(
+            &self.chan.state,
+            |s| {
                 if s.receivers == 0 {
-                    return Err(SendError(value));
+                    return Some(Err(SendError(value.take()?)));
                 }
-                if s.cap.is_none_or(|c| s.queue.len() < c) {
-                    s.queue.push_back(value);
-                    s.recv_waiters.wake_one();
-                    return Ok(());
+                if s.cap.is_some_and(|c| s.queue.len() >= c) {
+                    return None;
                 }
-                s.send_waiters.enqueue()
-            };
-            w.park();
-        }
+                s.queue.push_back(value.take()?);
+                s.recv_waiters.wake_one();
+                Some(Ok(()))
+            },
+            |s| &mut s.send_waiters,
+        )
     }
 }
 
@@ -132,20 +133,17 @@ impl<T> Receiver<T> {
     /// Receives the oldest message, parking while the channel is empty. Fails once the
     /// channel is empty and every sender is gone.
     pub fn recv(&self) -> Result<T, RecvError> {
-        loop {
-            let w = {
-                let mut s = lock(&self.chan.state);
+        wait_for(
+            &self.chan.state,
+            |s| {
                 if let Some(v) = s.queue.pop_front() {
                     s.send_waiters.wake_one();
-                    return Ok(v);
+                    return Some(Ok(v));
                 }
-                if s.senders == 0 {
-                    return Err(RecvError);
-                }
-                s.recv_waiters.enqueue()
-            };
-            w.park();
-        }
+                (s.senders == 0).then_some(Err(RecvError))
+            },
+            |s| &mut s.recv_waiters,
+        )
     }
 
     /// Receives a message if one is queued.

@@ -79,6 +79,27 @@ impl WaitList {
     }
 }
 
+/// The wait loop of every lock-like construct: under `state`'s lock, `attempt` either
+/// succeeds (`Some`) or the calling task queues itself on the list `queue` picks, releases
+/// the lock and parks; when woken it tries again. Queuing before releasing the lock is what
+/// keeps a wake-up from being lost.
+pub(crate) fn wait_for<S, R>(
+    state: &std::sync::Mutex<S>,
+    mut attempt: impl FnMut(&mut S) -> Option<R>,
+    queue: impl Fn(&mut S) -> &mut WaitList,
+) -> R {
+    loop {
+        let w = {
+            let mut s = lock(state);
+            if let Some(r) = attempt(&mut s) {
+                return r;
+            }
+            queue(&mut s).enqueue()
+        };
+        w.park();
+    }
+}
+
 /// Locks a std mutex used internally, ignoring poisoning: the guarded state is kept
 /// consistent by every critical section (none of them runs user code).
 pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {

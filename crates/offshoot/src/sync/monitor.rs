@@ -14,7 +14,7 @@
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use super::{lock, task_id, TaskId, WaitList};
+use super::{lock, task_id, wait_for, TaskId, WaitList};
 
 struct State {
     owner: Option<TaskId>,
@@ -114,24 +114,22 @@ impl<T: ?Sized> Monitor<T> {
     }
 
     fn acquire(&self, me: TaskId, depth: usize) {
-        loop {
-            let w = {
-                let mut s = lock(&self.state);
-                match s.owner {
-                    None => {
-                        s.owner = Some(me);
-                        s.depth = depth;
-                        return;
-                    }
-                    Some(o) if o == me => {
-                        s.depth += depth;
-                        return;
-                    }
-                    Some(_) => s.entry.enqueue(),
+        wait_for(
+            &self.state,
+            |s| match s.owner {
+                None => {
+                    s.owner = Some(me);
+                    s.depth = depth;
+                    Some(())
                 }
-            };
-            w.park();
-        }
+                Some(o) if o == me => {
+                    s.depth += depth;
+                    Some(())
+                }
+                Some(_) => None,
+            },
+            |s| &mut s.entry,
+        )
     }
 }
 

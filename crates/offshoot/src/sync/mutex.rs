@@ -12,7 +12,7 @@
 use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};
 
-use super::{lock, WaitList};
+use super::{lock, wait_for, WaitList};
 
 struct State {
     locked: bool,
@@ -82,20 +82,20 @@ impl<T: ?Sized> Mutex<T> {
     /// Not reentrant: a task that locks a mutex it holds waits forever (use
     /// [`super::Monitor`] for a reentrant lock).
     pub fn lock(&self) -> MutexGuard<'_, T> {
-        loop {
-            let w = {
-                let mut s = lock(&self.state);
-                if !s.locked {
-                    s.locked = true;
-                    return MutexGuard {
-                        mutex: self,
-                        _not_send: std::marker::PhantomData,
-                    };
+        wait_for(
+            &self.state,
+            |s| {
+                if s.locked {
+                    return None;
                 }
-                s.waiters.enqueue()
-            };
-            w.park();
-        }
+                s.locked = true;
+                Some(MutexGuard {
+                    mutex: self,
+                    _not_send: std::marker::PhantomData,
+                })
+            },
+            |s| &mut s.waiters,
+        )
     }
 
     /// Locks the mutex if it is free.

@@ -11,7 +11,7 @@ use std::cell::UnsafeCell;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
-use super::{lock, WaitList};
+use super::{lock, wait_for, WaitList};
 
 struct State {
     readers: usize,
@@ -83,46 +83,46 @@ impl<T: ?Sized> RwLock<T> {
     /// Shared access, parking while a writer holds or waits for the lock. A task that reads
     /// twice while a writer waits deadlocks (as with any writer-preferring lock).
     pub fn read(&self) -> RwLockReadGuard<'_, T> {
-        loop {
-            let w = {
-                let mut s = lock(&self.state);
-                if !s.writer && s.writers_waiting == 0 {
-                    s.readers += 1;
-                    return RwLockReadGuard {
-                        lock: self,
-                        _not_send: PhantomData,
-                    };
+        wait_for(
+            &self.state,
+            |s| {
+                if s.writer || s.writers_waiting > 0 {
+                    return None;
                 }
-                s.read_waiters.enqueue()
-            };
-            w.park();
-        }
+                s.readers += 1;
+                Some(RwLockReadGuard {
+                    lock: self,
+                    _not_send: PhantomData,
+                })
+            },
+            |s| &mut s.read_waiters,
+        )
     }
 
     /// Exclusive access, parking while anyone else holds the lock.
     pub fn write(&self) -> RwLockWriteGuard<'_, T> {
         let mut waiting = false;
-        loop {
-            let w = {
-                let mut s = lock(&self.state);
-                if !s.writer && s.readers == 0 {
-                    s.writer = true;
-                    if waiting {
-                        s.writers_waiting -= 1;
+        wait_for(
+            &self.state,
+            |s| {
+                if s.writer || s.readers > 0 {
+                    if !waiting {
+                        s.writers_waiting += 1;
+                        waiting = true;
                     }
-                    return RwLockWriteGuard {
-                        lock: self,
-                        _not_send: PhantomData,
-                    };
+                    return None;
                 }
-                if !waiting {
-                    s.writers_waiting += 1;
-                    waiting = true;
+                s.writer = true;
+                if waiting {
+                    s.writers_waiting -= 1;
                 }
-                s.write_waiters.enqueue()
-            };
-            w.park();
-        }
+                Some(RwLockWriteGuard {
+                    lock: self,
+                    _not_send: PhantomData,
+                })
+            },
+            |s| &mut s.write_waiters,
+        )
     }
 
     fn release(&self, writer: bool) {

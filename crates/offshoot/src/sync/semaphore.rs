@@ -5,7 +5,7 @@
 //! * A release adds a permit and wakes the oldest waiter, which competes for it again; a
 //!   wake is never lost (the waiter queued before it released the lock).
 
-use super::{lock, WaitList};
+use super::{lock, wait_for, WaitList};
 
 struct State {
     permits: usize,
@@ -51,17 +51,14 @@ impl Semaphore {
 
     /// Takes a permit, parking while there is none; the permit returns when the guard drops.
     pub fn acquire(&self) -> SemaphorePermit<'_> {
-        loop {
-            let w = {
-                let mut s = lock(&self.state);
-                if s.permits > 0 {
-                    s.permits -= 1;
-                    return SemaphorePermit { sem: self };
-                }
-                s.waiters.enqueue()
-            };
-            w.park();
-        }
+        wait_for(
+            &self.state,
+            |s| {
+                s.permits = s.permits.checked_sub(1)?;
+                Some(SemaphorePermit { sem: self })
+            },
+            |s| &mut s.waiters,
+        )
     }
 
     /// Takes a permit if one is free.
