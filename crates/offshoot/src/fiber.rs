@@ -375,26 +375,25 @@ impl Sched {
                 input = yielder.suspend(Suspend::Idle);
             }
         });
-        let mut f = Box::new(Fiber {
+        // The token names the fiber, so the box is allocated before the fiber is built in it.
+        let mut slot = Box::<Fiber>::new_uninit();
+        let fp = slot.as_mut_ptr();
+        slot.write(Fiber {
             co,
             saved: Cell::new(Saved::EMPTY),
             cond: Cell::new(None),
             parker: Arc::new(Parker {
                 word: AtomicU64::new(IDLE),
-                target: Target::Thread(std::thread::current()),
+                target: Target::Fiber {
+                    fiber: fp,
+                    worker: w,
+                },
             }),
             work_slot: Cell::new(NO_SLOT),
             cancel_woken: Cell::new(false),
         });
-        let fp: *mut Fiber = &mut *f;
-        f.parker = Arc::new(Parker {
-            word: AtomicU64::new(IDLE),
-            target: Target::Fiber {
-                fiber: fp,
-                worker: w,
-            },
-        });
-        Ok(f)
+        // SAFETY: the line above initialised the box.
+        Ok(unsafe { slot.assume_init() })
     }
 }
 
