@@ -462,6 +462,23 @@ fn run_task(w: &Worker, state: &FinishState, func: impl FnOnce()) {
     }
 }
 
+/// Where `spawn` and its relatives may be called, as the panic message says it.
+const INSIDE_ANY_FINISH: &str = "offshoot::finish, offshoot::scope or ThreadPool::run";
+
+/// The state of the calling task's innermost finish. Panics, naming `caller` and where it
+/// belongs (`inside`), when called outside every pool.
+fn innermost_finish(caller: &str, inside: &str) -> *const FinishState {
+    let w = Worker::current();
+    assert!(
+        !w.is_null(),
+        "{caller} called outside every pool: there is no finish to join the task; call it \
+         inside {inside}"
+    );
+    // SAFETY: the current worker is run by this thread; work always runs inside a finish
+    // frame, so the current finish frame is set and live.
+    unsafe { (*(*w).current_finish()).state }
+}
+
 /// One count of a finish taken ahead of a task that will be spawned later, from any thread
 /// (a data-driven task, `sync::spawn_when`): the finish cannot end while it is held.
 pub(crate) struct Reservation {
@@ -478,14 +495,7 @@ impl Reservation {
     /// # Panics
     /// Outside every pool.
     pub(crate) fn take() -> Reservation {
-        let w = Worker::current();
-        assert!(
-            !w.is_null(),
-            "offshoot::sync::spawn_when called outside every pool: there is no finish to \
-             join the task; call it inside offshoot::finish, offshoot::scope or ThreadPool::run"
-        );
-        // SAFETY: the current worker is run by this thread; work runs inside a finish frame.
-        let state = unsafe { (*(*w).current_finish()).state };
+        let state = innermost_finish("offshoot::sync::spawn_when", INSIDE_ANY_FINISH);
         // SAFETY: the state is live: this task runs inside its finish.
         unsafe { (*state).acquire() };
         Reservation { state }
@@ -698,16 +708,7 @@ pub fn spawn<F>(f: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    let w = Worker::current();
-    assert!(
-        !w.is_null(),
-        "offshoot::spawn called outside every pool: there is no finish to join the task; \
-         call it inside offshoot::finish, offshoot::scope or ThreadPool::run"
-    );
-    // SAFETY: the current worker is run by this thread; work always runs inside a finish
-    // frame, so the current finish frame is set and live.
-    let state = unsafe { (*(*w).current_finish()).state };
-    spawn_into(state, f);
+    spawn_into(innermost_finish("offshoot::spawn", INSIDE_ANY_FINISH), f);
 }
 
 /// Like [`spawn`], for a task that can fail: an `Err` fails the innermost enclosing
@@ -732,14 +733,7 @@ where
     F: FnOnce() -> Result<(), E> + Send + 'static,
     E: Send + 'static,
 {
-    let w = Worker::current();
-    assert!(
-        !w.is_null(),
-        "offshoot::try_spawn called outside every pool: there is no finish to join the task; \
-         call it inside offshoot::try_finish"
-    );
-    // SAFETY: as in `spawn`.
-    let state = unsafe { (*(*w).current_finish()).state };
+    let state = innermost_finish("offshoot::try_spawn", "offshoot::try_finish");
     let st = state as usize;
     spawn_into(state, move || {
         if let Err(e) = f() {
