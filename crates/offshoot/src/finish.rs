@@ -175,6 +175,10 @@ pub(crate) struct FinishFrame {
     frame: Frame,
     pub(crate) state: *const FinishState,
     pending: UnsafeCell<VecDeque<JobRef>>,
+    /// The newest of the frame's pending *futures* (`sync::spawn_future`), an intrusive
+    /// stack through [`LinkedJob::below`]: a `get` takes its future back from the top with
+    /// two plain loads and a store. Thieves take the bottom one.
+    linked: Cell<*const LinkedJob>,
     /// A proxy holds one count of `outstanding` once it has pending tasks or runs a task
     /// taken from another frame.
     registered: Cell<bool>,
@@ -189,8 +193,7 @@ unsafe fn finish_has_work(f: *const Frame) -> bool {
     unsafe {
         let f = &*(f as *const FinishFrame);
         // Tasks of a failed finish are never handed out: their owner drops them.
-        !(*f.state).has_failed()
-            && (!(*f.pending.get()).is_empty() || (f.is_owner && (*f.state).inbox_len() > 0))
+        !(*f.state).has_failed() && f.has_local_work()
     }
 }
 
@@ -215,6 +218,9 @@ unsafe fn finish_offer(
             HeapJob::into_job(move || batch.unpack(), Some(_w), f.state)
         } else if let Some(job) = pending.pop_front() {
             // The thief's proxy will hold a count of its own for this task.
+            state.acquire();
+            job
+        } else if let Some(job) = f.take_oldest_linked() {
             state.acquire();
             job
         } else {
@@ -249,6 +255,7 @@ impl FinishFrame {
             },
             state,
             pending: UnsafeCell::new(VecDeque::new()),
+            linked: Cell::new(ptr::null()),
             registered: Cell::new(false),
             is_owner,
             parent: w.current_finish(),
@@ -266,7 +273,9 @@ impl FinishFrame {
     pub(crate) fn has_local_work(&self) -> bool {
         // SAFETY: the frame is linked, so it and its state are live; only its owner calls.
         unsafe {
-            !(*self.pending.get()).is_empty() || (self.is_owner && (*self.state).inbox_len() > 0)
+            !(*self.pending.get()).is_empty()
+                || !self.linked.get().is_null()
+                || (self.is_owner && (*self.state).inbox_len() > 0)
         }
     }
 
@@ -286,13 +295,90 @@ impl FinishFrame {
         w.set_current_finish(self.parent);
     }
 
-    /// Appends a task to this frame (owner worker only).
-    fn push_task(&self, job: JobRef) {
+    /// The finish this frame belongs to.
+    pub(crate) fn state(&self) -> *const FinishState {
+        self.state
+    }
+
+    /// The worker's current finish frame before this one (null for the outermost).
+    pub(crate) fn parent(&self) -> *const FinishFrame {
+        self.parent
+    }
+
+    /// Takes `job` back from this frame's pending futures if it is still there (owner worker
+    /// only): the caller then owns the job and must execute it. The newest is looked at
+    /// first, so a future got in the order futures were made costs one comparison.
+    #[inline]
+    pub(crate) fn take_linked(&self, job: *const LinkedJob) -> bool {
+        let top = self.linked.get();
+        if ptr::eq(top, job) {
+            // SAFETY: linked jobs are live while on the list (their task's count).
+            self.linked.set(unsafe { (*job).below.get() });
+            return true;
+        }
+        self.take_linked_deeper(top, job)
+    }
+
+    #[cold]
+    fn take_linked_deeper(&self, mut above: *const LinkedJob, job: *const LinkedJob) -> bool {
+        while !above.is_null() {
+            // SAFETY: as in `take_linked`.
+            unsafe {
+                let next = (*above).below.get();
+                if ptr::eq(next, job) {
+                    (*above).below.set((*job).below.get());
+                    return true;
+                }
+                above = next;
+            }
+        }
+        false
+    }
+
+    /// Takes the oldest pending future (owner worker only).
+    fn take_oldest_linked(&self) -> Option<JobRef> {
+        let mut above: *const LinkedJob = ptr::null();
+        let mut j = self.linked.get();
+        if j.is_null() {
+            return None;
+        }
+        // SAFETY: as in `take_linked`.
+        unsafe {
+            while !(*j).below.get().is_null() {
+                above = j;
+                j = (*j).below.get();
+            }
+            if above.is_null() {
+                self.linked.set(ptr::null());
+            } else {
+                (*above).below.set(ptr::null());
+            }
+        }
+        Some(JobRef(j as *const JobHeader))
+    }
+
+    /// Pushes a future's job onto this frame (owner worker only).
+    #[inline]
+    pub(crate) fn push_linked(&self, job: *const LinkedJob) {
+        self.register();
+        // SAFETY: the caller passes a live job that is on no list.
+        unsafe { (*job).below.set(self.linked.get()) };
+        self.linked.set(job);
+    }
+
+    /// A proxy takes a count of its finish before it first holds a task.
+    #[inline]
+    fn register(&self) {
         if !self.is_owner && !self.registered.get() {
             // SAFETY: a proxy is in the chain only while its finish is alive.
             unsafe { (*self.state).acquire() };
             self.registered.set(true);
         }
+    }
+
+    /// Appends a task to this frame (owner worker only).
+    pub(crate) fn push_task(&self, job: JobRef) {
+        self.register();
         // SAFETY: only the owning worker touches `pending`.
         unsafe { (*self.pending.get()).push_back(job) };
     }
@@ -304,7 +390,14 @@ impl FinishFrame {
         loop {
             // SAFETY: only the owning worker touches `pending`; the borrow ends before the
             // task runs (the task may push more).
-            let job = unsafe { (*self.pending.get()).pop_back() };
+            let job = unsafe { (*self.pending.get()).pop_back() }.or_else(|| {
+                let top = self.linked.get();
+                (!top.is_null()).then(|| {
+                    // SAFETY: linked jobs are live while on the list.
+                    self.linked.set(unsafe { (*top).below.get() });
+                    JobRef(top as *const JobHeader)
+                })
+            });
             if let Some(job) = job {
                 // SAFETY: the state is alive while this frame is linked.
                 let mode = if unsafe { (*self.state).has_failed() } {
@@ -339,6 +432,15 @@ impl FinishFrame {
         state.release();
         true
     }
+}
+
+/// The start of a job that sits on a frame's intrusive list of pending futures: its
+/// `execute` pointer first, like every job (see `job.rs`).
+#[repr(C)]
+pub(crate) struct LinkedJob {
+    pub(crate) execute: unsafe fn(*const JobHeader, &Worker, Mode),
+    /// The next older job on the list (owner worker only).
+    pub(crate) below: Cell<*const LinkedJob>,
 }
 
 /// A spawned task: its `execute` pointer first (every job starts with one, see `job.rs`),
@@ -404,16 +506,20 @@ impl<F: FnOnce() + Send> HeapJob<F> {
                 }
             }
             Mode::Inline => run_task(w, state, func),
-            Mode::Stolen => {
-                let proxy = FinishFrame::new(w, state, false);
-                // The count taken when this task was handed out now belongs to the proxy.
-                proxy.registered.set(true);
-                proxy.enter(w);
-                run_task(w, state, func);
-                proxy.leave(w);
-            }
+            Mode::Stolen => run_stolen_task(w, state, func),
         }
     }
+}
+
+/// Runs a task that a thief received from a frame of the finish `state`: under a proxy
+/// frame of that finish, which takes over the count the frame took when it handed the task
+/// out.
+pub(crate) fn run_stolen_task(w: &Worker, state: &FinishState, func: impl FnOnce()) {
+    let proxy = FinishFrame::new(w, state, false);
+    proxy.registered.set(true);
+    proxy.enter(w);
+    run_task(w, state, func);
+    proxy.leave(w);
 }
 
 /// Tasks handed out together. Unpacked on the thief into its frame of the same finish
@@ -451,7 +557,8 @@ impl Drop for Batch {
     }
 }
 
-fn run_task(w: &Worker, state: &FinishState, func: impl FnOnce()) {
+/// Runs a task of the finish `state` on `w` as a new task; its panic fails the finish.
+pub(crate) fn run_task(w: &Worker, state: &FinishState, func: impl FnOnce()) {
     if let Err(p) = w.as_new_task(|| {
         catch_unwind(AssertUnwindSafe(|| {
             w.poll();
@@ -463,11 +570,19 @@ fn run_task(w: &Worker, state: &FinishState, func: impl FnOnce()) {
 }
 
 /// Where `spawn` and its relatives may be called, as the panic message says it.
-const INSIDE_ANY_FINISH: &str = "offshoot::finish, offshoot::scope or ThreadPool::run";
+pub(crate) const INSIDE_ANY_FINISH: &str = "offshoot::finish, offshoot::scope or ThreadPool::run";
 
 /// The state of the calling task's innermost finish. Panics, naming `caller` and where it
 /// belongs (`inside`), when called outside every pool.
 fn innermost_finish(caller: &str, inside: &str) -> *const FinishState {
+    let (_, frame) = innermost_frame(caller, inside);
+    // SAFETY: see `innermost_frame`: the frame is live while the calling task runs.
+    unsafe { (*frame).state }
+}
+
+/// The calling thread's worker and its current finish frame. Panics, naming `caller` and
+/// where it belongs (`inside`), when called outside every pool.
+pub(crate) fn innermost_frame(caller: &str, inside: &str) -> (*const Worker, *const FinishFrame) {
     let w = Worker::current();
     assert!(
         !w.is_null(),
@@ -475,8 +590,8 @@ fn innermost_finish(caller: &str, inside: &str) -> *const FinishState {
          inside {inside}"
     );
     // SAFETY: the current worker is run by this thread; work always runs inside a finish
-    // frame, so the current finish frame is set and live.
-    unsafe { (*(*w).current_finish()).state }
+    // frame, so the current finish frame is set, and live while the calling task runs.
+    (w, unsafe { (*w).current_finish() })
 }
 
 /// One count of a finish taken ahead of a task that will be spawned later, from any thread

@@ -120,6 +120,7 @@ const SPARE_BATCHES: usize = 16;
 /// A block for a spawned task: from `w`'s free list if it has one (owner thread only), else
 /// a batch of spare blocks moves into that list (one lock for [`BLOCK_BATCH`] blocks), else
 /// from the allocator.
+#[inline]
 pub(crate) fn alloc_block(w: Option<&Worker>) -> *mut u8 {
     if let Some(w) = w {
         // SAFETY: only the owning thread calls with `Some(w)` (module invariant).
@@ -149,6 +150,7 @@ pub(crate) fn alloc_block(w: Option<&Worker>) -> *mut u8 {
 ///
 /// # Safety
 /// `b` came from `alloc_block` and is not used after this.
+#[inline]
 pub(crate) unsafe fn free_block(w: Option<&Worker>, b: *mut u8) {
     if let Some(w) = w {
         // SAFETY: only the owning thread calls with `Some(w)`.

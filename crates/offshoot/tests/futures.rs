@@ -1,0 +1,260 @@
+//! `spawn_future` / `TaskFuture`: every path of a future block — got in call order (taken
+//! back and run inline), got out of order, stolen, drained by its finish, never got,
+//! cloned and got by many tasks, got from outside the pool, failed, discarded — with
+//! values and drops checked against the obvious serial answer.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use common::{boom, boom_msg, bounded, install_panic_hook, panic_message, pool, Rng, Tally};
+use common::{mix, POOL_SIZES};
+use offshoot::sync::{spawn_future, Event, TaskFuture};
+
+/// A value whose drops are counted, to check each future's value is dropped exactly once.
+struct Counted(u64, Arc<AtomicUsize>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn futures_got_in_any_order_give_their_values_and_drop_each_once() {
+    bounded(|| {
+        for n in POOL_SIZES {
+            let p = pool(n);
+            for seed in 0..20u64 {
+                let drops = Arc::new(AtomicUsize::new(0));
+                let d = drops.clone();
+                let total = p.run(move || {
+                    let mut rng = Rng::new(seed + 1);
+                    let k = 1 + rng.range(0, 24) as usize;
+                    let mut futs: Vec<(u64, TaskFuture<Counted>)> = (0..k as u64)
+                        .map(|i| {
+                            let d = d.clone();
+                            (i, spawn_future(move || Counted(mix(i), d)))
+                        })
+                        .collect();
+                    // Shuffle, then get every future, some twice.
+                    for i in (1..futs.len()).rev() {
+                        let j = rng.range(0, i as u64 + 1) as usize;
+                        futs.swap(i, j);
+                    }
+                    let mut sum = 0u64;
+                    for (i, f) in &futs {
+                        assert_eq!(f.get().0, mix(*i));
+                        sum = sum.wrapping_add(f.get().0);
+                        assert!(f.is_ready());
+                        assert_eq!(f.try_get().map(|c| c.0), Some(mix(*i)));
+                    }
+                    (sum, k)
+                });
+                let (sum, k) = total;
+                let want = (0..k as u64).fold(0u64, |s, i| s.wrapping_add(mix(i)));
+                assert_eq!(sum, want, "{n} workers, seed {seed}");
+                assert_eq!(drops.load(Ordering::SeqCst), k, "{n} workers, seed {seed}");
+            }
+        }
+    });
+}
+
+#[test]
+fn a_future_nobody_gets_still_runs_before_its_finish_ends() {
+    bounded(|| {
+        for n in POOL_SIZES {
+            let ran = Arc::new(AtomicUsize::new(0));
+            let r = ran.clone();
+            pool(n).run(move || {
+                offshoot::finish(|| {
+                    for _ in 0..100 {
+                        let r = r.clone();
+                        // Dropped at once: the task still belongs to the finish.
+                        drop(spawn_future(move || r.fetch_add(1, Ordering::SeqCst)));
+                    }
+                });
+                assert_eq!(r.load(Ordering::SeqCst), 100);
+            });
+            assert_eq!(ran.load(Ordering::SeqCst), 100, "{n} workers");
+        }
+    });
+}
+
+#[test]
+fn a_future_outlives_its_finish_and_can_be_got_from_outside_the_pool() {
+    bounded(|| {
+        for n in POOL_SIZES {
+            let p = pool(n);
+            let f = p.run(|| offshoot::finish(|| spawn_future(|| (1..=10u64).product::<u64>())));
+            // The finish ran it before it returned.
+            assert!(f.is_ready());
+            assert_eq!(*f.get(), 3_628_800, "{n} workers");
+            // Got from a plain thread while a task is still computing it.
+            let gate = Arc::new(Event::new());
+            let g = gate.clone();
+            std::thread::scope(|s| {
+                let (tx, rx) = std::sync::mpsc::channel();
+                s.spawn(|| {
+                    p.run(move || {
+                        offshoot::finish(|| {
+                            let f = spawn_future(move || {
+                                g.wait();
+                                42u32
+                            });
+                            tx.send(f).unwrap();
+                        })
+                    })
+                });
+                let f = rx.recv().unwrap();
+                gate.set(()).unwrap();
+                assert_eq!(*f.get(), 42, "{n} workers");
+            });
+        }
+    });
+}
+
+#[test]
+fn cloned_futures_are_got_by_many_tasks_and_wake_every_waiter() {
+    bounded(|| {
+        for n in POOL_SIZES {
+            let sum = pool(n).run(|| {
+                let gate = Arc::new(Event::new());
+                let g = gate.clone();
+                let f = spawn_future(move || {
+                    g.wait();
+                    7u64
+                });
+                let total = Arc::new(AtomicUsize::new(0));
+                offshoot::finish(|| {
+                    for _ in 0..16 {
+                        let f = f.clone();
+                        let t = total.clone();
+                        offshoot::spawn(move || {
+                            t.fetch_add(*f.get() as usize, Ordering::SeqCst);
+                        });
+                    }
+                    offshoot::spawn(move || gate.set(()).unwrap());
+                });
+                assert_eq!(*f.get(), 7);
+                total.load(Ordering::SeqCst)
+            });
+            assert_eq!(sum, 16 * 7, "{n} workers");
+        }
+    });
+}
+
+#[test]
+fn futures_recursing_in_call_order_match_serial_fib_on_every_pool() {
+    fn fib(n: u64) -> u64 {
+        if n < 2 {
+            n
+        } else {
+            fib(n - 1) + fib(n - 2)
+        }
+    }
+    fn ffib(n: u64) -> u64 {
+        if n < 2 {
+            return n;
+        }
+        let a = spawn_future(move || ffib(n - 1));
+        let b = spawn_future(move || ffib(n - 2));
+        // Got in the opposite order of creation half of the time.
+        let (x, y) = if n % 2 == 0 {
+            let x = *a.get();
+            (x, *b.get())
+        } else {
+            let y = *b.get();
+            (*a.get(), y)
+        };
+        x + y
+    }
+    bounded(|| {
+        for n in POOL_SIZES {
+            assert_eq!(pool(n).run(|| ffib(20)), fib(20), "{n} workers");
+        }
+    });
+}
+
+#[test]
+fn a_panicking_future_surfaces_its_panic_once_and_fails_its_other_getters() {
+    install_panic_hook();
+    bounded(|| {
+        for n in POOL_SIZES {
+            let p = pool(n);
+            for _ in 0..20 {
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    p.run(|| {
+                        let f = spawn_future(|| -> u32 { boom("future body") });
+                        let g = f.clone();
+                        (panic_message(|| *f.get()), panic_message(|| *g.get()))
+                    })
+                }));
+                let failed = "panicked or was cancelled";
+                match r {
+                    // Run inline by the first `get`: the panic came out of it.
+                    Ok((first, second)) => {
+                        assert_eq!(first, boom_msg("future body"), "{n} workers");
+                        assert!(second.contains(failed), "{second}");
+                    }
+                    // Taken by a thief: the panic went to the finish (the pool's `run`),
+                    // both getters were told the future failed.
+                    Err(p) => {
+                        assert_eq!(common::payload_str(&*p), Some(&*boom_msg("future body")));
+                    }
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn futures_of_a_failed_finish_are_dropped_unrun_and_their_getters_told_so() {
+    install_panic_hook();
+    bounded(|| {
+        for n in POOL_SIZES {
+            let tally = Tally::new();
+            let t = tally.clone();
+            let kept: std::sync::Mutex<Vec<TaskFuture<u32>>> = std::sync::Mutex::new(Vec::new());
+            let msg = panic_message(|| {
+                pool(n).run(|| {
+                    offshoot::finish(|| {
+                        for _ in 0..50 {
+                            let g = t.guard();
+                            let f = spawn_future(move || {
+                                drop(g);
+                                1u32
+                            });
+                            kept.lock().unwrap().push(f);
+                        }
+                        boom("finish body");
+                    })
+                })
+            });
+            assert_eq!(msg, boom_msg("finish body"), "{n} workers");
+            // Every closure was dropped exactly once, run or not.
+            assert_eq!(tally.made(), tally.dropped(), "{n} workers");
+            for f in kept.into_inner().unwrap() {
+                assert!(f.is_ready());
+                if f.try_get().is_none() {
+                    let m = panic_message(|| *f.get());
+                    assert!(m.contains("panicked or was cancelled"), "{m}");
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn a_future_got_inside_a_nested_finish_is_taken_from_the_outer_frame() {
+    bounded(|| {
+        for n in POOL_SIZES {
+            let v = pool(n).run(|| {
+                let f = spawn_future(|| 5u32);
+                offshoot::finish(|| offshoot::finish(|| *f.get() + 1))
+            });
+            assert_eq!(v, 6, "{n} workers");
+        }
+    });
+}
