@@ -40,6 +40,11 @@
 //!   empty chain. Work on a parked chain stays offerable: requests to this worker, and the
 //!   worker itself when it runs out of work, take from parked chains (no work is trapped
 //!   behind a waiting task).
+//! * A task that overflows its fiber's stack hits the stack's guard page, and the process
+//!   aborts with a message that names `Builder::stack_size` (`overflow.rs`, Linux): the
+//!   driver installs the fault handler and makes sure its thread has an alternate signal
+//!   stack before it runs a fiber, and it records the guard page of the fiber it resumes
+//!   (`overflow::enter`) before every resume and clears it (`overflow::leave`) after.
 
 use std::cell::{Cell, UnsafeCell};
 use std::collections::VecDeque;
@@ -53,6 +58,7 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 
 use crate::finish::FinishFrame;
 use crate::frame::Frame;
+use crate::overflow;
 use crate::worker::Worker;
 
 /// What the driver tells a fiber when it resumes it.
@@ -99,6 +105,8 @@ impl Saved {
 /// One stack with the scheduler loop at its base.
 pub(crate) struct Fiber {
     co: Co,
+    /// The guard page at the end of `co`'s stack, for the overflow handler.
+    guard: overflow::Guard,
     pub(crate) saved: Cell<Saved>,
     /// While parked on a condition: the condition (it lives on this fiber's stack).
     cond: Cell<Option<*const (dyn Fn() -> bool + 'static)>>,
@@ -360,6 +368,7 @@ impl Waiter {
 impl Sched {
     fn new_fiber(&mut self, w: *const Worker) -> std::io::Result<Box<Fiber>> {
         let stack = DefaultStack::new(self.stack_size)?;
+        let guard = overflow::Guard::of(&stack, self.stack_size);
         let wp = w as usize;
         let co = Co::with_stack(stack, move |yielder, mut input| {
             // SAFETY: the worker outlives its driver and every fiber the driver resumes.
@@ -380,6 +389,7 @@ impl Sched {
         let fp = slot.as_mut_ptr();
         slot.write(Fiber {
             co,
+            guard,
             saved: Cell::new(Saved::EMPTY),
             cond: Cell::new(None),
             parker: Arc::new(Parker {
@@ -592,6 +602,9 @@ impl Worker {
 
     #[cfg(not(miri))]
     fn drive_fibers(&self, stack_size: usize) {
+        // A task that overflows its stack must get a clear message (see `overflow.rs`).
+        overflow::install();
+        let _altstack = overflow::AltStack::ensure();
         // SAFETY: owner thread; the Sched is not borrowed across resumes below.
         unsafe { *self.sched() = Sched::new(stack_size) };
         let first = {
@@ -612,7 +625,9 @@ impl Worker {
             self.restore_chain(saved);
             // SAFETY: owner thread.
             unsafe { (*self.sched()).running = fp };
+            overflow::enter(cur.guard);
             let r = cur.co.resume(Resume::Go);
+            overflow::leave();
             // SAFETY: owner thread; the fiber is suspended, nothing else runs here.
             unsafe { (*self.sched()).running = ptr::null_mut() };
             cur.saved.set(self.take_chain());
@@ -673,7 +688,9 @@ impl Worker {
         // SAFETY: owner thread.
         let free = std::mem::take(unsafe { &mut (*self.sched()).free });
         for mut f in free {
+            overflow::enter(f.guard);
             let _ = f.co.resume(Resume::Exit);
+            overflow::leave();
         }
     }
 

@@ -74,6 +74,7 @@ mod job;
 mod join;
 mod loops;
 mod mailbox;
+mod overflow;
 mod par_iter;
 mod pool;
 mod scope;

@@ -339,6 +339,22 @@ impl Builder {
     /// own stacks: every worker starts with one such stack and maps one more for each task
     /// that waits at once (only touched pages use memory). Deep recursion inside tasks needs
     /// a bigger one.
+    ///
+    /// A task that overflows its stack cannot be recovered. On Linux the process aborts
+    /// (SIGABRT) after writing to stderr a line that names this setting and the size in
+    /// force, such as "offshoot: a task overflowed its 2 MiB fiber stack; give tasks more
+    /// with \`Builder::stack_size\` (or RUST_MIN_STACK)"; elsewhere it dies of a fault on
+    /// the stack's guard page (SIGSEGV).
+    ///
+    /// ```
+    /// // Tasks of this pool may recurse through about 16 MiB of stack.
+    /// let pool = offshoot::ThreadPool::builder()
+    ///     .workers(1)
+    ///     .stack_size(16 << 20)
+    ///     .build()?;
+    /// assert_eq!(pool.run(|| 6 * 7), 42);
+    /// # Ok::<(), offshoot::BuildError>(())
+    /// ```
     pub fn stack_size(mut self, bytes: usize) -> Builder {
         self.stack_size = Some(bytes);
         self

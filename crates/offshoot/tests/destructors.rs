@@ -9,17 +9,14 @@
 
 mod common;
 
-use std::io::Read;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{
-    boom, boom_msg, bounded, panic_message, poll_until, poll_until_stopped, pool, LIMIT, LONG,
+    boom, boom_msg, bounded, panic_message, poll_until, poll_until_stopped, pool, run_child,
+    CHILD_ENV, LIMIT, LONG,
 };
-
-const CHILD_ENV: &str = "OFFSHOOT_TEST_CHILD";
 
 /// Runs `body` (bounded in time) in a child process running only the test `name`, and
 /// fails if the child fails, crashes or hangs. In the child, runs `body` directly.
@@ -28,39 +25,7 @@ fn in_child_process(name: &str, body: fn()) {
         bounded(body);
         return;
     }
-    let exe = std::env::current_exe().expect("no path to the test binary");
-    let mut child = Command::new(exe)
-        .args([
-            name,
-            "--exact",
-            "--include-ignored",
-            "--test-threads=1",
-            "--nocapture",
-        ])
-        .env(CHILD_ENV, name)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cannot start the child test process");
-    let mut pipe = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = pipe.read_to_string(&mut s);
-        s
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("cannot wait for the child") {
-            break Some(status);
-        }
-        if start.elapsed() > LIMIT + Duration::from_secs(10) {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let stderr = reader.join().unwrap_or_default();
+    let (status, stderr) = run_child(name, name, LIMIT + Duration::from_secs(10), |_| {});
     let tail: String = {
         let lines: Vec<&str> = stderr.lines().collect();
         lines[lines.len().saturating_sub(25)..].join("\n")

@@ -328,3 +328,57 @@ pub fn long_task(t: &Tally) {
         t.finish();
     }
 }
+
+/// The environment variable that tells a test binary started by [`run_child`] which case
+/// to run.
+pub const CHILD_ENV: &str = "OFFSHOOT_TEST_CHILD";
+
+/// Runs this test binary again, with only the test `test` selected and [`CHILD_ENV`] set to
+/// `case`; `setup` may adjust the command first. Returns how the child ended — `None` if it
+/// was still running after `limit` (it is then killed) — and what it wrote to stderr (its
+/// stdout is dropped). For tests of crashes, which would take the whole binary down.
+pub fn run_child(
+    test: &str,
+    case: &str,
+    limit: Duration,
+    setup: impl FnOnce(&mut std::process::Command),
+) -> (Option<std::process::ExitStatus>, String) {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+
+    let exe = std::env::current_exe().expect("no path to the test binary");
+    let mut cmd = Command::new(exe);
+    setup(&mut cmd);
+    let mut child = cmd
+        .args([
+            test,
+            "--exact",
+            "--include-ignored",
+            "--test-threads=1",
+            "--nocapture",
+        ])
+        .env(CHILD_ENV, case)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start the child test process");
+    let mut pipe = child.stderr.take().unwrap();
+    let reader = thread::spawn(move || {
+        let mut s = String::new();
+        let _ = pipe.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("cannot wait for the child") {
+            break Some(status);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    (status, reader.join().unwrap_or_default())
+}
