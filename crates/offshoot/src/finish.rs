@@ -7,6 +7,9 @@
 //! runs work belonging to that finish — so spawning needs no atomic read-modify-write. A
 //! thief's request may take the oldest pending task of a frame. When a frame ends, its owner
 //! runs the tasks still pending, newest first (or drops them if the finish failed).
+//! Futures (`sync::spawn_future`) are pending tasks too; they sit on a second, intrusive
+//! list of the frame so that a `get` on the owner can take one back with a pointer compare
+//! (`FinishFrame::take_linked`).
 //!
 //! Counting: `outstanding` counts *proxy frames that hold pending tasks or run a task taken
 //! from a frame*, plus tasks parked in the inbox. The owner frame itself is not counted: its
