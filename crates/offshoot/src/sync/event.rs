@@ -18,6 +18,9 @@ use crate::fiber::Waiter;
 type Callback<T> = Box<dyn FnOnce(&T) + Send>;
 
 struct Pending<T> {
+    /// The first waiter is kept inline: most events have at most one, and a fresh event
+    /// then costs no allocation to wait on.
+    first: Option<Waiter>,
     waiters: Vec<Waiter>,
     callbacks: Vec<Callback<T>>,
 }
@@ -72,6 +75,7 @@ impl<T> Event<T> {
         Event {
             value: OnceLock::new(),
             pending: Mutex::new(Pending {
+                first: None,
                 waiters: Vec::new(),
                 callbacks: Vec::new(),
             }),
@@ -93,17 +97,22 @@ impl<T> Event<T> {
         if let Some(v) = value {
             return Err(v);
         }
-        let Pending { waiters, callbacks } = {
+        let Pending {
+            first,
+            waiters,
+            callbacks,
+        } = {
             let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
             std::mem::replace(
                 &mut *p,
                 Pending {
+                    first: None,
                     waiters: Vec::new(),
                     callbacks: Vec::new(),
                 },
             )
         };
-        for w in &waiters {
+        for w in first.iter().chain(&waiters) {
             w.wake();
         }
         let v = self.value.get().expect("just set");
@@ -147,7 +156,11 @@ impl<T> Event<T> {
                     me.abandon();
                     return v;
                 }
-                p.waiters.push(me.clone());
+                if p.first.is_none() {
+                    p.first = Some(me.clone());
+                } else {
+                    p.waiters.push(me.clone());
+                }
             }
             me.park();
         }
