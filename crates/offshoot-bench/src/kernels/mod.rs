@@ -34,6 +34,7 @@
 pub mod cilksort;
 pub mod empty;
 pub mod fib;
+pub mod futures_fib;
 pub mod heat;
 pub mod items;
 pub mod knapsack;
@@ -47,6 +48,7 @@ pub mod nqueens_undo;
 pub mod par_for;
 pub mod pentomino;
 pub mod pentomino_copy;
+pub mod plain;
 pub mod tree_sum;
 pub mod uts;
 
@@ -147,6 +149,7 @@ pub fn all() -> Vec<KernelInfo> {
         pentomino_copy::INFO,
         mandelbrot::INFO,
         nbody::INFO,
+        futures_fib::INFO,
         empty::INFO_SPAWN,
         empty::INFO_BATCH,
         loop21::INFO_ROWS,
