@@ -49,6 +49,7 @@ pub mod par_for;
 pub mod pentomino;
 pub mod pentomino_copy;
 pub mod plain;
+pub mod ring;
 pub mod tree_sum;
 pub mod uts;
 
@@ -150,6 +151,7 @@ pub fn all() -> Vec<KernelInfo> {
         mandelbrot::INFO,
         nbody::INFO,
         futures_fib::INFO,
+        ring::INFO,
         empty::INFO_SPAWN,
         empty::INFO_BATCH,
         loop21::INFO_ROWS,
