@@ -42,6 +42,7 @@ pub mod loop21;
 pub mod loop6;
 pub mod mandelbrot;
 pub mod matmul;
+pub mod monitor_buffer;
 pub mod nbody;
 pub mod nqueens;
 pub mod nqueens_undo;
@@ -152,6 +153,7 @@ pub fn all() -> Vec<KernelInfo> {
         nbody::INFO,
         futures_fib::INFO,
         ring::INFO,
+        monitor_buffer::INFO,
         empty::INFO_SPAWN,
         empty::INFO_BATCH,
         loop21::INFO_ROWS,
