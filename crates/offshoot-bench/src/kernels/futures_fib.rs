@@ -40,7 +40,7 @@ pub const INFO: KernelInfo = KernelInfo {
 };
 
 /// fib with a future per call; call inside an offshoot finish (or use
-/// [`offshoot`]).
+/// [`offshoot()`]).
 pub fn by_futures(n: u64) -> u64 {
     if n < 2 {
         return n;
