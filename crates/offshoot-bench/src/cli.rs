@@ -41,7 +41,8 @@ impl Mode {
 }
 
 /// offshoot-bench: fork-join kernels on serial, offshoot, rayon and chili,
-/// side by side, every answer checked.
+/// and waiting kernels on serial, offshoot, tokio and OS threads, side by
+/// side, every answer checked.
 #[derive(Debug, Parser)]
 #[command(name = "offshoot-bench", version)]
 pub struct Cli {
@@ -112,9 +113,14 @@ pub fn main() -> ExitCode {
 fn run(cli: &Cli) -> Result<(), String> {
     if cli.list {
         for k in kernels::all() {
+            let contenders: Vec<&str> = k.contenders.iter().map(|c| c.name()).collect();
             println!(
-                "{:<9} {} (cutoff: {}; {})",
-                k.name, k.about, k.cutoff, k.source
+                "{:<9} {} (cutoff: {}; {}; vs serial: {})",
+                k.name,
+                k.about,
+                k.cutoff,
+                k.source,
+                contenders.join(", ")
             );
         }
         return Ok(());
@@ -211,6 +217,7 @@ fn idle_pool_cpu(pools: &[Pools]) -> Option<f64> {
             .install(|| std::hint::black_box(rayon::join(|| 1, || 2)));
         let mut s = p.chili.scope();
         std::hint::black_box(s.join(|_| 1, |_| 2));
+        let _ = std::hint::black_box(p.tokio.block_on(p.tokio.spawn(async { 1 })));
     }
     std::thread::sleep(Duration::from_millis(50));
     let before = machine::cpu_time()?;
@@ -277,7 +284,7 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
     print!("{}", report::machine_lines(&partial));
 
     let tty = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
-    let total = plan.runs_per_kernel() * plan.kernels.len() as u64;
+    let total = plan.total_runs();
     let bar = ProgressBar::with_draw_target(
         Some(total),
         if tty {
@@ -306,12 +313,11 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
     let report = partial;
 
     if plan.check_only {
-        let checks =
-            report.kernels.len() * (1 + harness::Contender::PARALLEL.len() * report.workers.len());
+        let checks: usize = report.kernels.iter().map(|k| 1 + k.parallel.len()).sum();
         println!(
-            "\nall answers correct: {} kernels × (serial + {} contenders × {} worker counts) in {:.1} s",
+            "\nall answers correct: {} kernels × (serial + each of their contenders at {} worker \
+             counts; OS threads once) in {:.1} s",
             report.kernels.len(),
-            harness::Contender::PARALLEL.len(),
             report.workers.len(),
             report.wall_seconds
         );

@@ -3,8 +3,9 @@
 //! Method: pools are built once per worker count, before anything is timed,
 //! and live for the whole run. For each kernel: the instance is prepared
 //! (untimed), a serial run gives the reference answer (validated against the
-//! kernel's oracle), every parallel contender runs once as warm-up, then R
-//! rounds each run serial and every (contender, workers) once, the order
+//! kernel's oracle), every parallel contender of the kernel runs once as
+//! warm-up, then R rounds each run serial, every unpooled contender
+//! (`threads`) and every (pooled contender, workers) once, the order
 //! rotated by one slot per round so that no contender always runs right after
 //! the same one and slow drift hits all alike. Only the call itself is timed
 //! (for the pools: `run`/`install`/`scope()` + the kernel, as a user pays
@@ -33,11 +34,28 @@ pub enum Contender {
     Rayon,
     /// chili, `ThreadPool::scope`.
     Chili,
+    /// tokio, a multi-thread `Runtime`'s `block_on`.
+    Tokio,
+    /// Plain OS threads (`std::thread::scope`) with `std::sync`: the blocking
+    /// baseline of the kernels that wait. The program decides how many
+    /// threads it starts (one per task), so this contender has no worker
+    /// count and runs outside every pool.
+    Threads,
 }
 
 impl Contender {
-    /// The parallel contenders, in report order.
-    pub const PARALLEL: [Contender; 3] = [Contender::Offshoot, Contender::Rayon, Contender::Chili];
+    /// Every parallel contender, in report order.
+    pub const PARALLEL: [Contender; 5] = [
+        Contender::Offshoot,
+        Contender::Rayon,
+        Contender::Chili,
+        Contender::Tokio,
+        Contender::Threads,
+    ];
+
+    /// The contenders of the fork-join kernels (most of the suite).
+    pub const FORK_JOIN: &'static [Contender] =
+        &[Contender::Offshoot, Contender::Rayon, Contender::Chili];
 
     /// Lower-case name.
     pub fn name(self) -> &'static str {
@@ -46,7 +64,15 @@ impl Contender {
             Contender::Offshoot => "offshoot",
             Contender::Rayon => "rayon",
             Contender::Chili => "chili",
+            Contender::Tokio => "tokio",
+            Contender::Threads => "threads",
         }
+    }
+
+    /// Whether it runs in one of the [`Pools`], once per worker count;
+    /// `serial` and `threads` run on threads of their own, once per round.
+    pub fn pooled(self) -> bool {
+        !matches!(self, Contender::Serial | Contender::Threads)
     }
 }
 
@@ -61,10 +87,12 @@ pub struct Pools {
     /// chili pool with `thread_count = workers` (chili counts the thread
     /// that opens the scope as one of them).
     pub chili: chili::ThreadPool,
+    /// tokio multi-thread runtime with `workers` worker threads.
+    pub tokio: tokio::runtime::Runtime,
 }
 
 impl Pools {
-    /// Builds the three pools.
+    /// Builds the four pools.
     pub fn new(workers: usize) -> Result<Self, String> {
         let count = NonZeroUsize::new(workers).ok_or("worker count must be at least 1")?;
         let offshoot = offshoot::ThreadPool::builder()
@@ -80,25 +108,45 @@ impl Pools {
             thread_count: Some(count),
             ..Default::default()
         });
+        let tokio = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .thread_name("tokio")
+            .build()
+            .map_err(|e| format!("building a tokio runtime of {workers}: {e}"))?;
         Ok(Self {
             workers,
             offshoot,
             rayon,
             chili,
+            tokio,
         })
     }
 
-    /// Runs `inst` on `contender` (serial runs on the calling thread).
+    /// Runs `inst` on `contender` (the unpooled ones as [`run_unpooled`]).
     pub fn run(&self, inst: &mut dyn Instance, contender: Contender) {
         match contender {
-            Contender::Serial => inst.serial(),
+            Contender::Serial | Contender::Threads => run_unpooled(inst, contender),
             Contender::Offshoot => self.offshoot.run(|| inst.offshoot()),
             Contender::Rayon => self.rayon.install(|| inst.rayon()),
             Contender::Chili => {
                 let mut scope = self.chili.scope();
                 inst.chili(&mut scope);
             }
+            Contender::Tokio => inst.tokio(&self.tokio),
         }
+    }
+}
+
+/// Runs `inst` on a contender that needs no pool: serial on the calling
+/// thread, threads on the threads the kernel starts.
+///
+/// # Panics
+/// On a pooled contender.
+pub fn run_unpooled(inst: &mut dyn Instance, contender: Contender) {
+    match contender {
+        Contender::Serial => inst.serial(),
+        Contender::Threads => inst.threads(),
+        c => panic!("{} runs in a pool", c.name()),
     }
 }
 
@@ -153,7 +201,7 @@ impl Counters {
 pub struct Series {
     /// Contender name.
     pub contender: String,
-    /// Worker count (none for serial).
+    /// Worker count (none for the unpooled: serial, threads).
     pub workers: Option<usize>,
     /// Wall-clock seconds of every recorded run, in run order.
     pub seconds: Vec<f64>,
@@ -216,20 +264,46 @@ pub struct WorkerCounters {
 }
 
 /// Derived numbers for one worker count.
+///
+/// Every ratio is a median time ÷ the serial median time. A contender the
+/// kernel does not have has no ratio (left out of the JSON). The unpooled
+/// contender (`threads`) has one series, compared at every worker count.
 #[derive(Clone, Debug, Serialize)]
 pub struct Comparison {
     /// Worker count.
     pub workers: usize,
-    /// Median time ÷ serial median time, per parallel contender.
+    /// offshoot's median ÷ serial median.
     pub offshoot_ratio: f64,
     /// rayon's median ÷ serial median.
-    pub rayon_ratio: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rayon_ratio: Option<f64>,
     /// chili's median ÷ serial median.
-    pub chili_ratio: f64,
-    /// The faster of rayon and chili.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chili_ratio: Option<f64>,
+    /// tokio's median ÷ serial median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokio_ratio: Option<f64>,
+    /// The OS threads' median ÷ serial median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads_ratio: Option<f64>,
+    /// The fastest of the kernel's other contenders.
     pub best_peer: String,
     /// offshoot's median ÷ the best peer's median (< 1: offshoot is faster).
     pub offshoot_vs_best_peer: f64,
+}
+
+impl Comparison {
+    /// The ratio of `contender`, if the kernel has it.
+    pub fn ratio(&self, contender: Contender) -> Option<f64> {
+        match contender {
+            Contender::Serial => Some(1.0),
+            Contender::Offshoot => Some(self.offshoot_ratio),
+            Contender::Rayon => self.rayon_ratio,
+            Contender::Chili => self.chili_ratio,
+            Contender::Tokio => self.tokio_ratio,
+            Contender::Threads => self.threads_ratio,
+        }
+    }
 }
 
 /// Everything measured for one kernel.
@@ -249,7 +323,8 @@ pub struct KernelResult {
     pub prepare_seconds: f64,
     /// The serial program.
     pub serial: Series,
-    /// Every parallel contender at every worker count.
+    /// Every parallel contender of the kernel: the unpooled ones first, then
+    /// the pooled ones at every worker count.
     pub parallel: Vec<Series>,
     /// Ratios per worker count.
     pub comparisons: Vec<Comparison>,
@@ -258,32 +333,43 @@ pub struct KernelResult {
 }
 
 impl KernelResult {
-    /// The series of `contender` at `workers`.
+    /// The series of `contender` at `workers`; an unpooled contender's one
+    /// series whatever `workers` is.
     pub fn series(&self, contender: Contender, workers: usize) -> Option<&Series> {
+        let workers = contender.pooled().then_some(workers);
         self.parallel
             .iter()
-            .find(|s| s.contender == contender.name() && s.workers == Some(workers))
+            .find(|s| s.contender == contender.name() && s.workers == workers)
     }
 
-    fn compare(&mut self, workers: &[usize]) {
+    /// Whether the kernel ran `contender` at all.
+    pub fn has(&self, contender: Contender) -> bool {
+        self.parallel
+            .iter()
+            .any(|s| s.contender == contender.name())
+    }
+
+    pub(crate) fn compare(&mut self, workers: &[usize]) {
         self.comparisons = workers
             .iter()
             .filter_map(|&w| {
-                let t = |c| self.series(c, w).map(|s| s.median);
-                let (o, r, c) = (
-                    t(Contender::Offshoot)?,
-                    t(Contender::Rayon)?,
-                    t(Contender::Chili)?,
-                );
-                let (best_peer, best) = if r <= c { ("rayon", r) } else { ("chili", c) };
                 let serial = self.serial.median;
+                let ratio = |c| self.series(c, w).map(|s| s.median / serial);
+                let offshoot = ratio(Contender::Offshoot)?;
+                let (best_peer, best) = Contender::PARALLEL
+                    .into_iter()
+                    .filter(|&c| c != Contender::Offshoot)
+                    .filter_map(|c| Some((c, ratio(c)?)))
+                    .min_by(|a, b| a.1.total_cmp(&b.1))?;
                 Some(Comparison {
                     workers: w,
-                    offshoot_ratio: o / serial,
-                    rayon_ratio: r / serial,
-                    chili_ratio: c / serial,
-                    best_peer: best_peer.to_string(),
-                    offshoot_vs_best_peer: o / best,
+                    offshoot_ratio: offshoot,
+                    rayon_ratio: ratio(Contender::Rayon),
+                    chili_ratio: ratio(Contender::Chili),
+                    tokio_ratio: ratio(Contender::Tokio),
+                    threads_ratio: ratio(Contender::Threads),
+                    best_peer: best_peer.name().to_string(),
+                    offshoot_vs_best_peer: offshoot / best,
                 })
             })
             .collect();
@@ -297,7 +383,7 @@ pub struct Failure {
     pub kernel: String,
     /// Contender name.
     pub contender: String,
-    /// Worker count (none for serial).
+    /// Worker count (none for the unpooled: serial, threads).
     pub workers: Option<usize>,
     /// What went wrong.
     pub message: String,
@@ -334,16 +420,28 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Runs per kernel: the serial reference run, the warm-up runs (none when
-    /// only checking) and the rounds.
-    pub fn runs_per_kernel(&self) -> u64 {
-        let slots = 1 + Contender::PARALLEL.len() * self.workers.len();
+    /// The run slots of one kernel: serial, then its unpooled contenders,
+    /// then its pooled contenders at every worker count.
+    pub fn slots(&self, kernel: &KernelInfo) -> usize {
+        let pooled = kernel.contenders.iter().filter(|c| c.pooled()).count();
+        1 + (kernel.contenders.len() - pooled) + pooled * self.workers.len()
+    }
+
+    /// Runs of one kernel: the serial reference run, the warm-up runs (none
+    /// when only checking) and the rounds.
+    pub fn runs_per_kernel(&self, kernel: &KernelInfo) -> u64 {
+        let slots = self.slots(kernel);
         let (warm, rounds) = if self.check_only {
             (1, 1)
         } else {
             (slots, self.runs)
         };
         (warm + rounds * slots) as u64
+    }
+
+    /// Runs of the whole plan.
+    pub fn total_runs(&self) -> u64 {
+        self.kernels.iter().map(|k| self.runs_per_kernel(k)).sum()
     }
 }
 
@@ -436,10 +534,14 @@ fn run_kernel(
     let mut inst = (kernel.prepare)(plan.size);
     let prepare_seconds = t0.elapsed().as_secs_f64();
 
-    // Slot 0 is serial; then every contender at every worker count.
+    // Slot 0 is serial; then the unpooled contenders; then every pooled
+    // contender at every worker count.
     let mut slots: Vec<(Contender, Option<&Pools>)> = vec![(Contender::Serial, None)];
+    for &c in kernel.contenders.iter().filter(|c| !c.pooled()) {
+        slots.push((c, None));
+    }
     for p in pools {
-        for c in Contender::PARALLEL {
+        for &c in kernel.contenders.iter().filter(|c| c.pooled()) {
             slots.push((c, Some(p)));
         }
     }
@@ -538,7 +640,7 @@ fn one_run(
     let before = cpu_time();
     let start = Instant::now();
     let outcome = catch_unwind(AssertUnwindSafe(|| match pool {
-        None => inst.serial(),
+        None => run_unpooled(inst, contender),
         Some(p) => p.run(inst, contender),
     }));
     let wall = start.elapsed();
@@ -603,6 +705,12 @@ mod tests {
         fn chili(&mut self, _: &mut chili::Scope<'_>) {
             self.answer(Contender::Chili);
         }
+        fn tokio(&mut self, _: &tokio::runtime::Runtime) {
+            self.answer(Contender::Tokio);
+        }
+        fn threads(&mut self) {
+            self.answer(Contender::Threads);
+        }
         fn accept_reference(&mut self) -> Result<(), String> {
             self.reference = self.last;
             Ok(())
@@ -652,12 +760,21 @@ mod tests {
     }
 
     fn plan(prepare: fn(Size) -> Box<dyn Instance>, check_only: bool) -> Plan {
+        plan_with(prepare, check_only, Contender::FORK_JOIN)
+    }
+
+    fn plan_with(
+        prepare: fn(Size) -> Box<dyn Instance>,
+        check_only: bool,
+        contenders: &'static [Contender],
+    ) -> Plan {
         Plan {
             kernels: vec![KernelInfo {
                 name: "faulty",
                 about: "a test double",
                 cutoff: "none",
                 source: "this test",
+                contenders,
                 prepare,
             }],
             size: Size::Test,
@@ -698,9 +815,66 @@ mod tests {
         assert!(k.parallel.iter().all(|s| s.seconds.len() == 3));
         assert_eq!(k.comparisons.len(), 2);
         assert_eq!(k.offshoot_counters.len(), 2);
-        assert_eq!(p.runs_per_kernel(), 7 + 3 * 7);
+        assert_eq!(p.runs_per_kernel(&p.kernels[0]), 7 + 3 * 7);
+        assert_eq!(p.total_runs(), 7 + 3 * 7);
         let k = &run_suite(&plan(all_right, true), &pools(), &Quiet).unwrap()[0];
         assert!(k.parallel.iter().all(|s| s.seconds.len() == 1));
+    }
+
+    #[test]
+    fn a_kernel_runs_only_its_own_contenders_and_threads_once_per_round() {
+        let p = plan_with(
+            all_right,
+            false,
+            &[Contender::Offshoot, Contender::Tokio, Contender::Threads],
+        );
+        let k = &run_suite(&p, &pools(), &Quiet).unwrap()[0];
+        let names: Vec<(String, Option<usize>)> = k
+            .parallel
+            .iter()
+            .map(|s| (s.contender.clone(), s.workers))
+            .collect();
+        let want = [
+            ("threads", None),
+            ("offshoot", Some(1)),
+            ("tokio", Some(1)),
+            ("offshoot", Some(2)),
+            ("tokio", Some(2)),
+        ];
+        assert_eq!(
+            names,
+            want.map(|(c, w)| (c.to_string(), w)),
+            "series in slot order"
+        );
+        assert!(k.parallel.iter().all(|s| s.seconds.len() == 3));
+        assert_eq!(p.runs_per_kernel(&p.kernels[0]), 6 + 3 * 6);
+        assert!(!k.has(Contender::Rayon));
+        for c in &k.comparisons {
+            assert_eq!(c.rayon_ratio, None);
+            assert!(c.tokio_ratio.is_some() && c.threads_ratio.is_some());
+            assert_eq!(
+                k.series(Contender::Threads, c.workers).map(|s| s.workers),
+                Some(None)
+            );
+        }
+        let wrong_threads = |_: Size| -> Box<dyn Instance> {
+            Box::new(Faulty {
+                wrong: Some(Contender::Threads),
+                panic: false,
+                last: None,
+                reference: None,
+            })
+        };
+        let p = plan_with(
+            wrong_threads,
+            true,
+            &[Contender::Offshoot, Contender::Threads],
+        );
+        let failure = run_suite(&p, &pools(), &Quiet).unwrap_err();
+        assert_eq!(
+            (failure.contender.as_str(), failure.workers),
+            ("threads", None)
+        );
     }
 
     #[test]

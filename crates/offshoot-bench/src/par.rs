@@ -7,6 +7,9 @@
 //! monomorphisation the kernels call the runtime directly, as a user would.
 //! chili's fork passes a `&mut Scope` into each closure instead, so every
 //! kernel has its own chili version written against `chili::Scope::join`.
+//!
+//! [`Spawn`] does the same for starting a task in a scope, offshoot's or
+//! std's (one OS thread per task), for the kernels whose tasks wait.
 
 /// A fork-join runtime whose `join` runs `a` and `b`, potentially in parallel.
 pub trait Fork {
@@ -48,5 +51,28 @@ impl Fork for Rayon {
         RB: Send,
     {
         rayon::join(a, b)
+    }
+}
+
+/// Starting a task in a scope, for the kernels whose tasks wait on each
+/// other: an offshoot [`offshoot::Scope`] (a task that parks when it waits)
+/// or a [`std::thread::Scope`] (an OS thread that blocks), so that such a
+/// kernel writes the program its tasks run once for both.
+pub trait Spawn<'scope>: Copy {
+    /// Starts `f`; the scope waits for it before it ends.
+    fn spawn_task<F: FnOnce() + Send + 'scope>(self, f: F);
+}
+
+impl<'scope> Spawn<'scope> for &offshoot::Scope<'scope> {
+    #[inline]
+    fn spawn_task<F: FnOnce() + Send + 'scope>(self, f: F) {
+        self.spawn(move |_| f());
+    }
+}
+
+impl<'scope, 'env> Spawn<'scope> for &'scope std::thread::Scope<'scope, 'env> {
+    #[inline]
+    fn spawn_task<F: FnOnce() + Send + 'scope>(self, f: F) {
+        self.spawn(f);
     }
 }

@@ -101,10 +101,8 @@ pub fn kernel_table(k: &KernelResult, workers: &[usize], check_only: bool) -> St
     let _ = writeln!(out, "\n== {} · {} · cutoff: {}", k.name, k.input, k.cutoff);
     if check_only {
         let _ = write!(out, "   answers checked: serial");
-        for &w in workers {
-            for c in Contender::PARALLEL {
-                let _ = write!(out, ", {} ({w}w)", c.name());
-            }
+        for s in &k.parallel {
+            let _ = write!(out, ", {}", series_label(s));
         }
         let _ = writeln!(out, " — all correct");
         return out;
@@ -126,11 +124,12 @@ pub fn kernel_table(k: &KernelResult, workers: &[usize], check_only: bool) -> St
         );
     };
     row(&mut out, "-", &k.serial, 1.0);
+    for s in k.parallel.iter().filter(|s| s.workers.is_none()) {
+        row(&mut out, "-", s, s.median / k.serial.median);
+    }
     for &w in workers {
-        for c in Contender::PARALLEL {
-            if let Some(s) = k.series(c, w) {
-                row(&mut out, &w.to_string(), s, s.median / k.serial.median);
-            }
+        for s in k.parallel.iter().filter(|s| s.workers == Some(w)) {
+            row(&mut out, &w.to_string(), s, s.median / k.serial.median);
         }
         if let Some(cmp) = k.comparisons.iter().find(|c| c.workers == w) {
             let _ = writeln!(
@@ -142,7 +141,10 @@ pub fn kernel_table(k: &KernelResult, workers: &[usize], check_only: bool) -> St
             );
         }
     }
-    if let Some(busy) = k.serial.busy_cores() {
+    // Reading the CPU time (one /proc file per thread) costs tens of µs that
+    // fall inside the CPU bracket but outside the timed call: only a serial
+    // run of a millisecond or more says something about the pools.
+    if let Some(busy) = k.serial.busy_cores().filter(|_| k.serial.median >= 1e-3) {
         if busy > 1.1 {
             let _ = writeln!(
                 out,
@@ -167,35 +169,81 @@ pub fn kernel_table(k: &KernelResult, workers: &[usize], check_only: bool) -> St
     out
 }
 
-/// The closing summary table of the terminal output.
+/// The closing summary table of the terminal output: a column per parallel
+/// contender that some kernel of the report has ("-" where a kernel has not).
 pub fn summary_table(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "\nsummary: median time ÷ serial median (lower is better; below 1.00 is faster than serial)"
     );
-    let _ = writeln!(
-        out,
-        "  {:<9} {:>7} {:>10} {:>9} {:>7} {:>7}  offshoot ÷ best peer",
-        "kernel", "workers", "serial", "offshoot", "rayon", "chili"
-    );
-    for k in &report.kernels {
-        for c in &k.comparisons {
-            let _ = writeln!(
-                out,
-                "  {:<9} {:>7} {:>10} {:>9} {:>7} {:>7}  {} ({})",
-                k.name,
-                c.workers,
-                fmt_time(k.serial.median),
-                fmt_ratio(c.offshoot_ratio),
-                fmt_ratio(c.rayon_ratio),
-                fmt_ratio(c.chili_ratio),
-                fmt_ratio(c.offshoot_vs_best_peer),
-                c.best_peer
-            );
+    let (header, rows) = summary_rows(report);
+    for row in std::iter::once(&header).chain(&rows) {
+        // Every cell but the input (column 1), which the kernel tables show.
+        let (name, workers, serial) = (&row[0], &row[2], &row[3]);
+        let _ = write!(out, "  {name:<14} {workers:>7} {serial:>10}");
+        let (ratios, best) = row[4..].split_at(row.len() - 5);
+        for r in ratios {
+            let _ = write!(out, " {r:>8}");
         }
+        let _ = writeln!(out, "  {}", best[0]);
     }
     out
+}
+
+/// The summary's header and rows, one row per kernel and worker count:
+/// kernel, input, workers, serial time, the ratio of every contender of
+/// [`contenders_shown`] (`-` where the kernel does not have it), offshoot ÷
+/// best peer.
+fn summary_rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
+    let shown = contenders_shown(report);
+    let mut header: Vec<String> = ["kernel", "input", "workers", "serial"]
+        .map(String::from)
+        .to_vec();
+    header.extend(shown.iter().map(|c| c.name().to_string()));
+    header.push("offshoot ÷ best peer".to_string());
+    let rows = report
+        .kernels
+        .iter()
+        .flat_map(|k| k.comparisons.iter().map(move |c| (k, c)))
+        .map(|(k, c)| {
+            let mut row = vec![
+                k.name.clone(),
+                k.input.clone(),
+                c.workers.to_string(),
+                fmt_time(k.serial.median),
+            ];
+            row.extend(
+                shown
+                    .iter()
+                    .map(|&who| fmt_ratio(c.ratio(who).unwrap_or(f64::NAN))),
+            );
+            row.push(format!(
+                "{} ({})",
+                fmt_ratio(c.offshoot_vs_best_peer),
+                c.best_peer
+            ));
+            row
+        })
+        .collect();
+    (header, rows)
+}
+
+/// The parallel contenders that at least one kernel of the report ran, in
+/// report order.
+pub fn contenders_shown(report: &Report) -> Vec<Contender> {
+    Contender::PARALLEL
+        .into_iter()
+        .filter(|&c| report.kernels.iter().any(|k| k.has(c)))
+        .collect()
+}
+
+/// `offshoot (2w)`, or `threads` for an unpooled series.
+fn series_label(s: &Series) -> String {
+    match s.workers {
+        Some(w) => format!("{} ({w}w)", s.contender),
+        None => s.contender.clone(),
+    }
 }
 
 /// The machine description for the terminal.
@@ -222,8 +270,9 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
     let _ = writeln!(
         md,
         "The classic fork-join kernels on the plain serial program, on offshoot, on rayon and on \
-         chili, run side by side by `offshoot-bench` ({}, {} mode) on {}. Every answer was \
-         checked against the serial program's.\n",
+         chili, and the kernels whose tasks wait on each other on the serial program, on \
+         offshoot, on tokio and on OS threads, run side by side by `offshoot-bench` ({}, {} \
+         mode) on {}. Every answer was checked against the serial program's.\n",
         report.tool, report.mode, report.date
     );
     let _ = writeln!(
@@ -257,11 +306,18 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
         "- Contenders: `serial` is the plain program with no runtime; `offshoot` runs in an \
          `offshoot::ThreadPool` with W workers (`pool.run`), `rayon` in a `rayon::ThreadPool` \
          with W threads (`pool.install`), `chili` in a `chili::ThreadPool` with `thread_count` \
-         W (`pool.scope()`; chili counts the calling thread as one of the W). Every pool is \
-         built once per worker count before anything is timed.\n\
+         W (`pool.scope()`; chili counts the calling thread as one of the W), `tokio` in a \
+         tokio multi-thread runtime with W worker threads (`rt.block_on`, the root spawned \
+         onto a worker). Every pool is built once per worker count before anything is timed. \
+         `threads` runs the program on plain OS threads (`std::thread::scope`, one thread per \
+         task, `std::sync` waits that block): it has no worker count, runs once per round and \
+         is compared with offshoot at every worker count.\n\
          - Same algorithm, same input and same cutoffs for every contender (see the kernel \
          notes below); offshoot's and rayon's versions are one generic function calling \
-         `offshoot::join` or `rayon::join`, chili's calls `Scope::join`.\n\
+         `offshoot::join` or `rayon::join`, chili's calls `Scope::join`. The kernels whose \
+         tasks wait on each other (`futures-fib`, `ring`, `monitor-buffer`) have no rayon or \
+         chili version, as neither has a way for a task to wait; their peers are tokio or OS \
+         threads, and a contender a kernel does not have shows as `-`.\n\
          - Per kernel: one serial run whose answer is validated against an independent \
          oracle, one warm-up run of every contender, then {} rounds, each running serial and \
          every contender at every worker count once, the order rotated by one each round. \
@@ -270,7 +326,8 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          - Reported: the median and the spread (min–max) of the {} timed runs; `÷ serial` is \
          the contender's median time divided by the serial median time (lower is better, \
          below 1 is a speed-up); `offshoot ÷ best peer` divides offshoot's median by the \
-         faster of rayon and chili at the same worker count (below 1: offshoot is faster).\n",
+         fastest of the kernel's other contenders at the same worker count (below 1: offshoot \
+         is faster).\n",
         report.runs, report.runs
     );
 
@@ -283,28 +340,16 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
     }
 
     let _ = writeln!(md, "## Summary\n");
+    let _ = writeln!(md, "Median time ÷ serial median time (lower is better).\n");
+    let (header, rows) = summary_rows(report);
     let _ = writeln!(
         md,
-        "Median time ÷ serial median time (lower is better).\n\n\
-         | kernel | input | workers | serial | offshoot | rayon | chili | offshoot ÷ best peer |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|"
+        "| {} |\n|---|---|{}",
+        header.join(" | "),
+        "---:|".repeat(header.len() - 2)
     );
-    for k in &report.kernels {
-        for c in &k.comparisons {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} | {} | {} | {} ({}) |",
-                k.name,
-                k.input,
-                c.workers,
-                fmt_time(k.serial.median),
-                fmt_ratio(c.offshoot_ratio),
-                fmt_ratio(c.rayon_ratio),
-                fmt_ratio(c.chili_ratio),
-                fmt_ratio(c.offshoot_vs_best_peer),
-                c.best_peer
-            );
-        }
+    for row in &rows {
+        let _ = writeln!(md, "| {} |", row.join(" | "));
     }
     let _ = writeln!(md);
 
@@ -329,19 +374,16 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
             fmt_time(k.serial.median),
             fmt_range(k.serial.min, k.serial.max)
         );
-        for &w in &report.workers {
-            for c in Contender::PARALLEL {
-                if let Some(s) = k.series(c, w) {
-                    let _ = writeln!(
-                        md,
-                        "| {w} | {} | {} | {} | {} |",
-                        s.contender,
-                        fmt_time(s.median),
-                        fmt_range(s.min, s.max),
-                        fmt_ratio(s.median / k.serial.median)
-                    );
-                }
-            }
+        for s in &k.parallel {
+            let workers = s.workers.map_or("–".to_string(), |w| w.to_string());
+            let _ = writeln!(
+                md,
+                "| {workers} | {} | {} | {} | {} |",
+                s.contender,
+                fmt_time(s.median),
+                fmt_range(s.min, s.max),
+                fmt_ratio(s.median / k.serial.median)
+            );
         }
         let _ = writeln!(md);
         let peers: Vec<String> = k
@@ -424,6 +466,106 @@ fn relative_link(markdown_path: &Path, svg: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn series(contender: &str, workers: Option<usize>, median: f64) -> Series {
+        Series {
+            contender: contender.to_string(),
+            workers,
+            seconds: vec![median],
+            cpu_seconds: Vec::new(),
+            median,
+            min: median,
+            max: median,
+        }
+    }
+
+    fn kernel(name: &str, parallel: Vec<Series>) -> KernelResult {
+        let mut k = KernelResult {
+            name: name.to_string(),
+            about: "a test kernel".to_string(),
+            input: "n = 1".to_string(),
+            cutoff: "none".to_string(),
+            source: "this test".to_string(),
+            prepare_seconds: 0.0,
+            serial: series("serial", None, 1.0),
+            parallel,
+            comparisons: Vec::new(),
+            offshoot_counters: Vec::new(),
+        };
+        k.compare(&[1]);
+        k
+    }
+
+    #[test]
+    fn summary_shows_only_the_contenders_run_and_dashes_for_the_missing() {
+        let report = Report {
+            tool: "test".to_string(),
+            date: "now".to_string(),
+            command: "none".to_string(),
+            mode: "quick".to_string(),
+            check_only: false,
+            runs: 1,
+            workers: vec![1],
+            machine: Machine::detect(),
+            idle_pools_cpu_percent: None,
+            wall_seconds: 0.0,
+            kernels: vec![
+                kernel(
+                    "forks",
+                    vec![
+                        series("offshoot", Some(1), 0.5),
+                        series("rayon", Some(1), 2.0),
+                    ],
+                ),
+                kernel(
+                    "waits",
+                    vec![
+                        series("threads", None, 4.0),
+                        series("offshoot", Some(1), 1.0),
+                    ],
+                ),
+            ],
+        };
+        let waits = &report.kernels[1].comparisons[0];
+        assert_eq!((waits.threads_ratio, waits.rayon_ratio), (Some(4.0), None));
+        assert_eq!(waits.best_peer, "threads");
+        let table = summary_table(&report);
+        let header = table.lines().nth(2).unwrap();
+        assert!(
+            header.contains("rayon") && header.contains("threads"),
+            "{table}"
+        );
+        assert!(
+            !header.contains("chili") && !header.contains("tokio"),
+            "{table}"
+        );
+        let row = table.lines().find(|l| l.contains("waits")).unwrap();
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(
+            cells,
+            [
+                "waits",
+                "1",
+                "1.00",
+                "s",
+                "1.00",
+                "-",
+                "4.00",
+                "0.25",
+                "(threads)"
+            ],
+            "{table}"
+        );
+        let md = markdown(&report, Path::new("b.md"), None);
+        let summary: Vec<&str> = md
+            .lines()
+            .skip_while(|l| !l.starts_with("| kernel | input"))
+            .take_while(|l| l.starts_with('|'))
+            .collect();
+        assert_eq!(summary.len(), 4, "{md}");
+        assert!(summary.iter().all(|l| l.matches('|').count() == 9), "{md}");
+        assert!(md.contains("| – | threads | 4.00 s |"), "{md}");
+    }
 
     #[test]
     fn formats_times_and_ranges() {

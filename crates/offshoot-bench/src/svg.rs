@@ -1,6 +1,8 @@
 //! The `--svg` chart: one panel per kernel, a bar per parallel contender and
 //! worker count showing its median time ÷ the serial median time (log scale,
-//! lower is better), with a dashed line at 1.0 (serial).
+//! lower is better), with a dashed line at 1.0 (serial). An unpooled
+//! contender (OS threads) has one bar, in a group of its own before the
+//! worker counts.
 //!
 //! Drawn with plotters' SVG backend only: text is emitted as SVG `<text>`
 //! elements and sized by plotters' built-in estimate, so no font files,
@@ -13,8 +15,8 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::harness::{Contender, KernelResult};
-use crate::report::{fmt_ratio, Report};
+use crate::harness::{Contender, KernelResult, Series};
+use crate::report::{contenders_shown, fmt_ratio, Report};
 
 const PANEL_W: u32 = 440;
 const PANEL_H: u32 = 300;
@@ -25,6 +27,8 @@ fn color(c: Contender) -> RGBColor {
         Contender::Offshoot => RGBColor(0xd9, 0x5f, 0x02),
         Contender::Rayon => RGBColor(0x1b, 0x9e, 0x77),
         Contender::Chili => RGBColor(0x75, 0x70, 0xb3),
+        Contender::Tokio => RGBColor(0xe7, 0x29, 0x8a),
+        Contender::Threads => RGBColor(0xa6, 0x76, 0x1d),
         Contender::Serial => RGBColor(0x44, 0x44, 0x44),
     }
 }
@@ -76,7 +80,7 @@ pub fn write_svg(path: &Path, report: &Report) -> Result<(), String> {
         ))
         .map_err(err)?;
     let mut x = 12;
-    for c in Contender::PARALLEL {
+    for c in contenders_shown(report) {
         header
             .draw(&Rectangle::new([(x, 56), (x + 14, 68)], color(c).filled()))
             .map_err(err)?;
@@ -117,15 +121,36 @@ fn panel(
     k: &KernelResult,
     workers: &[usize],
 ) -> Result<(), String> {
+    // The groups: the unpooled series (if any), then one per worker count;
     // (x slot, contender, ratio) for every bar; a one-slot gap between groups.
-    let per_group = Contender::PARALLEL.len() + 1;
+    let mut groups: Vec<(String, Vec<&Series>)> = Vec::new();
+    let unpooled: Vec<&Series> = k.parallel.iter().filter(|s| s.workers.is_none()).collect();
+    if !unpooled.is_empty() {
+        groups.push(("own threads".to_string(), unpooled));
+    }
+    for &w in workers {
+        let label = if w == 1 {
+            "1 worker".to_string()
+        } else {
+            format!("{w} workers")
+        };
+        groups.push((
+            label,
+            k.parallel.iter().filter(|s| s.workers == Some(w)).collect(),
+        ));
+    }
+    let per_group = groups.iter().map(|g| g.1.len()).max().unwrap_or(0) + 1;
     let mut bars = Vec::new();
-    for (g, &w) in workers.iter().enumerate() {
-        for (i, c) in Contender::PARALLEL.into_iter().enumerate() {
-            if let Some(s) = k.series(c, w) {
-                let x = (g * per_group) as f64 + 0.5 + i as f64;
-                bars.push((x, c, s.median / k.serial.median));
-            }
+    for (g, (_, series)) in groups.iter().enumerate() {
+        for (i, s) in series.iter().enumerate() {
+            let Some(c) = Contender::PARALLEL
+                .into_iter()
+                .find(|c| c.name() == s.contender)
+            else {
+                continue;
+            };
+            let x = (g * per_group) as f64 + 0.5 + i as f64;
+            bars.push((x, c, s.median / k.serial.median));
         }
     }
     let finite = bars
@@ -134,7 +159,7 @@ fn panel(
         .filter(|r| r.is_finite() && *r > 0.0);
     let lo = finite.clone().fold(1.0f64, f64::min) / 1.8;
     let hi = finite.fold(1.0f64, f64::max) * 1.8;
-    let width = (workers.len() * per_group) as f64;
+    let width = (groups.len() * per_group) as f64;
 
     let mut chart = ChartBuilder::on(area)
         .caption(
@@ -158,9 +183,14 @@ fn panel(
         .map_err(err)?;
 
     // Grid lines and labels at powers of two (plotters' own log-scale labels
-    // are too sparse for ranges like 0.3..3).
+    // are too sparse for ranges like 0.3..3); every second, fourth, ...
+    // power where the range spans more than 2^10 (the waiting kernels reach
+    // 10^4 × serial).
     let base = area.get_base_pixel();
-    let grid: Vec<f64> = (-8..=8)
+    let (e_lo, e_hi) = (lo.log2().ceil() as i32, hi.log2().floor() as i32);
+    let step = ((e_hi - e_lo) / 10 + 1) as usize;
+    let grid: Vec<f64> = (e_lo..=e_hi)
+        .step_by(step)
         .map(|e| 2f64.powi(e))
         .filter(|v| *v > lo && *v < hi)
         .collect();
@@ -215,16 +245,11 @@ fn panel(
         .map_err(err)?;
 
     // Group labels under the axis, in the panel's own pixel coordinates.
-    for (g, &w) in workers.iter().enumerate() {
-        let center = (g * per_group) as f64 + 0.5 + Contender::PARALLEL.len() as f64 / 2.0;
+    for (g, (label, series)) in groups.iter().enumerate() {
+        let center = (g * per_group) as f64 + 0.5 + series.len() as f64 / 2.0;
         let (px, py) = chart.backend_coord(&(center, lo));
-        let label = if w == 1 {
-            "1 worker".to_string()
-        } else {
-            format!("{w} workers")
-        };
         area.draw(&Text::new(
-            label,
+            label.as_str(),
             (px - base.0, py - base.1 + 5),
             ("sans-serif", 11)
                 .into_font()

@@ -30,6 +30,7 @@ pub const INFO: KernelInfo = KernelInfo {
     cutoff: "Cilk-5's: serial quicksort below QUICKSIZE = 2048 keys, serial merge below \
              MERGESIZE = 2048, insertion sort below INSERTIONSIZE = 20",
     source: "Cilk-5 `cilksort` (Frigo, Leiserson, Randall 1998), BOTS `sort`",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare,
 };
 

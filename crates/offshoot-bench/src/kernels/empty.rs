@@ -23,6 +23,7 @@ pub const INFO_SPAWN: KernelInfo = KernelInfo {
     about: "10^6 empty tasks created by one task, offshoot: Scope::spawn in a loop",
     cutoff: "none (one task per call; chili: joins down to single calls)",
     source: "BoT (001) Empty, Natural",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare: |size| prepare(size, Strategy::Spawn),
 };
 
@@ -32,6 +33,7 @@ pub const INFO_BATCH: KernelInfo = KernelInfo {
     about: "10^6 empty tasks created by one task, offshoot: one Scope::spawn_batch",
     cutoff: "none (one batch of all tasks; chili: joins down to single calls)",
     source: "BoT (001) Empty, Batch",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare: |size| prepare(size, Strategy::Batch),
 };
 

@@ -19,6 +19,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "n-th Fibonacci number by the doubly recursive definition, a fork per call",
     cutoff: "none",
     source: "Cilk-5 `fib` (Frigo, Leiserson, Randall 1998)",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare,
 };
 

@@ -28,6 +28,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "2-D heat diffusion, five-point stencil over time steps, rows split recursively",
     cutoff: "stripes of at most 10 rows (Cilk-5 heat's leafmaxcol default)",
     source: "Cilk-5 `heat` (Frigo, Leiserson, Randall 1998)",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare,
 };
 

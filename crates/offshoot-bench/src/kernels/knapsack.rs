@@ -34,6 +34,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "0/1 knapsack by branch and bound with a shared best-so-far bound",
     cutoff: "none",
     source: "Cilk-5 `knapsack` (Frigo, Leiserson, Randall 1998), BOTS",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare,
 };
 

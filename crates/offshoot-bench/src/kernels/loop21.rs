@@ -30,6 +30,7 @@ pub const INFO_ROWS: KernelInfo = KernelInfo {
     about: "Livermore 21: N x 25 by 25 x 25 product, N = 200001, offshoot: one spawn per row",
     cutoff: "none (one task per row; chili: single rows)",
     source: "BoT (001) Loop 21, Natural",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare: |size| prepare(size, Strategy::Spawn),
 };
 
@@ -39,6 +40,7 @@ pub const INFO_BATCH: KernelInfo = KernelInfo {
     about: "Livermore 21: N x 25 by 25 x 25 product, N = 200001, offshoot: one spawn_batch",
     cutoff: "none (one batch of N tasks; chili: single rows)",
     source: "BoT (001) Loop 21, Batch",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare: |size| prepare(size, Strategy::Batch),
 };
 
@@ -48,6 +50,7 @@ pub const INFO_CHUNKS: KernelInfo = KernelInfo {
     about: "Livermore 21: N x 25 by 25 x 25 product, N = 200001, one equal chunk per worker",
     cutoff: "N / workers rows per task (chili: N / cores)",
     source: "BoT (001) Loop 21, Equal",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare: |size| prepare(size, Strategy::Chunks),
 };
 

@@ -33,6 +33,7 @@ pub const INFO_ROWS: KernelInfo = KernelInfo {
     about: "Livermore 6 recurrence, N = 7500, items of growing cost, offshoot: one spawn per item",
     cutoff: "none (one task per item; chili: single items)",
     source: "BoT (001) Loop 6, Natural",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare: |size| prepare(size, Strategy::Spawn),
 };
 
@@ -42,6 +43,7 @@ pub const INFO_BATCH: KernelInfo = KernelInfo {
     about: "Livermore 6 recurrence, N = 7500, items of growing cost, offshoot: one spawn_batch",
     cutoff: "none (one batch of N tasks; chili: single items)",
     source: "BoT (001) Loop 6, Batch",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare: |size| prepare(size, Strategy::Batch),
 };
 
@@ -51,6 +53,7 @@ pub const INFO_CHUNKS: KernelInfo = KernelInfo {
     about: "Livermore 6 recurrence, N = 7500, items of growing cost, one equal chunk per worker",
     cutoff: "N / workers items per task (chili: N / cores)",
     source: "BoT (001) Loop 6, Equal",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare: |size| prepare(size, Strategy::Chunks),
 };
 

@@ -22,6 +22,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "Mandelbrot escape counts over a 1000x1000 grid, one row per item (imbalanced rows)",
     cutoff: "none (chili: single rows)",
     source: "OPA thesis ch.6 / ch.9 loops (000)",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare,
 };
 

@@ -32,6 +32,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "recursive divide-and-conquer f64 matrix multiply over quadrants, no temporaries",
     cutoff: "16x16 leaf blocks (Cilk-5 `notempmul`/`blockedmul` block edge)",
     source: "Cilk-5 `notempmul` (Frigo, Leiserson, Randall 1998)",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare,
 };
 

@@ -1,10 +1,19 @@
 //! The benchmark kernels and the interface the harness drives them through.
 //!
 //! Each kernel lives in its own file with a plain serial version (no runtime,
-//! no closures), one parallel version generic over [`crate::par::Fork`] (used
-//! for offshoot and rayon) and one for chili, plus its answer check. Every
-//! contender of a kernel runs the same algorithm on the same input with the
-//! same cutoffs.
+//! no closures), its parallel versions and its answer check. Every contender
+//! of a kernel runs the same algorithm on the same input with the same
+//! cutoffs.
+//!
+//! Contenders: the fork-join kernels (most of the suite) have one parallel
+//! version generic over [`crate::par::Fork`] (used for offshoot and rayon) and
+//! one for chili. The kernels of `offshoot::sync` (`futures-fib`, `ring`,
+//! `monitor-buffer`) wait on each other, which rayon and chili have no
+//! construct for; their peers are tokio (futures) and plain OS threads with
+//! `std::sync` (the blocking baseline). [`KernelInfo::contenders`] lists the
+//! parallel contenders a kernel has; the harness runs and reports only those,
+//! and the [`Instance`] methods of the others are never called (their default
+//! bodies panic, naming the kernel's mistake).
 //!
 //! Order of work: offshoot's and rayon's `join(a, b)` run `a` on the calling
 //! worker and offer `b` to others; chili's `Scope::join(a, b)` runs `b` itself
@@ -25,6 +34,7 @@
 pub mod cilksort;
 pub mod empty;
 pub mod fib;
+pub mod futures_fib;
 pub mod heat;
 pub mod items;
 pub mod knapsack;
@@ -32,16 +42,21 @@ pub mod loop21;
 pub mod loop6;
 pub mod mandelbrot;
 pub mod matmul;
+pub mod monitor_buffer;
 pub mod nbody;
 pub mod nqueens;
 pub mod nqueens_undo;
 pub mod par_for;
 pub mod pentomino;
 pub mod pentomino_copy;
+pub mod plain;
+pub mod ring;
 pub mod tree_sum;
 pub mod uts;
 
 use std::fmt::Debug;
+
+use crate::harness::Contender;
 
 /// Input size class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +80,10 @@ pub struct KernelInfo {
     pub cutoff: &'static str,
     /// Where the kernel comes from.
     pub source: &'static str,
+    /// Its parallel contenders, in the order of [`Contender::PARALLEL`]
+    /// (serial always runs): [`Contender::FORK_JOIN`] for the fork-join
+    /// kernels.
+    pub contenders: &'static [Contender],
     /// Builds an instance (untimed): input generation and any setup.
     pub prepare: fn(Size) -> Box<dyn Instance>,
 }
@@ -80,14 +99,38 @@ pub trait Instance: Send {
     /// The offshoot version; the harness calls it inside `ThreadPool::run`.
     fn offshoot(&mut self);
     /// The rayon version; the harness calls it inside `ThreadPool::install`.
-    fn rayon(&mut self);
+    fn rayon(&mut self) {
+        missing(Contender::Rayon);
+    }
     /// The chili version, given a scope of the chili pool.
-    fn chili(&mut self, scope: &mut chili::Scope<'_>);
+    fn chili(&mut self, scope: &mut chili::Scope<'_>) {
+        let _ = scope;
+        missing(Contender::Chili);
+    }
+    /// The tokio version, given the runtime (it calls `rt.block_on` itself).
+    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
+        let _ = rt;
+        missing(Contender::Tokio);
+    }
+    /// The version on plain OS threads with `std::sync` (the blocking
+    /// baseline); it starts and joins its own threads.
+    fn threads(&mut self) {
+        missing(Contender::Threads);
+    }
     /// Untimed: validates the last (serial) answer against an independent
     /// oracle and keeps it as the reference for [`Instance::check`].
     fn accept_reference(&mut self) -> Result<(), String>;
     /// Untimed: compares the last answer with the reference.
     fn check(&self) -> Result<(), String>;
+}
+
+/// The body of an [`Instance`] method for a contender the kernel does not
+/// have: reached only if [`KernelInfo::contenders`] lists it by mistake.
+pub(crate) fn missing(contender: Contender) -> ! {
+    panic!(
+        "this kernel has no {} version, but its KernelInfo::contenders lists it",
+        contender.name()
+    )
 }
 
 /// Every kernel, in report order.
@@ -108,6 +151,9 @@ pub fn all() -> Vec<KernelInfo> {
         pentomino_copy::INFO,
         mandelbrot::INFO,
         nbody::INFO,
+        futures_fib::INFO,
+        ring::INFO,
+        monitor_buffer::INFO,
         empty::INFO_SPAWN,
         empty::INFO_BATCH,
         loop21::INFO_ROWS,
@@ -190,27 +236,74 @@ pub(crate) fn compare_slices<T: PartialEq + Debug>(got: &[T], want: &[T]) -> Res
     }
 }
 
-/// Test helper: runs serial, accepts it, then every parallel contender on 1
+/// Test helper: runs serial, accepts it, then every fork-join contender on 1
 /// and 2 workers, checking each answer.
 #[cfg(test)]
-pub(crate) fn verify_all_contenders(mut inst: Box<dyn Instance>) {
-    use crate::harness::{Contender, Pools};
+pub(crate) fn verify_all_contenders(inst: Box<dyn Instance>) {
+    verify_contenders(inst, Contender::FORK_JOIN);
+}
+
+/// Test helper: runs serial, accepts it, then every contender of
+/// `contenders` on 1 and 2 workers (the unpooled ones once), checking each
+/// answer.
+#[cfg(test)]
+pub(crate) fn verify_contenders(mut inst: Box<dyn Instance>, contenders: &[Contender]) {
+    use crate::harness::{run_unpooled, Pools};
     inst.reset();
     inst.serial();
     inst.accept_reference()
         .unwrap_or_else(|e| panic!("{}: serial answer rejected: {e}", inst.input()));
+    let failed = |inst: &dyn Instance, who: String, e: String| -> ! {
+        panic!("{}: {who}: {e}", inst.input())
+    };
+    for &contender in contenders.iter().filter(|c| !c.pooled()) {
+        inst.reset();
+        run_unpooled(&mut *inst, contender);
+        if let Err(e) = inst.check() {
+            failed(&*inst, contender.name().to_string(), e);
+        }
+    }
     for workers in [1, 2] {
         let pools = Pools::new(workers).expect("pools");
-        for contender in Contender::PARALLEL {
+        for &contender in contenders.iter().filter(|c| c.pooled()) {
             inst.reset();
             pools.run(&mut *inst, contender);
-            inst.check().unwrap_or_else(|e| {
-                panic!(
-                    "{}: {} on {workers} workers: {e}",
-                    inst.input(),
-                    contender.name()
-                )
-            });
+            if let Err(e) = inst.check() {
+                failed(
+                    &*inst,
+                    format!("{} on {workers} workers", contender.name()),
+                    e,
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_lists_its_contenders_once_in_report_order() {
+        let mut names = std::collections::HashSet::new();
+        for k in all() {
+            assert!(names.insert(k.name), "{}: name used twice", k.name);
+            assert!(!k.contenders.is_empty(), "{}: no contenders", k.name);
+            let positions: Vec<usize> = k
+                .contenders
+                .iter()
+                .map(|c| {
+                    Contender::PARALLEL
+                        .iter()
+                        .position(|p| p == c)
+                        .unwrap_or_else(|| panic!("{}: {} is not parallel", k.name, c.name()))
+                })
+                .collect();
+            assert!(
+                positions.windows(2).all(|w| w[0] < w[1]),
+                "{}: contenders out of order or repeated",
+                k.name
+            );
         }
     }
 }

@@ -27,6 +27,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "direct O(N^2) gravity, N = 1024 bodies, one item per body per step",
     cutoff: "none (chili: 8 bodies)",
     source: "OPA thesis ch.9 loops (000)",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare,
 };
 

@@ -24,6 +24,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "count all solutions of the n-queens problem, a fork per placement",
     cutoff: "none",
     source: "Cilk-5 `queens`, BOTS `nqueens`; counts from OEIS A000170",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare,
 };
 

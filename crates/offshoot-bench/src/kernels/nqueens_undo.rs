@@ -33,6 +33,7 @@ pub const INFO: KernelInfo = KernelInfo {
             undo-redo (offshoot) against a board copy per child (rayon, chili)",
     cutoff: "none",
     source: "Yasugi et al. (004) search programs; counts from OEIS A000170",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare,
 };
 

@@ -23,6 +23,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "sum a trivial function of the index over 10^8 iterations",
     cutoff: "none (chili: blocks of 4096, it has no loop API)",
     source: "issue 5 / OPA forall loops (000 ch.6)",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare,
 };
 

@@ -34,6 +34,7 @@ pub const INFO: KernelInfo = KernelInfo {
             handlers and undo-redo (offshoot) against a board copy per child (rayon, chili)",
     cutoff: "none",
     source: "Yasugi et al. (004) Fig. 9",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare: |size| Box::new(Pentomino::new(size, Variant::Handlers)),
 };
 

@@ -15,6 +15,7 @@ pub const INFO: KernelInfo = KernelInfo {
             copying ratio)",
     cutoff: "none",
     source: "Yasugi et al. (004) Fig. 9, Table 4 (Cilk1)",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare,
 };
 

@@ -24,6 +24,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "sum over a balanced binary tree of heap-allocated nodes, a fork per inner node",
     cutoff: "none",
     source: "Spice / chili binary-tree sum; heartbeat scheduling (Acar et al. 2018)",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare,
 };
 

@@ -49,6 +49,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "Unbalanced Tree Search, geometric tree (T1 in full mode), SHA-1 splittable RNG",
     cutoff: "none",
     source: "UTS (Olivier et al., LCPC 2006), sample tree T1",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare: prepare_geometric,
 };
 
@@ -58,6 +59,7 @@ pub const INFO_BINOMIAL: KernelInfo = KernelInfo {
     about: "Unbalanced Tree Search, binomial tree (T3 in full mode), SHA-1 splittable RNG",
     cutoff: "none",
     source: "UTS (Olivier et al., LCPC 2006), sample tree T3",
+    contenders: crate::harness::Contender::FORK_JOIN,
     prepare: prepare_binomial,
 };
 

@@ -1,0 +1,104 @@
+//! `futures-fib`: the n-th Fibonacci number where every call with n >= 2
+//! spawns a future for fib(n-1), computes fib(n-2) itself and then gets the
+//! future; no cutoff, so nearly all the time goes into making, running and
+//! getting futures: the cost of a future.
+//!
+//! - serial: plain recursion ([`super::fib::serial`]);
+//! - offshoot: `offshoot::sync::spawn_future` + `TaskFuture::get`, inside one
+//!   `offshoot::finish` (the finish the futures are spawned into);
+//! - tokio: a multi-thread runtime with as many worker threads as the
+//!   offshoot pool has workers; each call `tokio::spawn`s fib(n-1) and
+//!   `.await`s it. The root is spawned too, so that only the runtime's workers
+//!   compute (`block_on`'s thread only waits). Async recursion needs a box per
+//!   call.
+//!
+//! Inputs: test fib(12), quick fib(22), full fib(27): about 2.9·10^4 and
+//! 3.2·10^5 futures (fib(n+1) - 1 of them).
+//! Cutoff: none (every call with n >= 2 makes a future).
+//! Source: 002 §3.6.2, Fibonacci with futures (its Figure 2.4), without the
+//! sequential cutoff.
+//! Check: the serial answer must equal fib(n) computed by iteration.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use offshoot::sync::spawn_future;
+
+use super::fib::{iterative, serial};
+use super::plain::Plain;
+use super::{Instance, KernelInfo, Size};
+use crate::harness::Contender;
+
+/// Registry entry.
+pub const INFO: KernelInfo = KernelInfo {
+    name: "futures-fib",
+    about: "n-th Fibonacci number where every call spawns a future for fib(n-1) and gets it",
+    cutoff: "none",
+    source: "Imam's thesis (002) §3.6.2, Fibonacci with futures, without the cutoff",
+    contenders: &[Contender::Offshoot, Contender::Tokio],
+    prepare,
+};
+
+/// fib with a future per call; call inside an offshoot finish (or use
+/// [`offshoot()`]).
+pub fn by_futures(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let a = spawn_future(move || by_futures(n - 1));
+    let b = by_futures(n - 2);
+    *a.get() + b
+}
+
+/// The offshoot version: [`by_futures`] in a finish; call inside
+/// `offshoot::ThreadPool::run`.
+pub fn offshoot(n: u64) -> u64 {
+    offshoot::finish(|| by_futures(n))
+}
+
+/// fib as a boxed future that `tokio::spawn`s fib(n-1) at every call.
+pub fn by_tokio_tasks(n: u64) -> Pin<Box<dyn Future<Output = u64> + Send>> {
+    Box::pin(async move {
+        if n < 2 {
+            return n;
+        }
+        let a = tokio::spawn(by_tokio_tasks(n - 1));
+        let b = by_tokio_tasks(n - 2).await;
+        a.await.expect("a fib task panicked") + b
+    })
+}
+
+/// The tokio version: [`by_tokio_tasks`] spawned onto `rt`'s workers.
+pub fn tokio(rt: &tokio::runtime::Runtime, n: u64) -> u64 {
+    rt.block_on(rt.spawn(by_tokio_tasks(n)))
+        .expect("the root fib task panicked")
+}
+
+fn prepare(size: Size) -> Box<dyn Instance> {
+    let n = match size {
+        Size::Test => 12,
+        Size::Quick => 22,
+        Size::Full => 27,
+    };
+    Box::new(
+        Plain::new(
+            n,
+            format!("fib({n})"),
+            iterative(n),
+            "fib =",
+            serial,
+            offshoot,
+        )
+        .with_tokio(tokio),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contenders_agree_with_serial() {
+        super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
+    }
+}
