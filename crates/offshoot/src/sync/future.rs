@@ -140,7 +140,8 @@ impl<T> TaskFuture<T> {
         if let Err(p) = r {
             resume_unwind(p);
         }
-        match self.shared.result().wait() {
+        let result = self.shared.result();
+        match result.wait_on(crate::fiber::WaitOn::new("TaskFuture", result)) {
             Some(v) => v,
             None => panic!("offshoot: the future's computation panicked"),
         }
