@@ -21,7 +21,11 @@
 //!   *kicks* the owner worker (`Worker::kick`), which re-tests the conditions of its parked
 //!   fibers. The condition reads memory on the parked stack, which stays alive.
 //! * **on a token** ([`Waiter`]): used by events and every construct built on them. A
-//!   waker may run on any thread; it moves the fiber to its worker's ready list.
+//!   waker may run on any thread; it moves the fiber to its worker's ready list. A token
+//!   wait records what it waits on (`WaitOn`), listed while the fiber is parked. Besides
+//!   its waker, a stop of a region on the task's chain may end it early, by *interrupting*
+//!   the token: the wait then unwinds as stopped, like a poll. The waiting construct sees how the wait ended ([`Woken`]) and takes its token
+//!   off its wait list before it unwinds.
 //!
 //! Invariants:
 //! * A fiber is resumed only by the driver of the worker that created it, on that worker's
@@ -29,11 +33,17 @@
 //! * A fiber is running, free, ready, or parked, and in exactly one of the driver's lists
 //!   accordingly (the running one in none); only the owner thread touches those lists. The
 //!   only cross-thread entry is `remote_ready`, fed by token wakes.
+//! * A fiber parked on a token is also in its worker's `token_parked` list (under a mutex),
+//!   from the moment the driver moved its token to `PARKED` until the driver resumes it.
+//!   Only the owner adds or removes entries (and interrupts them, on a stop).
 //! * A token wake resumes a fiber at most once per park: the waker moves the token's state
 //!   from `ARMED`/`PARKED` to `WOKEN` by compare-and-swap on a word that carries the park's
 //!   epoch, and only a `PARKED` → `WOKEN` transition queues the fiber. The driver moves
 //!   `ARMED` → `PARKED` only after the fiber's stack is no longer in use; if the wake came
-//!   first, the driver queues the fiber itself.
+//!   first, the driver queues the fiber itself. An interrupt is one more waker: it wins that
+//!   same compare-and-swap (from `PARKED` only) and stores why before it queues the fiber,
+//!   so a waker that loses finds the token woken and wakes someone else; the woken task
+//!   reads (and clears) why after it resumes.
 //! * Unwinding never crosses a switch: every task catches its panics on its own fiber; a
 //!   fiber body that panicked would be a runtime bug and aborts the worker thread.
 //! * While a fiber is parked, its frame chain is saved with it and the worker runs with an
@@ -49,7 +59,7 @@
 use std::cell::{Cell, UnsafeCell};
 use std::collections::VecDeque;
 use std::ptr;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::Thread;
 
@@ -75,8 +85,8 @@ pub(crate) enum Suspend {
     Idle,
     /// A task on it waits on the condition stored in the fiber.
     ParkCond,
-    /// A task on it waits on its token.
-    ParkToken,
+    /// A task on it waits on its token, for this.
+    ParkToken(WaitOn),
 }
 
 type Co = Coroutine<Resume, Suspend, (), DefaultStack>;
@@ -117,6 +127,20 @@ pub(crate) struct Fiber {
     /// Already woken once because a region on its chain was cancelled (see
     /// `wake_cancelled_parked`); cleared when the fiber becomes free.
     cancel_woken: Cell<bool>,
+    /// Index in the worker's `token_parked` list while parked on a token.
+    token_slot: Cell<usize>,
+}
+
+/// A fiber parked on a token, as listed for the stop scan.
+#[allow(dead_code)] // `task` is not read so far
+pub(crate) struct TokenParked {
+    fiber: *mut Fiber,
+    parker: *const Parker,
+    /// The epoch of the park.
+    epoch: u64,
+    pub(crate) on: WaitOn,
+    /// The identity of the waiting task.
+    pub(crate) task: u64,
 }
 
 const NO_SLOT: usize = usize::MAX;
@@ -163,7 +187,15 @@ pub(crate) struct Remote {
     ready_len: AtomicUsize,
     /// Set when a condition a parked fiber waits on may have become true.
     kicked: std::sync::atomic::AtomicBool,
+    /// The fibers parked on a token; see the module invariants.
+    token_parked: Mutex<Vec<TokenParked>>,
 }
+
+// SAFETY: the raw pointers in `token_parked` name parked fibers of the owner worker, which
+// alone uses them (module invariants); the list is behind a mutex.
+unsafe impl Send for Remote {}
+// SAFETY: as above.
+unsafe impl Sync for Remote {}
 
 impl Remote {
     pub(crate) fn new() -> Remote {
@@ -171,6 +203,7 @@ impl Remote {
             ready: Mutex::new(Vec::new()),
             ready_len: AtomicUsize::new(0),
             kicked: std::sync::atomic::AtomicBool::new(false),
+            token_parked: Mutex::new(Vec::new()),
         }
     }
 
@@ -200,6 +233,63 @@ impl Remote {
 
 // ----- tokens -----------------------------------------------------------------------------
 
+/// What a parked task waits on, as reports name it.
+#[derive(Clone, Copy, Debug)]
+#[allow(dead_code)] // only `interruptible` is read so far
+pub(crate) struct WaitOn {
+    /// The construct and operation, e.g. "Mutex" or "Channel::recv".
+    pub(crate) what: &'static str,
+    /// The address of the object waited on.
+    pub(crate) addr: usize,
+    /// The task that holds it, if the construct knows (0: unknown or nobody).
+    pub(crate) holder: u64,
+    /// Whether a stop may end the wait.
+    pub(crate) interruptible: bool,
+}
+
+impl WaitOn {
+    /// A wait on `obj`, which a stop may end.
+    pub(crate) fn new<T: ?Sized>(what: &'static str, obj: *const T) -> WaitOn {
+        WaitOn {
+            what,
+            addr: obj as *const () as usize,
+            holder: 0,
+            interruptible: true,
+        }
+    }
+
+    /// The same wait, naming the task that holds the object.
+    pub(crate) fn held_by(self, holder: u64) -> WaitOn {
+        WaitOn { holder, ..self }
+    }
+
+    /// The same wait, which a stop does not end.
+    pub(crate) fn uninterruptible(self) -> WaitOn {
+        WaitOn {
+            interruptible: false,
+            ..self
+        }
+    }
+}
+
+/// How a token wait ended.
+pub(crate) enum Woken {
+    /// Its waker woke it: what it waited for may have happened.
+    Normal,
+    /// A region on its task's chain was cancelled: the wait unwinds as stopped.
+    Stopped,
+}
+
+impl Woken {
+    /// Unwinds the calling task for a wait that was interrupted (not `Normal`).
+    pub(crate) fn raise(self) -> ! {
+        match self {
+            Woken::Normal => unreachable!("offshoot: raise on a wait that ended normally"),
+            Woken::Stopped => crate::unwind::raise_stopped(),
+        }
+    }
+}
+
 const IDLE: u64 = 0;
 const ARMED: u64 = 1;
 const PARKED: u64 = 2;
@@ -223,6 +313,9 @@ enum Target {
 pub(crate) struct Parker {
     word: AtomicU64,
     target: Target,
+    /// Set by an interrupt (after it won the wake) until the woken task reads `why`.
+    interrupted: AtomicBool,
+    why: Mutex<Option<Woken>>,
 }
 
 // SAFETY: the raw pointers name a fiber and its worker; a waker only dereferences the worker
@@ -243,13 +336,54 @@ impl Parker {
     fn state(&self) -> u64 {
         self.word.load(Ordering::SeqCst) & STATE_MASK
     }
+
+    fn new(target: Target) -> Parker {
+        Parker {
+            word: AtomicU64::new(IDLE),
+            target,
+            interrupted: AtomicBool::new(false),
+            why: Mutex::new(None),
+        }
+    }
+
+    /// Ends the park of epoch `epoch` early, for `why`, if it is still parked and no waker
+    /// came first. The caller then queues the fiber. Returns whether it did.
+    fn interrupt(&self, epoch: u64, why: Woken) -> bool {
+        let parked = (epoch << STATE_BITS) | PARKED;
+        if self
+            .word
+            .compare_exchange(
+                parked,
+                (epoch << STATE_BITS) | WOKEN,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_err()
+        {
+            return false;
+        }
+        *self.why.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+        self.interrupted.store(true, Ordering::SeqCst);
+        true
+    }
+
+    /// How the park that just ended ended (clearing an interrupt's reason).
+    fn woken(&self) -> Woken {
+        if !self.interrupted.load(Ordering::SeqCst) {
+            return Woken::Normal;
+        }
+        self.interrupted.store(false, Ordering::SeqCst);
+        self.why
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .unwrap_or(Woken::Normal)
+    }
 }
 
 thread_local! {
-    static THREAD_PARKER: Arc<Parker> = Arc::new(Parker {
-        word: AtomicU64::new(IDLE),
-        target: Target::Thread(std::thread::current()),
-    });
+    static THREAD_PARKER: Arc<Parker> =
+        Arc::new(Parker::new(Target::Thread(std::thread::current())));
 }
 
 /// A one-shot right to wake one wait of one task. Cheap to clone; waking a stale token (an
@@ -337,19 +471,34 @@ impl Waiter {
             .is_err()
     }
 
-    /// Parks the calling task until this token is woken. Must be called by the task that
-    /// armed it.
-    pub(crate) fn park(&self) {
+    /// Whether `other` is this same token (same task, same wait).
+    pub(crate) fn same(&self, other: &Waiter) -> bool {
+        Arc::ptr_eq(&self.parker, &other.parker) && self.epoch == other.epoch
+    }
+
+    /// Parks the calling task until this token is woken, recording that it waits `on`.
+    /// Must be called by the task that armed it. Returns how the wait ended: by a wake, or
+    /// (only for a task on a fiber, and only if `on` is interruptible and the task was not
+    /// unwinding when it parked) by a stop. An interrupted wait must take its
+    /// token off the wait list it queued it on, then unwind with [`Woken::raise`].
+    pub(crate) fn park(&self, on: WaitOn) -> Woken {
         match &self.parker.target {
             Target::Thread(_) => {
                 while self.parker.state() != WOKEN {
                     std::thread::park();
                 }
+                Woken::Normal
             }
             Target::Fiber { worker, .. } => {
                 // SAFETY: this token belongs to the running fiber of this thread's worker.
                 let w = unsafe { &**worker };
-                if !w.park_token() {
+                // A wait begun while unwinding cannot unwind again (that would abort).
+                let on = if std::thread::panicking() {
+                    on.uninterruptible()
+                } else {
+                    on
+                };
+                if !w.park_token(on) {
                     panic!(
                         "offshoot: no stack could be mapped to park this task ({}); raise \
                          vm.max_map_count, lower Builder::stack_size, or let fewer tasks wait \
@@ -358,6 +507,7 @@ impl Waiter {
                     );
                 }
                 debug_assert_eq!(self.parker.state(), WOKEN);
+                self.parker.woken()
             }
         }
     }
@@ -392,15 +542,13 @@ impl Sched {
             guard,
             saved: Cell::new(Saved::EMPTY),
             cond: Cell::new(None),
-            parker: Arc::new(Parker {
-                word: AtomicU64::new(IDLE),
-                target: Target::Fiber {
-                    fiber: fp,
-                    worker: w,
-                },
-            }),
+            parker: Arc::new(Parker::new(Target::Fiber {
+                fiber: fp,
+                worker: w,
+            })),
             work_slot: Cell::new(NO_SLOT),
             cancel_woken: Cell::new(false),
+            token_slot: Cell::new(NO_SLOT),
         });
         // SAFETY: the line above initialised the box.
         Ok(unsafe { slot.assume_init() })
@@ -482,11 +630,11 @@ impl Worker {
     }
 
     /// Parks the running fiber on its armed token. False if no stack is there to go on with.
-    fn park_token(&self) -> bool {
+    fn park_token(&self, on: WaitOn) -> bool {
         if !self.ensure_next_fiber() {
             return false;
         }
-        self.suspend(Suspend::ParkToken);
+        self.suspend(Suspend::ParkToken(on));
         self.resumed();
         true
     }
@@ -528,10 +676,23 @@ impl Worker {
 
     /// A stop reached this worker: a task parked on a condition inside a cancelled region
     /// runs again (once), so that its wait loop passes the stop on (e.g. to the thief of
-    /// the join it waits at) instead of sleeping through it.
+    /// the join it waits at) instead of sleeping through it; a task parked on a token inside
+    /// a cancelled region is interrupted, so that its wait unwinds as stopped.
     pub(crate) fn wake_cancelled_parked(&self) {
         // SAFETY: owner thread only; `chain_cancelled` does not park.
         let s = unsafe { &mut *self.sched() };
+        {
+            let list = self.token_parked();
+            for e in list.iter().filter(|e| e.on.interruptible) {
+                // SAFETY: listed fibers are parked and alive, their chains too (module
+                // invariants); the owner (this thread) alone removes them.
+                let stop = unsafe { self.chain_cancelled((*e.fiber).saved.get().head) };
+                // SAFETY: as above: the token lives as long as its fiber.
+                if stop && unsafe { (*e.parker).interrupt(e.epoch, Woken::Stopped) } {
+                    s.ready.push_back(e.fiber);
+                }
+            }
+        }
         let mut i = 0;
         while i < s.cond_parked.len() {
             let f = s.cond_parked[i];
@@ -547,6 +708,14 @@ impl Worker {
                 i += 1;
             }
         }
+    }
+
+    /// The fibers of this worker parked on a token, locked.
+    pub(crate) fn token_parked(&self) -> std::sync::MutexGuard<'_, Vec<TokenParked>> {
+        self.remote()
+            .token_parked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Whether any fiber of this worker is parked.
@@ -660,7 +829,7 @@ impl Worker {
                             s.cond_parked.push(raw);
                             self.remote().kick(); // the condition may already hold
                         }
-                        _ => {
+                        Suspend::ParkToken(on) => {
                             // SAFETY: `raw` is live; its token was armed by the parking task.
                             let p = unsafe { &(*raw).parker };
                             let cur = p.word.load(Ordering::SeqCst);
@@ -676,8 +845,21 @@ impl Worker {
                                     .is_err()
                             {
                                 s.ready.push_back(raw); // woken before it was parked
+                            } else {
+                                let mut list = self.token_parked();
+                                // SAFETY: `raw` is live and parked.
+                                unsafe { (*raw).token_slot.set(list.len()) };
+                                list.push(TokenParked {
+                                    fiber: raw,
+                                    parker: &**p,
+                                    epoch: cur >> STATE_BITS,
+                                    on,
+                                    // SAFETY: as above.
+                                    task: unsafe { (*raw).saved.get().task },
+                                });
                             }
                         }
+                        Suspend::Idle => unreachable!("handled above"),
                     }
                 }
             }
@@ -704,6 +886,15 @@ impl Worker {
             // SAFETY: a ready fiber is parked and owned by this driver through the raw
             // pointer taken in `drive`; it leaves every list here.
             let f = unsafe { Box::from_raw(raw) };
+            let slot = f.token_slot.replace(NO_SLOT);
+            if slot != NO_SLOT {
+                let mut list = self.token_parked();
+                list.swap_remove(slot);
+                if let Some(moved) = list.get(slot) {
+                    // SAFETY: listed fibers are live.
+                    unsafe { (*moved.fiber).token_slot.set(slot) };
+                }
+            }
             let slot = f.work_slot.replace(NO_SLOT);
             if slot != NO_SLOT {
                 s.with_work.swap_remove(slot);

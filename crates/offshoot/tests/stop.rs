@@ -410,3 +410,189 @@ fn no_sibling_starts_unstopped_after_the_failure() {
         }
     })
 }
+
+/// What a stopped sibling waits on in [`a_stop_ends_every_kind_of_wait`].
+const WAIT_KINDS: usize = 8;
+
+/// A failing task stops siblings that wait on things nobody will ever deliver — a promise
+/// never put, a channel whose sender lives on but never sends, a mutex held outside the
+/// pool, a condition never notified, a monitor never notified, a semaphore without permits,
+/// a write lock behind a reader outside the pool, a barrier that never fills — and the
+/// finish body waiting too: the waits end, the stopped tasks unwind (releasing what they
+/// hold), and the finish ends with the original panic, not a hang and not a deadlock report.
+#[test]
+fn a_stop_ends_every_kind_of_wait() {
+    use offshoot::sync::{
+        self, Barrier, Condvar, Event, Monitor, Mutex, Promise, RwLock, Semaphore,
+    };
+
+    struct Waits {
+        never: Promise<u32>,
+        rx: sync::Receiver<u32>,
+        held: Mutex<u32>,
+        cv: Condvar,
+        monitor: Monitor<()>,
+        sem: Semaphore,
+        rw: RwLock<u32>,
+        bar: Barrier,
+        /// One per waiter, locked while it waits: unlocked again once it has unwound.
+        own: Vec<Mutex<()>>,
+        waiting: AtomicUsize,
+        all_waiting: Event<()>,
+    }
+    const WAITERS: usize = 2 * WAIT_KINDS;
+
+    fn wait(w: &Waits, k: usize) {
+        let _own = w.own[k].lock();
+        let last = w.waiting.fetch_add(1, Ordering::SeqCst) + 1 == WAITERS;
+        if last {
+            w.all_waiting.set(()).unwrap();
+        }
+        match k % WAIT_KINDS {
+            0 => {
+                let _ = w.never.get();
+            }
+            1 => drop(w.rx.recv()),
+            2 => drop(w.held.lock()),
+            3 => {
+                let m = Mutex::new(());
+                let g = m.lock();
+                drop(w.cv.wait(g));
+            }
+            4 => w.monitor.enter().wait(),
+            5 => drop(w.sem.acquire()),
+            6 => drop(w.rw.write()),
+            _ => drop(w.bar.wait()),
+        }
+    }
+
+    bounded(|| {
+        for n in [1, 2] {
+            let p = pool(n);
+            for rep in 0..5 {
+                let (tx, rx) = sync::unbounded();
+                let w = Arc::new(Waits {
+                    never: Promise::new(),
+                    rx,
+                    held: Mutex::new(0),
+                    cv: Condvar::new(),
+                    monitor: Monitor::new(()),
+                    sem: Semaphore::new(0),
+                    rw: RwLock::new(0),
+                    bar: Barrier::new(WAITERS + 1),
+                    own: (0..WAITERS).map(|_| Mutex::new(())).collect(),
+                    waiting: AtomicUsize::new(0),
+                    all_waiting: Event::new(),
+                });
+                // Held by this thread (outside the pool), which waits in `run` meanwhile.
+                let held = w.held.lock();
+                let read = w.rw.read();
+                let t = Tally::new();
+                let what = Arc::new(format!("stop ends waits, {n} workers, rep {rep}"));
+                let (w2, t2, what2) = (w.clone(), t.clone(), what.clone());
+                let msg = panic_message(|| {
+                    p.run(move || {
+                        offshoot::finish(move || {
+                            // Spawned first: the drain runs it last, once the waiters wait.
+                            let (w3, g) = (w2.clone(), t2.guard());
+                            offshoot::spawn(move || {
+                                let _g = g;
+                                w3.all_waiting.wait();
+                                boom(&what2)
+                            });
+                            for k in 0..WAITERS {
+                                let (w3, t3, g) = (w2.clone(), t2.clone(), t2.guard());
+                                offshoot::spawn(move || {
+                                    let _g = g;
+                                    t3.start();
+                                    wait(&w3, k);
+                                    t3.finish();
+                                });
+                            }
+                            // The body waits too.
+                            let _ = w2.never.get();
+                            t2.finish();
+                        })
+                    })
+                });
+                assert_eq!(msg, boom_msg(&what), "{n} workers, rep {rep}");
+                assert_eq!(t.started(), WAITERS, "{n} workers, rep {rep}");
+                assert_eq!(t.finished(), 0, "a wait ended without being stopped");
+                assert_eq!(
+                    t.dropped(),
+                    t.made(),
+                    "a closure was leaked or dropped twice"
+                );
+                for m in &w.own {
+                    assert!(m.try_lock().is_some(), "a stopped task kept its lock");
+                }
+                drop((held, read, tx));
+                // Every waiter was taken off its construct, which works as before (a reader
+                // would wait forever behind a stopped writer still counted as waiting).
+                p.run(|| {
+                    drop(w.held.lock());
+                    drop(w.rw.read());
+                    drop(w.rw.write());
+                    drop(w.monitor.enter());
+                    w.sem.add_permits(1);
+                    drop(w.sem.acquire());
+                });
+            }
+        }
+    })
+}
+
+/// Tasks stopped while contending for a mutex (some just woken by an unlock, some parked)
+/// must pass every wake on: a task outside the failing region that contends for the same
+/// mutex gets it every time, and the mutex is free at the end. (On one worker nothing
+/// contends: a wake cannot race with a stop there.)
+#[test]
+fn tasks_stopped_while_contending_for_a_mutex_lose_no_wake() {
+    use offshoot::sync::{Event, Mutex};
+    bounded(|| {
+        for n in [2, 3] {
+            let p = pool(n);
+            for rep in 0..10 {
+                let m = Mutex::new(0u64);
+                let busy = Event::new();
+                let what = format!("contended stop, {n} workers, rep {rep}");
+                let (failed, got) = p.run(|| {
+                    offshoot::join(
+                        || {
+                            catch_unwind(AssertUnwindSafe(|| {
+                                offshoot::scope(|s| {
+                                    for _ in 0..12 {
+                                        s.spawn(|_| {
+                                            for _ in 0..20_000 {
+                                                let mut g = m.lock();
+                                                *g += 1;
+                                                if *g == 100 {
+                                                    busy.set(()).unwrap();
+                                                }
+                                                offshoot::poll();
+                                            }
+                                        });
+                                    }
+                                    s.spawn(|_| {
+                                        busy.wait();
+                                        boom(&what)
+                                    });
+                                })
+                            }))
+                        },
+                        || {
+                            for _ in 0..200 {
+                                drop(m.lock());
+                            }
+                            200
+                        },
+                    )
+                });
+                let msg = common::payload_str(&*failed.unwrap_err()).map(str::to_string);
+                assert_eq!(msg, Some(boom_msg(&what)));
+                assert_eq!(got, 200);
+                assert!(m.try_lock().is_some(), "the mutex stayed locked");
+            }
+        }
+    })
+}

@@ -4,6 +4,8 @@
 //! * Each round (generation) has its own event; the last task to arrive sets it and starts
 //!   a new round under the lock, so a task arriving for the next round never sees the old
 //!   round's event.
+//! * A task whose wait is ended by a stop (or a deadlock) has arrived all the same: it
+//!   counts for its round, which the others may then complete without it.
 
 use std::sync::Arc;
 
@@ -81,7 +83,7 @@ impl Barrier {
             }
             r.done.clone()
         };
-        done.wait();
+        done.wait_on(crate::fiber::WaitOn::new("Barrier", self));
         BarrierWaitResult(false)
     }
 }

@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::{lock, wait_for, WaitList};
+use super::{lock, wait_for, WaitList, WaitOn};
 
 struct State<T> {
     queue: VecDeque<T>,
@@ -113,18 +113,23 @@ impl<T> Sender<T> {
         let mut value = Some(value);
         wait_for(
             &self.chan.state,
+            WaitOn::new("Channel::send", &*self.chan),
             |s| {
+                if s.cap.is_some_and(|c| s.queue.len() >= c) && s.receivers > 0 {
+                    return Err(0);
+                }
+                let v = value
+                    .take()
+                    .expect("offshoot: a send attempted after it succeeded");
                 if s.receivers == 0 {
-                    return Some(Err(SendError(value.take()?)));
+                    return Ok(Err(SendError(v)));
                 }
-                if s.cap.is_some_and(|c| s.queue.len() >= c) {
-                    return None;
-                }
-                s.queue.push_back(value.take()?);
+                s.queue.push_back(v);
                 s.recv_waiters.wake_one();
-                Some(Ok(()))
+                Ok(Ok(()))
             },
             |s| &mut s.send_waiters,
+            |_| {},
         )
     }
 }
@@ -135,14 +140,20 @@ impl<T> Receiver<T> {
     pub fn recv(&self) -> Result<T, RecvError> {
         wait_for(
             &self.chan.state,
+            WaitOn::new("Channel::recv", &*self.chan),
             |s| {
                 if let Some(v) = s.queue.pop_front() {
                     s.send_waiters.wake_one();
-                    return Some(Ok(v));
+                    return Ok(Ok(v));
                 }
-                (s.senders == 0).then_some(Err(RecvError))
+                if s.senders == 0 {
+                    Ok(Err(RecvError))
+                } else {
+                    Err(0)
+                }
             },
             |s| &mut s.recv_waiters,
+            |_| {},
         )
     }
 

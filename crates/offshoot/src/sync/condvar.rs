@@ -4,10 +4,13 @@
 //! * A waiter queues its token *before* it unlocks the mutex, so a notify that comes after
 //!   the unlock finds it (and a wake that lands before the park makes the park return at
 //!   once): no notification is lost between the unlock and the park.
+//! * A wait that a stop or a deadlock ends takes its token off the list and unwinds
+//!   without locking the mutex again (the caller gave its guard up and gets none back); a
+//!   notify that raced with it found the token woken and woke another waiter.
 //! * Wake-ups may be spurious from the caller's point of view (another task may take the
 //!   mutex first): callers wait in a loop on their condition, as with `std::sync::Condvar`.
 
-use super::{lock, MutexGuard, WaitList};
+use super::{lock, MutexGuard, WaitList, WaitOn, Woken};
 
 /// A condition variable for [`super::Mutex`].
 ///
@@ -58,8 +61,13 @@ impl Condvar {
         let mutex = guard.mutex;
         let w = lock(&self.waiters).enqueue();
         drop(guard);
-        w.park();
-        mutex.lock()
+        match w.park(WaitOn::new("Condvar", self)) {
+            Woken::Normal => mutex.lock(),
+            interrupted => {
+                lock(&self.waiters).remove(&w);
+                interrupted.raise()
+            }
+        }
     }
 
     /// Parks until `condition` is false, re-checking after every notification.

@@ -9,11 +9,12 @@
 //! * Each registered waiter is woken exactly once, and each callback runs exactly once, by
 //!   the setter after the value is visible (or at once by `on_set` if it already was).
 //! * A waiting task parks its fiber (`fiber.rs`): its worker goes on with other work. A
-//!   thread outside every pool blocks.
+//!   thread outside every pool blocks. A wait that a stop or a deadlock ends takes its
+//!   token out of the waiters before it unwinds.
 
 use std::sync::{Mutex, OnceLock};
 
-use crate::fiber::Waiter;
+use crate::fiber::{WaitOn, Waiter, Woken};
 
 type Callback<T> = Box<dyn FnOnce(&T) + Send>;
 
@@ -144,6 +145,11 @@ impl<T> Event<T> {
     /// assert_eq!(*e.wait(), "go");
     /// ```
     pub fn wait(&self) -> &T {
+        self.wait_on(WaitOn::new("Event", self))
+    }
+
+    /// [`Event::wait`], reported as waiting `on` (the construct built on this event).
+    pub(crate) fn wait_on(&self, on: WaitOn) -> &T {
         loop {
             if let Some(v) = self.value.get() {
                 return v;
@@ -162,7 +168,18 @@ impl<T> Event<T> {
                     p.waiters.push(me.clone());
                 }
             }
-            me.park();
+            match me.park(on) {
+                Woken::Normal => {}
+                interrupted => {
+                    let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+                    if p.first.as_ref().is_some_and(|w| w.same(&me)) {
+                        p.first = None;
+                    }
+                    p.waiters.retain(|w| !w.same(&me));
+                    drop(p);
+                    interrupted.raise()
+                }
+            }
         }
     }
 

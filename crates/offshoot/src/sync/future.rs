@@ -438,7 +438,7 @@ impl<T> TaskFuture<T> {
         if phase == PENDING {
             let e = h.event();
             if h.phase.load(Ordering::SeqCst) == PENDING {
-                e.wait();
+                e.wait_on(crate::fiber::WaitOn::new("TaskFuture", self.header()));
             }
             phase = h.phase.load(Ordering::Acquire);
         }

@@ -17,6 +17,13 @@
 //! Outside every pool, waits block the calling thread, so the same values can be shared
 //! with plain threads.
 //!
+//! **Stops.** A wait is a stop point: when a sibling of the waiting task fails (a panic in
+//! its `join`, `scope` or `finish`), the wait ends at once and the task unwinds as stopped,
+//! as at a poll, running its destructors — it does not keep the failing region from
+//! finishing by waiting for something that will not come. The construct forgets the
+//! waiter (a wake meant for it goes to the next one). A wait begun while its task unwinds
+//! is not stopped.
+//!
 //! **Do not hold a `std::sync::Mutex` guard across a wait or a parallel call in a pool.** A
 //! worker may run other tasks while one parks; if one of them locks the same std mutex on
 //! the same thread, it deadlocks. Use [`Mutex`] from this module instead.
@@ -44,6 +51,8 @@ pub use promise::{spawn_when, AlreadyPut, Dependency, Promise};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use semaphore::{Semaphore, SemaphorePermit};
 pub use task::{task_id, TaskId};
+
+pub(crate) use crate::fiber::{WaitOn, Woken};
 
 /// A wait list of parked tasks, kept under the lock of the construct that owns it.
 pub(crate) struct WaitList(std::collections::VecDeque<crate::fiber::Waiter>);
@@ -77,27 +86,55 @@ impl WaitList {
             w.wake();
         }
     }
+
+    /// Takes `w` off the list, if it is still there (a wait that was interrupted).
+    pub(crate) fn remove(&mut self, w: &crate::fiber::Waiter) {
+        self.0.retain(|x| !x.same(w));
+    }
 }
 
 /// The wait loop of every lock-like construct: under `state`'s lock, `attempt` either
-/// succeeds (`Some`) or the calling task queues itself on the list `queue` picks, releases
-/// the lock and parks; when woken it tries again. Queuing before releasing the lock is what
-/// keeps a wake-up from being lost.
+/// succeeds (`Ok`) or says who holds what it needs (`Err`, a task identity or 0), and the
+/// calling task queues itself on the list `queue` picks, releases the lock and parks; when
+/// woken it tries again. Queuing before releasing the lock is what keeps a wake-up from
+/// being lost.
+///
+/// A park that a stop or a deadlock interrupts takes its token off the list and calls
+/// `abandon` under the lock (to undo what earlier attempts recorded), then unwinds. An
+/// interrupt wins the token's wake only from a parked token, so a wake that raced with it
+/// found the token woken and woke the next waiter instead: no wake-up is swallowed.
 pub(crate) fn wait_for<S, R>(
     state: &std::sync::Mutex<S>,
-    mut attempt: impl FnMut(&mut S) -> Option<R>,
+    on: WaitOn,
+    mut attempt: impl FnMut(&mut S) -> Result<R, u64>,
     queue: impl Fn(&mut S) -> &mut WaitList,
+    abandon: impl FnOnce(&mut S),
 ) -> R {
     loop {
-        let w = {
+        let (w, holder) = {
             let mut s = lock(state);
-            if let Some(r) = attempt(&mut s) {
-                return r;
+            match attempt(&mut s) {
+                Ok(r) => return r,
+                Err(holder) => (queue(&mut s).enqueue(), holder),
             }
-            queue(&mut s).enqueue()
         };
-        w.park();
+        match w.park(on.held_by(holder)) {
+            Woken::Normal => {}
+            interrupted => {
+                let mut s = lock(state);
+                queue(&mut s).remove(&w);
+                abandon(&mut s);
+                drop(s);
+                interrupted.raise()
+            }
+        }
     }
+}
+
+/// The identity of the calling task as a number, for the holder of a lock (see
+/// [`wait_for`]).
+pub(crate) fn holder_id() -> u64 {
+    task_id().as_u64()
 }
 
 /// Locks a std mutex used internally, ignoring poisoning: the guarded state is kept

@@ -6,7 +6,9 @@
 //!   [`TaskId`] holding the monitor and `depth` how many guards it holds (re-entries).
 //! * `wait` queues the caller on the condition list *before* it gives the monitor up (all
 //!   its re-entries at once), so a notify after that finds it; it re-enters with the same
-//!   depth when woken.
+//!   depth when woken — also when a stop or a deadlock ends its wait, before it unwinds:
+//!   the task's guards hold the monitor whenever the task runs (their `Deref` and their
+//!   drops rely on it), so that re-entry cannot be interrupted.
 //! * Guards give shared access only (`&T`): a task may hold several guards at once. Use
 //!   `Cell`/`RefCell` inside for mutation; only the owning task (on its own thread) reaches
 //!   the data while it holds the monitor.
@@ -14,7 +16,7 @@
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use super::{lock, task_id, wait_for, TaskId, WaitList};
+use super::{lock, task_id, wait_for, TaskId, WaitList, WaitOn, Woken};
 
 struct State {
     owner: Option<TaskId>,
@@ -106,29 +108,31 @@ impl<T> Monitor<T> {
 impl<T: ?Sized> Monitor<T> {
     /// Enters the monitor, parking while another task holds it.
     pub fn enter(&self) -> MonitorGuard<'_, T> {
-        self.acquire(task_id(), 1);
+        self.acquire(task_id(), 1, WaitOn::new("Monitor", self));
         MonitorGuard {
             monitor: self,
             _not_send: PhantomData,
         }
     }
 
-    fn acquire(&self, me: TaskId, depth: usize) {
+    fn acquire(&self, me: TaskId, depth: usize, on: WaitOn) {
         wait_for(
             &self.state,
+            on,
             |s| match s.owner {
                 None => {
                     s.owner = Some(me);
                     s.depth = depth;
-                    Some(())
+                    Ok(())
                 }
                 Some(o) if o == me => {
                     s.depth += depth;
-                    Some(())
+                    Ok(())
                 }
-                Some(_) => None,
+                Some(o) => Err(o.as_u64()),
             },
             |s| &mut s.entry,
+            |_| {},
         )
     }
 }
@@ -149,6 +153,9 @@ impl<T: ?Sized> Deref for MonitorGuard<'_, T> {
 impl<T: ?Sized> MonitorGuard<'_, T> {
     /// Gives the monitor up (all of this task's entries), parks until notified, and
     /// enters again as deep as before. Wake-ups can be spurious: wait in a loop.
+    ///
+    /// A stop (or a deadlock) ends the wait, but the task enters the monitor again before
+    /// it unwinds, waiting for it as long as it takes.
     pub fn wait(&self) {
         let m = self.monitor;
         let me = task_id();
@@ -165,8 +172,14 @@ impl<T: ?Sized> MonitorGuard<'_, T> {
             s.entry.wake_one();
             (w, depth)
         };
-        w.park();
-        m.acquire(me, depth);
+        let woken = w.park(WaitOn::new("Monitor::wait", m));
+        if !matches!(woken, Woken::Normal) {
+            lock(&m.state).cond.remove(&w);
+        }
+        m.acquire(me, depth, WaitOn::new("Monitor", m).uninterruptible());
+        if !matches!(woken, Woken::Normal) {
+            woken.raise();
+        }
     }
 
     /// Wakes one task waiting in [`MonitorGuard::wait`].

@@ -1,21 +1,24 @@
 //! [`Mutex`]: a lock whose waiters park instead of blocking their worker.
 //!
 //! Invariants:
-//! * `locked` and the wait list change only under `state`'s lock; the data is reached only
-//!   through a guard, and at most one guard exists at a time (`locked`).
+//! * `holder` and the wait list change only under `state`'s lock; the data is reached only
+//!   through a guard, and at most one guard exists at a time (`holder` is not 0: it names
+//!   the task that locked, for deadlock reports).
 //! * Unlocking clears `locked` and wakes the oldest waiter, which then competes for the
 //!   lock again (no hand-off: a wake that finds the lock taken simply waits again, so a
-//!   wake is never lost and never grants the lock twice).
+//!   wake is never lost and never grants the lock twice). A waiter that a stop or a
+//!   deadlock interrupts leaves the list without the lock (see `sync::wait_for`).
 //! * A task that is stopped or panics while holding the guard releases the lock in the
 //!   guard's destructor; the lock is not poisoned (the data's invariants are the caller's).
 
 use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};
 
-use super::{lock, wait_for, WaitList};
+use super::{holder_id, lock, wait_for, WaitList, WaitOn};
 
 struct State {
-    locked: bool,
+    /// The identity of the task holding the lock; 0 when it is free.
+    holder: u64,
     waiters: WaitList,
 }
 
@@ -53,7 +56,7 @@ impl<T: Default> Default for Mutex<T> {
 impl<T: ?Sized> std::fmt::Debug for Mutex<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Mutex")
-            .field("locked", &lock(&self.state).locked)
+            .field("locked", &(lock(&self.state).holder != 0))
             .finish_non_exhaustive()
     }
 }
@@ -63,7 +66,7 @@ impl<T> Mutex<T> {
     pub const fn new(value: T) -> Mutex<T> {
         Mutex {
             state: std::sync::Mutex::new(State {
-                locked: false,
+                holder: 0,
                 waiters: WaitList::new(),
             }),
             data: UnsafeCell::new(value),
@@ -84,17 +87,19 @@ impl<T: ?Sized> Mutex<T> {
     pub fn lock(&self) -> MutexGuard<'_, T> {
         wait_for(
             &self.state,
+            WaitOn::new("Mutex", self),
             |s| {
-                if s.locked {
-                    return None;
+                if s.holder != 0 {
+                    return Err(s.holder);
                 }
-                s.locked = true;
-                Some(MutexGuard {
+                s.holder = holder_id();
+                Ok(MutexGuard {
                     mutex: self,
                     _not_send: std::marker::PhantomData,
                 })
             },
             |s| &mut s.waiters,
+            |_| {},
         )
     }
 
@@ -109,10 +114,10 @@ impl<T: ?Sized> Mutex<T> {
     /// ```
     pub fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
         let mut s = lock(&self.state);
-        if s.locked {
+        if s.holder != 0 {
             None
         } else {
-            s.locked = true;
+            s.holder = holder_id();
             Some(MutexGuard {
                 mutex: self,
                 _not_send: std::marker::PhantomData,
@@ -127,7 +132,7 @@ impl<T: ?Sized> Mutex<T> {
 
     pub(crate) fn unlock(&self) {
         let mut s = lock(&self.state);
-        s.locked = false;
+        s.holder = 0;
         s.waiters.wake_one();
     }
 }

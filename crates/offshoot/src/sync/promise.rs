@@ -83,7 +83,8 @@ impl<T> Promise<T> {
 
     /// The value, parking the calling task until it is put.
     pub fn get(&self) -> &T {
-        self.event.wait()
+        self.event
+            .wait_on(crate::fiber::WaitOn::new("Promise", &*self.event))
     }
 
     /// The value, if it was put.

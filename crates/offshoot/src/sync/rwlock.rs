@@ -1,21 +1,25 @@
 //! [`RwLock`]: many readers or one writer; waiters park.
 //!
 //! Invariants:
-//! * `readers` (count of read guards), `writer` and the wait lists change only under
-//!   `state`'s lock; `writer` excludes readers and other writers.
+//! * `readers` (count of read guards), `writer` (the writing task, or 0) and the wait lists
+//!   change only under `state`'s lock; a writer excludes readers and other writers.
 //! * Writers are preferred: once a writer waits, new readers wait too, so a stream of
 //!   readers cannot starve a writer. A release wakes waiting writers first (one), else every
 //!   waiting reader; the woken compete again (no hand-off, no lost wake-up).
+//! * `writers_waiting` counts the writers between their first failed attempt and their
+//!   success or their interrupted wait (a stop or a deadlock); the last one to leave that
+//!   way wakes the readers it held back.
 
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
-use super::{lock, wait_for, WaitList};
+use super::{holder_id, lock, wait_for, WaitList, WaitOn};
 
 struct State {
     readers: usize,
-    writer: bool,
+    /// The identity of the writing task; 0 when none writes.
+    writer: u64,
     writers_waiting: usize,
     read_waiters: WaitList,
     write_waiters: WaitList,
@@ -53,7 +57,7 @@ impl<T: ?Sized> std::fmt::Debug for RwLock<T> {
         let s = lock(&self.state);
         f.debug_struct("RwLock")
             .field("readers", &s.readers)
-            .field("writer", &s.writer)
+            .field("writer", &(s.writer != 0))
             .finish_non_exhaustive()
     }
 }
@@ -64,7 +68,7 @@ impl<T> RwLock<T> {
         RwLock {
             state: std::sync::Mutex::new(State {
                 readers: 0,
-                writer: false,
+                writer: 0,
                 writers_waiting: 0,
                 read_waiters: WaitList::new(),
                 write_waiters: WaitList::new(),
@@ -85,50 +89,60 @@ impl<T: ?Sized> RwLock<T> {
     pub fn read(&self) -> RwLockReadGuard<'_, T> {
         wait_for(
             &self.state,
+            WaitOn::new("RwLock::read", self),
             |s| {
-                if s.writer || s.writers_waiting > 0 {
-                    return None;
+                if s.writer != 0 || s.writers_waiting > 0 {
+                    return Err(s.writer);
                 }
                 s.readers += 1;
-                Some(RwLockReadGuard {
+                Ok(RwLockReadGuard {
                     lock: self,
                     _not_send: PhantomData,
                 })
             },
             |s| &mut s.read_waiters,
+            |_| {},
         )
     }
 
     /// Exclusive access, parking while anyone else holds the lock.
     pub fn write(&self) -> RwLockWriteGuard<'_, T> {
-        let mut waiting = false;
+        let waiting = Cell::new(false);
         wait_for(
             &self.state,
+            WaitOn::new("RwLock::write", self),
             |s| {
-                if s.writer || s.readers > 0 {
-                    if !waiting {
+                if s.writer != 0 || s.readers > 0 {
+                    if !waiting.replace(true) {
                         s.writers_waiting += 1;
-                        waiting = true;
                     }
-                    return None;
+                    return Err(s.writer);
                 }
-                s.writer = true;
-                if waiting {
+                s.writer = holder_id();
+                if waiting.get() {
                     s.writers_waiting -= 1;
                 }
-                Some(RwLockWriteGuard {
+                Ok(RwLockWriteGuard {
                     lock: self,
                     _not_send: PhantomData,
                 })
             },
             |s| &mut s.write_waiters,
+            |s| {
+                if waiting.get() {
+                    s.writers_waiting -= 1;
+                    if s.writers_waiting == 0 && s.writer == 0 {
+                        s.read_waiters.wake_all();
+                    }
+                }
+            },
         )
     }
 
     fn release(&self, writer: bool) {
         let mut s = lock(&self.state);
         if writer {
-            s.writer = false;
+            s.writer = 0;
         } else {
             s.readers -= 1;
         }

@@ -5,7 +5,7 @@
 //! * A release adds a permit and wakes the oldest waiter, which competes for it again; a
 //!   wake is never lost (the waiter queued before it released the lock).
 
-use super::{lock, wait_for, WaitList};
+use super::{lock, wait_for, WaitList, WaitOn};
 
 struct State {
     permits: usize,
@@ -53,11 +53,13 @@ impl Semaphore {
     pub fn acquire(&self) -> SemaphorePermit<'_> {
         wait_for(
             &self.state,
+            WaitOn::new("Semaphore", self),
             |s| {
-                s.permits = s.permits.checked_sub(1)?;
-                Some(SemaphorePermit { sem: self })
+                s.permits = s.permits.checked_sub(1).ok_or(0u64)?;
+                Ok(SemaphorePermit { sem: self })
             },
             |s| &mut s.waiters,
+            |_| {},
         )
     }
 
