@@ -1,12 +1,77 @@
-//! Atomics used by the request handshake, switched to loom's model-checked atomics under
-//! `--cfg loom` so that `mailbox.rs` can be model-checked (see `scripts/loom.sh`).
+//! The synchronization that loom model-checks, switched to loom's model-checked versions
+//! under `--cfg loom` (see `scripts/loom.sh`); otherwise plain re-exports of `std`.
 //!
-//! Invariant: only the handshake (`mailbox.rs`) goes through this shim; the rest of the
-//! runtime uses `std` atomics directly, so a `--cfg loom` build runs the loom tests only.
+//! Invariant: only the code that loom tests run goes through this shim — the request
+//! handshake (`mailbox.rs`), the park/wake token (`token.rs`), and what `sync::Event`'s
+//! check-then-park uses: its lock and value cell, and the parking of a thread outside every
+//! pool (`fiber::Waiter`). The rest of the runtime uses `std` directly, so a `--cfg loom`
+//! build runs the loom tests only.
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::AtomicU64;
+#[cfg(loom)]
+pub(crate) use loom::sync::Mutex;
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::AtomicU64;
+#[cfg(not(loom))]
+pub(crate) use std::sync::{Mutex, OnceLock};
 
 pub(crate) use std::sync::atomic::Ordering;
+
+/// Parking and unparking threads (`std::thread`'s, or loom's model threads).
+pub(crate) mod thread {
+    #[cfg(loom)]
+    pub(crate) use loom::thread::{current, park, Thread};
+    #[cfg(not(loom))]
+    pub(crate) use std::thread::{current, park, Thread};
+}
+
+#[cfg(loom)]
+pub(crate) use loom_once::OnceLock;
+
+#[cfg(loom)]
+mod loom_once {
+    use loom::sync::atomic::AtomicBool;
+    use loom::sync::Mutex;
+    use std::sync::atomic::Ordering;
+
+    /// The part of `std::sync::OnceLock` that `sync::Event` uses, for loom: the value is
+    /// published by a loom flag stored with release once it is in place and loaded with
+    /// acquire by `get` (the ordering std's gives); a loom mutex serialises initialisers.
+    /// The std cell inside is only storage (loom runs every model thread on one OS thread).
+    pub(crate) struct OnceLock<T> {
+        done: AtomicBool,
+        init: Mutex<()>,
+        cell: std::sync::OnceLock<T>,
+    }
+
+    impl<T> OnceLock<T> {
+        pub(crate) fn new() -> OnceLock<T> {
+            OnceLock {
+                done: AtomicBool::new(false),
+                init: Mutex::new(()),
+                cell: std::sync::OnceLock::new(),
+            }
+        }
+
+        pub(crate) fn get(&self) -> Option<&T> {
+            if self.done.load(Ordering::Acquire) {
+                self.cell.get()
+            } else {
+                None
+            }
+        }
+
+        pub(crate) fn get_or_init(&self, f: impl FnOnce() -> T) -> &T {
+            if let Some(v) = self.get() {
+                return v;
+            }
+            let _g = self.init.lock().unwrap();
+            if !self.done.load(Ordering::Acquire) {
+                let _ = self.cell.set(f());
+                self.done.store(true, Ordering::Release);
+            }
+            self.cell.get().expect("initialised above")
+        }
+    }
+}

@@ -43,7 +43,9 @@
 //!   first, the driver queues the fiber itself. An interrupt is one more waker: it wins that
 //!   same compare-and-swap (from `PARKED` only) and stores why before it queues the fiber,
 //!   so a waker that loses finds the token woken and wakes someone else; the woken task
-//!   reads (and clears) why after it resumes.
+//!   reads (and clears) why after it resumes. These transitions, and who queues, live in
+//!   `token.rs`, which loom model-checks with the driver's side modelled; `sync::Event`'s
+//!   check-then-park is model-checked over them too (`scripts/loom.sh`).
 //! * Unwinding never crosses a switch: every task catches its panics on its own fiber; a
 //!   fiber body that panicked would be a runtime bug and aborts the worker thread.
 //! * While a fiber is parked, its frame chain is saved with it and the worker runs with an
@@ -59,16 +61,17 @@
 use std::cell::{Cell, UnsafeCell};
 use std::collections::VecDeque;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::Thread;
 
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
+use crate::atomics::thread::{self as shim_thread, Thread};
 use crate::finish::FinishFrame;
 use crate::frame::Frame;
 use crate::overflow;
+use crate::token::{Token, Woke};
 use crate::worker::Worker;
 
 /// What the driver tells a fiber when it resumes it.
@@ -290,13 +293,6 @@ impl Woken {
     }
 }
 
-const IDLE: u64 = 0;
-const ARMED: u64 = 1;
-const PARKED: u64 = 2;
-const WOKEN: u64 = 3;
-const STATE_BITS: u32 = 2;
-const STATE_MASK: u64 = (1 << STATE_BITS) - 1;
-
 /// Where a woken token sends its owner.
 enum Target {
     /// A fiber of a worker: queue it on that worker.
@@ -308,10 +304,10 @@ enum Target {
     Thread(Thread),
 }
 
-/// The park/wake state of one fiber or one outside thread. The word holds the epoch of the
-/// current (or last) wait and its state.
+/// The park/wake state of one fiber or one outside thread (`token.rs`), and whom a wake
+/// wakes.
 pub(crate) struct Parker {
-    word: AtomicU64,
+    token: Token,
     target: Target,
     /// Set by an interrupt (after it won the wake) until the woken task reads `why`.
     interrupted: AtomicBool,
@@ -326,20 +322,9 @@ unsafe impl Send for Parker {}
 unsafe impl Sync for Parker {}
 
 impl Parker {
-    fn arm(&self) -> u64 {
-        let epoch = (self.word.load(Ordering::Relaxed) >> STATE_BITS).wrapping_add(1);
-        self.word
-            .store((epoch << STATE_BITS) | ARMED, Ordering::SeqCst);
-        epoch
-    }
-
-    fn state(&self) -> u64 {
-        self.word.load(Ordering::SeqCst) & STATE_MASK
-    }
-
     fn new(target: Target) -> Parker {
         Parker {
-            word: AtomicU64::new(IDLE),
+            token: Token::new(),
             target,
             interrupted: AtomicBool::new(false),
             why: Mutex::new(None),
@@ -349,17 +334,7 @@ impl Parker {
     /// Ends the park of epoch `epoch` early, for `why`, if it is still parked and no waker
     /// came first. The caller then queues the fiber. Returns whether it did.
     fn interrupt(&self, epoch: u64, why: Woken) -> bool {
-        let parked = (epoch << STATE_BITS) | PARKED;
-        if self
-            .word
-            .compare_exchange(
-                parked,
-                (epoch << STATE_BITS) | WOKEN,
-                Ordering::SeqCst,
-                Ordering::SeqCst,
-            )
-            .is_err()
-        {
+        if !self.token.interrupt(epoch) {
             return false;
         }
         *self.why.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
@@ -381,9 +356,18 @@ impl Parker {
     }
 }
 
+fn thread_parker() -> Arc<Parker> {
+    Arc::new(Parker::new(Target::Thread(shim_thread::current())))
+}
+
+// Under loom the model's threads are loom's, with loom's thread-locals.
+#[cfg(not(loom))]
 thread_local! {
-    static THREAD_PARKER: Arc<Parker> =
-        Arc::new(Parker::new(Target::Thread(std::thread::current())));
+    static THREAD_PARKER: Arc<Parker> = thread_parker();
+}
+#[cfg(loom)]
+loom::thread_local! {
+    static THREAD_PARKER: Arc<Parker> = thread_parker();
 }
 
 /// A one-shot right to wake one wait of one task. Cheap to clone; waking a stale token (an
@@ -410,12 +394,12 @@ impl Waiter {
             // SAFETY: the current worker is run by this thread.
             let w = unsafe { &*w };
             if let Some(p) = w.running_parker() {
-                let epoch = p.arm();
+                let epoch = p.token.arm();
                 return Waiter { parker: p, epoch };
             }
         }
         let parker = THREAD_PARKER.with(|p| p.clone());
-        let epoch = parker.arm();
+        let epoch = parker.token.arm();
         Waiter { parker, epoch }
     }
 
@@ -423,52 +407,25 @@ impl Waiter {
     /// call woke it (false if it was woken before, or abandoned, or is an old one).
     pub(crate) fn wake(&self) -> bool {
         let p = &*self.parker;
-        let mut cur = p.word.load(Ordering::SeqCst);
-        loop {
-            if cur >> STATE_BITS != self.epoch & (u64::MAX >> STATE_BITS) {
-                return false;
-            }
-            let st = cur & STATE_MASK;
-            if st != ARMED && st != PARKED {
-                return false;
-            }
-            let new = (cur & !STATE_MASK) | WOKEN;
-            match p
-                .word
-                .compare_exchange(cur, new, Ordering::SeqCst, Ordering::SeqCst)
-            {
-                Ok(_) => break,
-                Err(c) => cur = c,
-            }
-        }
+        let woke = p.token.wake(self.epoch);
         match &p.target {
-            Target::Thread(t) => t.unpark(),
-            Target::Fiber { fiber, worker } => {
-                if cur & STATE_MASK == PARKED {
-                    // SAFETY: see `Parker`'s Send impl: the worker outlives its parked fibers.
-                    let w = unsafe { &**worker };
-                    w.remote().push_ready(*fiber);
-                    w.unpark_if_sleeping();
-                }
+            Target::Thread(t) if woke != Woke::No => t.unpark(),
+            Target::Fiber { fiber, worker } if woke == Woke::Parked => {
+                // SAFETY: see `Parker`'s Send impl: the worker outlives its parked fibers.
+                let w = unsafe { &**worker };
+                w.remote().push_ready(*fiber);
+                w.unpark_if_sleeping();
             }
+            _ => {}
         }
-        true
+        woke != Woke::No
     }
 
     /// Gives up a wait that was armed but not parked on (the awaited thing happened while
     /// registering). Returns true if a wake arrived first (the caller may have been handed
     /// something, e.g. a lock, that it must now pass on).
     pub(crate) fn abandon(&self) -> bool {
-        let p = &*self.parker;
-        let armed = (self.epoch << STATE_BITS) | ARMED;
-        p.word
-            .compare_exchange(
-                armed,
-                self.epoch << STATE_BITS,
-                Ordering::SeqCst,
-                Ordering::SeqCst,
-            )
-            .is_err()
+        self.parker.token.abandon(self.epoch)
     }
 
     /// Whether `other` is this same token (same task, same wait).
@@ -484,8 +441,8 @@ impl Waiter {
     pub(crate) fn park(&self, on: WaitOn) -> Woken {
         match &self.parker.target {
             Target::Thread(_) => {
-                while self.parker.state() != WOKEN {
-                    std::thread::park();
+                while !self.parker.token.is_woken() {
+                    shim_thread::park();
                 }
                 Woken::Normal
             }
@@ -506,7 +463,7 @@ impl Waiter {
                         std::io::Error::last_os_error()
                     );
                 }
-                debug_assert_eq!(self.parker.state(), WOKEN);
+                debug_assert!(self.parker.token.is_woken());
                 self.parker.woken()
             }
         }
@@ -830,20 +787,12 @@ impl Worker {
                             self.remote().kick(); // the condition may already hold
                         }
                         Suspend::ParkToken(on) => {
-                            // SAFETY: `raw` is live; its token was armed by the parking task.
+                            // SAFETY: `raw` is a live parked fiber, owned by this driver.
                             let p = unsafe { &(*raw).parker };
-                            let cur = p.word.load(Ordering::SeqCst);
-                            debug_assert_ne!(cur & STATE_MASK, IDLE);
-                            if cur & STATE_MASK != ARMED
-                                || p.word
-                                    .compare_exchange(
-                                        cur,
-                                        (cur & !STATE_MASK) | PARKED,
-                                        Ordering::SeqCst,
-                                        Ordering::SeqCst,
-                                    )
-                                    .is_err()
-                            {
+                            // Its token was armed by the parking task, whose stack is no
+                            // longer in use.
+                            let epoch = p.token.epoch();
+                            if !p.token.park() {
                                 s.ready.push_back(raw); // woken before it was parked
                             } else {
                                 let mut list = self.token_parked();
@@ -852,7 +801,7 @@ impl Worker {
                                 list.push(TokenParked {
                                     fiber: raw,
                                     parker: &**p,
-                                    epoch: cur >> STATE_BITS,
+                                    epoch,
                                     on,
                                     // SAFETY: as above.
                                     task: unsafe { (*raw).saved.get().task },

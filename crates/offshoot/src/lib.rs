@@ -81,6 +81,7 @@ mod scope;
 pub mod search;
 mod stats;
 pub mod sync;
+mod token;
 mod unwind;
 mod worker;
 

@@ -11,9 +11,12 @@
 //! * A waiting task parks its fiber (`fiber.rs`): its worker goes on with other work. A
 //!   thread outside every pool blocks. A wait that a stop or a deadlock ends takes its
 //!   token out of the waiters before it unwinds.
+//!
+//! `set` against `wait` is model-checked by the loom tests at the bottom of this file, on
+//! this very code (the lock, the value cell and thread parking come from the `atomics`
+//! shim).
 
-use std::sync::{Mutex, OnceLock};
-
+use crate::atomics::{Mutex, OnceLock};
 use crate::fiber::{WaitOn, Waiter, Woken};
 
 type Callback<T> = Box<dyn FnOnce(&T) + Send>;
@@ -24,6 +27,14 @@ struct Pending<T> {
     first: Option<Waiter>,
     waiters: Vec<Waiter>,
     callbacks: Vec<Callback<T>>,
+}
+
+impl<T> Pending<T> {
+    const EMPTY: Pending<T> = Pending {
+        first: None,
+        waiters: Vec::new(),
+        callbacks: Vec::new(),
+    };
 }
 
 /// A value that is set once and can be waited for.
@@ -72,14 +83,20 @@ impl<T> Event<T> {
     /// let e = offshoot::sync::Event::<u8>::new();
     /// assert!(!e.is_set());
     /// ```
+    #[cfg(not(loom))]
     pub const fn new() -> Self {
         Event {
             value: OnceLock::new(),
-            pending: Mutex::new(Pending {
-                first: None,
-                waiters: Vec::new(),
-                callbacks: Vec::new(),
-            }),
+            pending: Mutex::new(Pending::EMPTY),
+        }
+    }
+
+    /// An event that is not set (loom's primitives cannot be made in a `const fn`).
+    #[cfg(loom)]
+    pub fn new() -> Self {
+        Event {
+            value: OnceLock::new(),
+            pending: Mutex::new(Pending::EMPTY),
         }
     }
 
@@ -104,14 +121,7 @@ impl<T> Event<T> {
             callbacks,
         } = {
             let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            std::mem::replace(
-                &mut *p,
-                Pending {
-                    first: None,
-                    waiters: Vec::new(),
-                    callbacks: Vec::new(),
-                },
-            )
+            std::mem::replace(&mut *p, Pending::EMPTY)
         };
         for w in first.iter().chain(&waiters) {
             w.wake();
@@ -208,5 +218,65 @@ impl<T> Event<T> {
             return f(v);
         }
         p.callbacks.push(Box::new(f));
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    //! Model checks of `set` against `wait` (the check, the waiter's arm, the registration
+    //! under the lock, the re-check, the park): run with `scripts/loom.sh`. The waiting
+    //! threads are outside every pool, so they park as threads do; the fiber side of a
+    //! park (the driver's `ARMED` → `PARKED` and who queues the fiber) is checked in
+    //! `token.rs` on the same token transitions.
+    use super::Event;
+    use loom::sync::Arc;
+    use loom::thread;
+
+    /// A setter races a waiter: the waiter ends with the value, whatever the order (set
+    /// before the first check, between the check and the registration, between the
+    /// registration and the park, or after the park). A lost wake-up deadlocks the
+    /// model, which loom reports.
+    #[test]
+    fn set_races_wait() {
+        loom::model(|| {
+            let ev = Arc::new(Event::new());
+            let e = ev.clone();
+            let setter = thread::spawn(move || e.set(7u32).unwrap());
+            assert_eq!(*ev.wait(), 7);
+            setter.join().unwrap();
+        });
+    }
+
+    /// One set wakes two waiters; a second set changes nothing.
+    #[test]
+    fn one_set_wakes_two_waiters() {
+        loom::model(|| {
+            let ev = Arc::new(Event::new());
+            let e = ev.clone();
+            let waiter = thread::spawn(move || *e.wait());
+            let e = ev.clone();
+            let setter = thread::spawn(move || e.set(1u32).unwrap());
+            assert_eq!(*ev.wait(), 1);
+            assert_eq!(waiter.join().unwrap(), 1);
+            setter.join().unwrap();
+            assert_eq!(ev.set(2), Err(2));
+        });
+    }
+
+    /// A callback registered while the value is being set runs exactly once, with it.
+    #[test]
+    fn on_set_races_set() {
+        loom::model(|| {
+            let ev = Arc::new(Event::new());
+            let runs = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
+            let (e, r) = (ev.clone(), runs.clone());
+            let setter = thread::spawn(move || e.set(3u32).unwrap());
+            ev.on_set(move |v| {
+                assert_eq!(*v, 3);
+                r.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            });
+            setter.join().unwrap();
+            assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 1);
+        });
     }
 }

@@ -1,0 +1,321 @@
+//! The park/wake token of one waiting task: the state machine behind `fiber::Waiter`, apart
+//! from what a wake does to its owner, so that loom can model-check the very transitions the
+//! runtime uses (its atomics come from the `atomics` shim; see `scripts/loom.sh`).
+//!
+//! The word holds `epoch << 2 | state`. Each wait of the owner gets a new epoch:
+//! * `arm` (the owner, when the last wait is over): → `ARMED` of a new epoch;
+//! * `wake` (any thread holding the epoch): `ARMED` or `PARKED` → `WOKEN`;
+//! * `park` (the owner's driver, once the owner's stack is no longer in use): `ARMED` →
+//!   `PARKED`; it fails if the wake came first;
+//! * `abandon` (the owner, instead of parking): `ARMED` → `IDLE`; it fails if the wake came
+//!   first.
+//!
+//! Invariants (model-checked by the loom tests at the bottom of this file):
+//! 1. Each transition is a compare-and-swap on the whole word, so it applies to one epoch:
+//!    a wake for another epoch, or for a wait already woken or abandoned, changes nothing.
+//!    At most one wake per epoch succeeds.
+//! 2. A parked wait is queued exactly once: by the waker whose wake moved it `PARKED` →
+//!    `WOKEN` ([`Woke::Parked`]), else by the driver whose `park` failed because the wake
+//!    came first. Never both, never neither.
+//! 3. Of `abandon` and a wake of the same epoch exactly one wins, and the owner learns when
+//!    the wake did (it may have been handed something it must pass on).
+
+use crate::atomics::{AtomicU64, Ordering};
+
+const IDLE: u64 = 0;
+const ARMED: u64 = 1;
+const PARKED: u64 = 2;
+const WOKEN: u64 = 3;
+const STATE_BITS: u32 = 2;
+const STATE_MASK: u64 = (1 << STATE_BITS) - 1;
+
+/// What a call to [`Token::wake`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Woke {
+    /// Nothing: the wait was woken before, abandoned, or is not the current one.
+    No,
+    /// Woke a wait that was not parked yet: its owner goes on by itself (its driver finds
+    /// the token woken when it tries to park it). The waker queues nothing.
+    Armed,
+    /// Woke a parked wait: the waker must queue the owner.
+    Parked,
+}
+
+/// The park/wake state of one fiber or one thread outside every pool.
+pub(crate) struct Token {
+    word: AtomicU64,
+}
+
+impl Token {
+    pub(crate) fn new() -> Token {
+        Token {
+            word: AtomicU64::new(IDLE),
+        }
+    }
+
+    /// Arms a new wait and returns its epoch. Owner only, when its previous wait is over
+    /// (woken or abandoned): no other thread changes the word meanwhile.
+    pub(crate) fn arm(&self) -> u64 {
+        let epoch = (self.word.load(Ordering::Relaxed) >> STATE_BITS).wrapping_add(1);
+        self.word
+            .store((epoch << STATE_BITS) | ARMED, Ordering::SeqCst);
+        epoch
+    }
+
+    /// Wakes the wait of `epoch` if it is still on.
+    pub(crate) fn wake(&self, epoch: u64) -> Woke {
+        let mut cur = self.word.load(Ordering::SeqCst);
+        loop {
+            if cur >> STATE_BITS != epoch & (u64::MAX >> STATE_BITS) {
+                return Woke::No;
+            }
+            let st = cur & STATE_MASK;
+            if st != ARMED && st != PARKED {
+                return Woke::No;
+            }
+            let new = (cur & !STATE_MASK) | WOKEN;
+            match self
+                .word
+                .compare_exchange(cur, new, Ordering::SeqCst, Ordering::SeqCst)
+            {
+                Ok(_) if st == PARKED => return Woke::Parked,
+                Ok(_) => return Woke::Armed,
+                Err(c) => cur = c,
+            }
+        }
+    }
+
+    /// Gives up the wait of `epoch` (armed, not parked). Returns true if a wake came first.
+    pub(crate) fn abandon(&self, epoch: u64) -> bool {
+        let armed = (epoch << STATE_BITS) | ARMED;
+        self.word
+            .compare_exchange(
+                armed,
+                epoch << STATE_BITS,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_err()
+    }
+
+    /// The driver parks the armed wait, once the owner's stack is no longer in use. Returns
+    /// true if it is parked (its waker will queue it), false if it was woken first (the
+    /// driver queues it itself).
+    #[cfg_attr(miri, allow(dead_code))] // under Miri no driver runs fibers
+    pub(crate) fn park(&self) -> bool {
+        let cur = self.word.load(Ordering::SeqCst);
+        debug_assert_ne!(cur & STATE_MASK, IDLE, "parking a token that is not armed");
+        cur & STATE_MASK == ARMED
+            && self
+                .word
+                .compare_exchange(
+                    cur,
+                    (cur & !STATE_MASK) | PARKED,
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                )
+                .is_ok()
+    }
+
+    /// Ends the *parked* wait of `epoch` early (a stop interrupting it): wins the same
+    /// compare-and-swap a waker would, from `PARKED` only, so a waker that loses finds the
+    /// token woken. Returns whether it did (the caller then queues the fiber).
+    pub(crate) fn interrupt(&self, epoch: u64) -> bool {
+        let parked = (epoch << STATE_BITS) | PARKED;
+        self.word
+            .compare_exchange(
+                parked,
+                (epoch << STATE_BITS) | WOKEN,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
+    }
+
+    /// The epoch of the current (or last) wait.
+    #[cfg_attr(miri, allow(dead_code))] // under Miri no driver runs fibers
+    pub(crate) fn epoch(&self) -> u64 {
+        self.word.load(Ordering::SeqCst) >> STATE_BITS
+    }
+
+    /// Whether the current wait has been woken.
+    pub(crate) fn is_woken(&self) -> bool {
+        self.word.load(Ordering::SeqCst) & STATE_MASK == WOKEN
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    //! Model checks of the token with the driver's side modelled: run with
+    //! `scripts/loom.sh`. A model fiber logs every time it is queued (by a waker or by its
+    //! driver) with the epoch of the wait, so "queued exactly once per park" is an
+    //! assertion on that log; a wait never queued leaves its worker blocked for good,
+    //! which loom reports as a deadlock.
+    use super::*;
+    use loom::sync::{Arc, Condvar, Mutex};
+    use loom::thread;
+
+    /// One fiber and the ready list it is queued on.
+    struct Fiber {
+        token: Token,
+        queued: Mutex<Vec<u64>>,
+        ready: Condvar,
+    }
+
+    fn fiber() -> Arc<Fiber> {
+        Arc::new(Fiber {
+            token: Token::new(),
+            queued: Mutex::new(Vec::new()),
+            ready: Condvar::new(),
+        })
+    }
+
+    impl Fiber {
+        /// Puts the fiber on its worker's ready list (`Remote::push_ready` and the
+        /// worker's wake-up).
+        fn queue(&self, epoch: u64) {
+            self.queued.lock().unwrap().push(epoch);
+            self.ready.notify_all();
+        }
+
+        /// What `Waiter::wake` does for a fiber's token: queue it on `Woke::Parked`.
+        fn wake(&self, epoch: u64) -> Woke {
+            let w = self.token.wake(epoch);
+            if w == Woke::Parked {
+                self.queue(epoch);
+            }
+            w
+        }
+
+        /// The task parks on its wait `epoch`: its driver parks the token, queuing the
+        /// fiber itself if the wake came first; the worker sleeps until the fiber is on
+        /// its ready list, then resumes it; the task checks it was woken.
+        fn park(&self, epoch: u64) {
+            if !self.token.park() {
+                self.queue(epoch);
+            }
+            let mut q = self.queued.lock().unwrap();
+            while !q.contains(&epoch) {
+                q = self.ready.wait(q).unwrap();
+            }
+            drop(q);
+            assert!(self.token.is_woken(), "resumed but not woken");
+        }
+
+        fn log(&self) -> Vec<u64> {
+            self.queued.lock().unwrap().clone()
+        }
+    }
+
+    /// Starts a thread that wakes `f`'s wait `epoch` once.
+    fn spawn_waker(f: &Arc<Fiber>, epoch: u64) -> thread::JoinHandle<Woke> {
+        let f = f.clone();
+        thread::spawn(move || f.wake(epoch))
+    }
+
+    /// A whole wait of `f`'s task: armed, woken by another thread, parked on. Returns its
+    /// epoch.
+    fn next_wait(f: &Arc<Fiber>) -> u64 {
+        let e = f.token.arm();
+        let waker = spawn_waker(f, e);
+        f.park(e);
+        let w = waker.join().unwrap();
+        assert_ne!(w, Woke::No, "the wait's own wake did nothing");
+        e
+    }
+
+    /// A waker races the park, the wake landing before it (`Woke::Armed`: the driver
+    /// queues) or after it (`Woke::Parked`: the waker queues). The fiber is queued exactly
+    /// once. (A wake cannot come before the arm of its own wait: a waker gets the epoch
+    /// from the arm. A wake racing an arm is the stale case below.)
+    #[test]
+    fn wake_races_park() {
+        use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+        static BEFORE_PARK: AtomicUsize = AtomicUsize::new(0);
+        static AFTER_PARK: AtomicUsize = AtomicUsize::new(0);
+        loom::model(|| {
+            let f = fiber();
+            let e = f.token.arm();
+            let waker = spawn_waker(&f, e);
+            f.park(e);
+            let w = waker.join().unwrap();
+            assert_eq!(f.log(), vec![e], "queued exactly once");
+            match w {
+                Woke::Armed => BEFORE_PARK.fetch_add(1, Relaxed),
+                Woke::Parked => AFTER_PARK.fetch_add(1, Relaxed),
+                Woke::No => panic!("the only wake of a wait did nothing"),
+            };
+        });
+        // Both orders were explored.
+        assert!(BEFORE_PARK.load(Relaxed) > 0 && AFTER_PARK.load(Relaxed) > 0);
+    }
+
+    /// Two wakers of the same wait: one wakes it, the fiber is queued once.
+    #[test]
+    fn two_wakers_queue_once() {
+        loom::model(|| {
+            let f = fiber();
+            let e = f.token.arm();
+            let wakers = [spawn_waker(&f, e), spawn_waker(&f, e)];
+            f.park(e);
+            let woke: Vec<Woke> = wakers.into_iter().map(|h| h.join().unwrap()).collect();
+            assert_eq!(woke.iter().filter(|w| **w != Woke::No).count(), 1);
+            assert_eq!(f.log(), vec![e], "queued exactly once");
+        });
+    }
+
+    /// A late wake of an abandoned wait races the next wait (its arm, its wake, its park):
+    /// it takes effect only if it beat the abandon (and the owner then knows), and never
+    /// wakes or queues the next wait.
+    #[test]
+    fn stale_wake_after_abandon() {
+        loom::model(|| {
+            let f = fiber();
+            let e1 = f.token.arm();
+            let stale = spawn_waker(&f, e1);
+            let wake_came_first = f.token.abandon(e1);
+            let e2 = next_wait(&f);
+            let s = stale.join().unwrap();
+            assert_eq!(s != Woke::No, wake_came_first);
+            assert_ne!(s, Woke::Parked);
+            assert_eq!(f.log(), vec![e2], "queued exactly once, for the next wait");
+        });
+    }
+
+    /// A second wake of a wait that was woken and has resumed races the next wait: it
+    /// does nothing to it.
+    #[test]
+    fn stale_wake_after_resume() {
+        loom::model(|| {
+            let f = fiber();
+            let e1 = f.token.arm();
+            let late = spawn_waker(&f, e1);
+            let mine = f.wake(e1); // the wait is woken while the task registers
+            f.park(e1);
+            let e2 = next_wait(&f);
+            let l = late.join().unwrap();
+            assert_eq!([mine, l].iter().filter(|w| **w != Woke::No).count(), 1);
+            assert_ne!(l, Woke::Parked);
+            assert_eq!(f.log(), vec![e1, e2], "each wait queued exactly once");
+        });
+    }
+
+    /// The owner abandons a wait while a waker wakes it: exactly one wins, the owner knows
+    /// which, nothing is queued, and the next wait starts clean.
+    #[test]
+    fn abandon_races_wake() {
+        loom::model(|| {
+            let f = fiber();
+            let e1 = f.token.arm();
+            let waker = spawn_waker(&f, e1);
+            let wake_came_first = f.token.abandon(e1);
+            let w = waker.join().unwrap();
+            assert_eq!(w != Woke::No, wake_came_first);
+            assert_ne!(w, Woke::Parked);
+            assert!(f.log().is_empty(), "an abandoned wait was queued");
+            let e2 = f.token.arm();
+            assert!(!f.token.is_woken());
+            assert_eq!(f.wake(e2), Woke::Armed);
+        });
+    }
+}
