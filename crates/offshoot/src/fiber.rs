@@ -22,9 +22,11 @@
 //!   fibers. The condition reads memory on the parked stack, which stays alive.
 //! * **on a token** ([`Waiter`]): used by events and every construct built on them. A
 //!   waker may run on any thread; it moves the fiber to its worker's ready list. A token
-//!   wait records what it waits on (`WaitOn`), listed while the fiber is parked. Besides
-//!   its waker, a stop of a region on the task's chain may end it early, by *interrupting*
-//!   the token: the wait then unwinds as stopped, like a poll. The waiting construct sees how the wait ended ([`Woken`]) and takes its token
+//!   wait records what it waits on (`WaitOn`), listed while the fiber is parked so that
+//!   the deadlock watch (`deadlock.rs`) can report it. Two things besides its waker may end
+//!   it early, by *interrupting* the token: a stop of a region on the task's chain (the wait
+//!   then unwinds as stopped, like a poll), and a declared deadlock (it then panics with the
+//!   report). The waiting construct sees how the wait ended ([`Woken`]) and takes its token
 //!   off its wait list before it unwinds.
 //!
 //! Invariants:
@@ -35,7 +37,8 @@
 //!   only cross-thread entry is `remote_ready`, fed by token wakes.
 //! * A fiber parked on a token is also in its worker's `token_parked` list (under a mutex),
 //!   from the moment the driver moved its token to `PARKED` until the driver resumes it.
-//!   Only the owner adds or removes entries (and interrupts them, on a stop).
+//!   Only the owner adds or removes entries; the deadlock watch reads them, and interrupts
+//!   their tokens, while it holds the lock — so a listed fiber is alive.
 //! * A token wake resumes a fiber at most once per park: the waker moves the token's state
 //!   from `ARMED`/`PARKED` to `WOKEN` by compare-and-swap on a word that carries the park's
 //!   epoch, and only a `PARKED` → `WOKEN` transition queues the fiber. The driver moves
@@ -134,8 +137,7 @@ pub(crate) struct Fiber {
     token_slot: Cell<usize>,
 }
 
-/// A fiber parked on a token, as listed for the stop scan.
-#[allow(dead_code)] // `task` is not read so far
+/// A fiber parked on a token, as listed for the stop scan and the deadlock watch.
 pub(crate) struct TokenParked {
     fiber: *mut Fiber,
     parker: *const Parker,
@@ -144,6 +146,8 @@ pub(crate) struct TokenParked {
     pub(crate) on: WaitOn,
     /// The identity of the waiting task.
     pub(crate) task: u64,
+    /// Reported by the deadlock watch as a wait nothing can end (see `deadlock.rs`).
+    pub(crate) reported: bool,
 }
 
 const NO_SLOT: usize = usize::MAX;
@@ -194,8 +198,9 @@ pub(crate) struct Remote {
     token_parked: Mutex<Vec<TokenParked>>,
 }
 
-// SAFETY: the raw pointers in `token_parked` name parked fibers of the owner worker, which
-// alone uses them (module invariants); the list is behind a mutex.
+// SAFETY: the raw pointers in `token_parked` name parked fibers of the owner worker; other
+// threads only read the entries and interrupt their tokens under the list's lock (module
+// invariants), never touch the fibers.
 unsafe impl Send for Remote {}
 // SAFETY: as above.
 unsafe impl Sync for Remote {}
@@ -238,7 +243,6 @@ impl Remote {
 
 /// What a parked task waits on, as reports name it.
 #[derive(Clone, Copy, Debug)]
-#[allow(dead_code)] // only `interruptible` is read so far
 pub(crate) struct WaitOn {
     /// The construct and operation, e.g. "Mutex" or "Channel::recv".
     pub(crate) what: &'static str,
@@ -246,12 +250,12 @@ pub(crate) struct WaitOn {
     pub(crate) addr: usize,
     /// The task that holds it, if the construct knows (0: unknown or nobody).
     pub(crate) holder: u64,
-    /// Whether a stop may end the wait.
+    /// Whether a stop or a deadlock may end the wait.
     pub(crate) interruptible: bool,
 }
 
 impl WaitOn {
-    /// A wait on `obj`, which a stop may end.
+    /// A wait on `obj`, which a stop or a deadlock may end.
     pub(crate) fn new<T: ?Sized>(what: &'static str, obj: *const T) -> WaitOn {
         WaitOn {
             what,
@@ -266,7 +270,7 @@ impl WaitOn {
         WaitOn { holder, ..self }
     }
 
-    /// The same wait, which a stop does not end.
+    /// The same wait, which neither a stop nor a deadlock ends.
     pub(crate) fn uninterruptible(self) -> WaitOn {
         WaitOn {
             interruptible: false,
@@ -281,6 +285,8 @@ pub(crate) enum Woken {
     Normal,
     /// A region on its task's chain was cancelled: the wait unwinds as stopped.
     Stopped,
+    /// The deadlock watch ended it.
+    Deadlock(Arc<crate::deadlock::Report>),
 }
 
 impl Woken {
@@ -289,6 +295,7 @@ impl Woken {
         match self {
             Woken::Normal => unreachable!("offshoot: raise on a wait that ended normally"),
             Woken::Stopped => crate::unwind::raise_stopped(),
+            Woken::Deadlock(r) => r.raise(),
         }
     }
 }
@@ -436,7 +443,7 @@ impl Waiter {
     /// Parks the calling task until this token is woken, recording that it waits `on`.
     /// Must be called by the task that armed it. Returns how the wait ended: by a wake, or
     /// (only for a task on a fiber, and only if `on` is interruptible and the task was not
-    /// unwinding when it parked) by a stop. An interrupted wait must take its
+    /// unwinding when it parked) by a stop or a deadlock. An interrupted wait must take its
     /// token off the wait list it queued it on, then unwind with [`Woken::raise`].
     pub(crate) fn park(&self, on: WaitOn) -> Woken {
         match &self.parker.target {
@@ -675,6 +682,28 @@ impl Worker {
             .unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Interrupts the listed token wait `e` of this worker for `why` (from any thread) and
+    /// queues its fiber. Returns whether it did (false if a waker came first).
+    ///
+    /// # Safety
+    /// `e` is an entry of this worker's `token_parked` list, which the caller holds locked.
+    pub(crate) unsafe fn interrupt_remote(&self, e: &TokenParked, why: Woken) -> bool {
+        // SAFETY: per the contract, the fiber is listed, so parked and alive, and its
+        // token too; the owner cannot remove it while the list is locked.
+        if !unsafe { (*e.parker).interrupt(e.epoch, why) } {
+            return false;
+        }
+        self.remote().push_ready(e.fiber);
+        self.unpark_if_sleeping();
+        true
+    }
+
+    /// Whether the driver's own ready list holds a fiber (owner thread only).
+    pub(crate) fn has_local_ready(&self) -> bool {
+        // SAFETY: owner thread only.
+        unsafe { !(*self.sched()).ready.is_empty() }
+    }
+
     /// Whether any fiber of this worker is parked.
     pub(crate) fn has_parked(&self) -> bool {
         // SAFETY: owner thread only.
@@ -805,6 +834,7 @@ impl Worker {
                                     on,
                                     // SAFETY: as above.
                                     task: unsafe { (*raw).saved.get().task },
+                                    reported: false,
                                 });
                             }
                         }

@@ -25,7 +25,10 @@
 //! * The same parking serves every wait in [`sync`]: events, promises, futures, locks,
 //!   monitors, condition variables, semaphores, barriers, channels and data-driven tasks
 //!   wait without blocking their worker, so a pool whose tasks wait on each other keeps
-//!   running (a lock held around a nested parallel call does not deadlock the pool).
+//!   running (a lock held around a nested parallel call does not deadlock the pool). A wait
+//!   ends early when a sibling fails (it unwinds as stopped), and when no task can make
+//!   progress any more — every worker idle, tasks waiting on each other — each wait panics
+//!   with a report of who waits on what ([deadlocks](Builder#deadlocks)).
 //! * [`finish`] joins every task [`spawn`]ed in its dynamic extent — in callees, in spawned
 //!   tasks, on any worker. [`scope`] is the lexical version whose tasks may borrow.
 //! * Failures cross joins: the first panic (or `Err` in the `try_` forms) wins, every other
@@ -67,6 +70,7 @@
 
 mod atomics;
 mod bridge;
+mod deadlock;
 mod fiber;
 mod finish;
 mod frame;

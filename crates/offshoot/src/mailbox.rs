@@ -210,6 +210,11 @@ impl Mailbox {
         self.attention.fetch_or(STOP, Ordering::SeqCst);
     }
 
+    /// Whether the stop bit is set.
+    pub(crate) fn stop_raised(&self) -> bool {
+        self.attention.load(Ordering::SeqCst) & STOP != 0
+    }
+
     /// Clears the stop bit; returns whether it was set. The caller then scans its frames
     /// and raises the bit again if a cancelled region remains.
     pub(crate) fn take_stop(&self) -> bool {

@@ -10,6 +10,8 @@
 //!   of a worker to busy, and every injection, wake one idle sleeper (a cascade that brings
 //!   in as many thieves as find work).
 //! * Dropping a `ThreadPool` lets running work finish and joins every worker thread.
+//! * Every registry is known to the deadlock watch (`deadlock.rs`) from before its workers
+//!   start; `has_news` tells the watch whether anything queued could still wake one of them.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -39,6 +41,8 @@ pub(crate) struct Registry {
     sleepers: AtomicIsize,
     busy: AtomicUsize,
     terminating: AtomicBool,
+    /// Whether the deadlock watch may end the waits of this pool's tasks.
+    deadlock_detection: bool,
     /// Batches of free task blocks passed between the workers' free lists.
     pub(crate) spare_blocks: SpareBlocks,
 }
@@ -115,6 +119,20 @@ impl Registry {
 
     pub(crate) fn is_terminating(&self) -> bool {
         self.terminating.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn deadlock_detection(&self) -> bool {
+        self.deadlock_detection
+    }
+
+    /// Whether something queued for this pool could still wake one of its workers: an
+    /// injected job, or a wake, kick or stop queued on a worker.
+    pub(crate) fn has_news(&self) -> bool {
+        self.has_injected()
+            || self
+                .workers
+                .iter()
+                .any(|w| w.remote().has_news() || w.stop_raised())
     }
 
     fn terminate(&self) {
@@ -297,6 +315,25 @@ impl std::error::Error for BuildError {
 
 /// Configures and builds a [`ThreadPool`].
 ///
+/// # Deadlocks
+///
+/// A pool watches for deadlocks (unless [`Builder::deadlock_detection`] turns it off): when
+/// every worker of every pool is idle while tasks wait in [`sync`](crate::sync) — on a lock,
+/// a promise, an event, a channel, a barrier, a monitor, a semaphore, a future — nothing in
+/// the pools can end those waits. Each such wait then panics with a message that starts
+/// `offshoot: deadlock:` and lists every waiting task: its [`TaskId`](crate::sync::TaskId)
+/// number, the worker thread it waits on, what it waits on (the construct and its
+/// address) and, for locks and monitors, the task holding it. The panic ends the tasks'
+/// joins, scopes and finishes like any panic, and resumes in the caller of
+/// [`ThreadPool::run`] (the panic hook prints the report once).
+///
+/// Threads outside every pool are invisible to the watch. One that will still end such a
+/// wait — it sets a value, releases a lock, or starts work in a pool that does — must hold
+/// an [`ExternalWaker`](crate::sync::ExternalWaker) meanwhile, or the wait may be declared
+/// deadlocked before it comes. A caller blocked in [`ThreadPool::run`] (or in `join`,
+/// `scope`, `finish` entered from outside) waits for the pool and wakes nothing: it needs
+/// no guard.
+///
 /// ```
 /// let pool = offshoot::ThreadPool::builder()
 ///     .workers(2)
@@ -310,6 +347,7 @@ pub struct Builder {
     workers: Option<usize>,
     stack_size: Option<usize>,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    no_deadlock_detection: bool,
 }
 
 impl fmt::Debug for Builder {
@@ -317,6 +355,7 @@ impl fmt::Debug for Builder {
         f.debug_struct("Builder")
             .field("workers", &self.workers)
             .field("stack_size", &self.stack_size)
+            .field("deadlock_detection", &!self.no_deadlock_detection)
             .finish_non_exhaustive()
     }
 }
@@ -366,6 +405,29 @@ impl Builder {
         self
     }
 
+    /// Whether the pool ends the waits of deadlocked tasks with a panic that reports them
+    /// (default: `true`). Off, such tasks wait forever, as they would on plain threads; the
+    /// pool still counts for the watch of other pools (its workers' activity may wake their
+    /// tasks), but its own tasks are neither reported nor woken. See [Deadlocks](Builder#deadlocks).
+    ///
+    /// ```
+    /// use offshoot::sync::Promise;
+    /// use std::panic::AssertUnwindSafe;
+    ///
+    /// let pool = offshoot::ThreadPool::builder().workers(1).build().unwrap();
+    /// let never = Promise::<u32>::new();
+    /// let r = std::panic::catch_unwind(AssertUnwindSafe(|| pool.run(|| *never.get())));
+    /// let msg = *r.unwrap_err().downcast::<String>().unwrap();
+    /// assert!(msg.starts_with("offshoot: deadlock:") && msg.contains("Promise"));
+    ///
+    /// let quiet = offshoot::ThreadPool::builder().deadlock_detection(false).build().unwrap();
+    /// # drop(quiet);
+    /// ```
+    pub fn deadlock_detection(mut self, on: bool) -> Builder {
+        self.no_deadlock_detection = !on;
+        self
+    }
+
     fn worker_count(&self) -> Result<usize, BuildError> {
         let n = match self.workers {
             Some(n) => n,
@@ -392,9 +454,11 @@ impl Builder {
                 sleepers: AtomicIsize::new(0),
                 busy: AtomicUsize::new(0),
                 terminating: AtomicBool::new(false),
+                deadlock_detection: !self.no_deadlock_detection,
                 spare_blocks: SpareBlocks::new(),
             }
         });
+        crate::deadlock::register(&registry);
         let fiber_stack = self.stack_size.unwrap_or_else(default_stack_size);
         let mut threads = Vec::with_capacity(n);
         for i in 0..n {

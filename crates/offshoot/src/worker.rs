@@ -17,6 +17,9 @@
 //!   requests sent to it, so two workers asking each other cannot deadlock.
 //! * A worker sleeps only with its mailbox closed and nothing offerable on its chain, so no
 //!   request waits on a sleeper and no work is trapped behind one.
+//! * A worker counts as idle for the deadlock watch (`deadlock.rs`) only inside
+//!   `idle_sleep`, after a full pass of its scheduler found nothing to run and with no fiber
+//!   on its own ready list; it counts itself awake again before it looks at any news.
 
 use std::cell::Cell;
 use std::ptr;
@@ -789,6 +792,19 @@ impl Worker {
         }
     }
 
+    /// Whether a stop is raised on this worker and not yet taken.
+    pub(crate) fn stop_raised(&self) -> bool {
+        self.mailbox.stop_raised()
+    }
+
+    /// The name of this worker's thread, for reports.
+    pub(crate) fn thread_name(&self) -> String {
+        match self.thread.get().and_then(|t| t.name()) {
+            Some(n) => n.to_string(),
+            None => format!("worker {}", self.index),
+        }
+    }
+
     /// Wakes this worker if it sleeps (for any reason).
     pub(crate) fn unpark_if_sleeping(&self) {
         if self.sleep_state.load(Ordering::SeqCst) != RUNNING {
@@ -819,7 +835,16 @@ impl Worker {
     /// The body of a worker thread: the fiber driver (`fiber.rs`), which runs `schedule` on
     /// a fiber.
     pub(crate) fn thread_main(&self, stack_size: usize) {
+        /// Counts the worker out of the deadlock watch's awake workers however it ends.
+        struct Awake;
+        impl Drop for Awake {
+            fn drop(&mut self) {
+                crate::deadlock::went_idle();
+            }
+        }
         let _ = self.thread.set(std::thread::current());
+        crate::deadlock::woke();
+        let _awake = Awake;
         CURRENT.with(|c| c.set(self));
         self.drive(stack_size);
         CURRENT.with(|c| c.set(ptr::null()));
@@ -874,22 +899,39 @@ impl Worker {
 
     /// Sleeps for lack of work: without a timeout when the whole pool is idle, else for a
     /// short nap (a busy worker may plant seeds at any time without telling anyone).
+    ///
+    /// Asleep, the worker counts as idle for the deadlock watch; before it sleeps and when
+    /// it wakes up it runs the watch, which looks for a deadlock once no worker of any pool
+    /// is awake. (A pool with parked tasks has a busy count above zero — a parked task's job
+    /// has not returned — so its idle workers nap and run the watch again and again.)
     fn idle_sleep(&self, nap: Duration) {
+        // A stop scan may have readied a fiber in this very pass: run it, do not sleep.
+        if self.has_local_ready() {
+            return;
+        }
         let reg = self.registry();
         self.close_mailbox();
         self.sleep_state.store(IDLE_SLEEP, Ordering::SeqCst);
         reg.sleepers_add(1);
-        if !reg.has_injected()
-            && !reg.is_terminating()
-            && !self.mailbox.has_request()
-            && !self.remote().has_news()
-        {
+        crate::deadlock::went_idle();
+        let quiet = || {
+            !reg.has_injected()
+                && !reg.is_terminating()
+                && !self.mailbox.has_request()
+                && !self.remote().has_news()
+                && !self.mailbox.stop_raised()
+        };
+        if quiet() && !crate::deadlock::watch() {
             if reg.busy_workers() == 0 {
                 std::thread::park();
             } else {
                 std::thread::park_timeout(nap);
             }
+            if quiet() {
+                crate::deadlock::watch();
+            }
         }
+        crate::deadlock::woke();
         reg.sleepers_add(-1);
         self.sleep_state.store(RUNNING, Ordering::SeqCst);
         self.mailbox.open();

@@ -24,6 +24,17 @@
 //! waiter (a wake meant for it goes to the next one). A wait begun while its task unwinds
 //! is not stopped.
 //!
+//! **Deadlocks.** When no task can make progress — every worker of every pool idle, and
+//! tasks waiting here on things that nothing running can wake — each such wait panics with
+//! a report that starts `offshoot: deadlock:` and lists the waiting tasks, what each waits
+//! on and, for locks and monitors, who holds it (see
+//! [`Builder`](crate::Builder#deadlocks); [`Builder::deadlock_detection`](crate::Builder::deadlock_detection)
+//! turns it off). A pool cannot see threads outside every pool: a thread that will still set
+//! a value, release a lock or start work that does, while tasks may wait for it, must hold
+//! an [`ExternalWaker`] meanwhile. A task that re-enters a [`Monitor`] to unwind from
+//! [`MonitorGuard::wait`] waits for the monitor even when stopped (its guards must hold it
+//! while they drop).
+//!
 //! **Do not hold a `std::sync::Mutex` guard across a wait or a parallel call in a pool.** A
 //! worker may run other tasks while one parks; if one of them locks the same std mutex on
 //! the same thread, it deadlocks. Use [`Mutex`] from this module instead.
@@ -40,6 +51,7 @@ mod rwlock;
 mod semaphore;
 mod task;
 
+pub use crate::deadlock::ExternalWaker;
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use channel::{bounded, unbounded, Receiver, RecvError, SendError, Sender};
 pub use condvar::Condvar;

@@ -1,7 +1,8 @@
 //! Helpers shared by the offshoot integration tests: a watchdog that bounds every test body
 //! in time (a hang fails the test instead of stalling the suite), a panic hook that keeps
 //! deliberate panics quiet and counts them, panic-payload helpers, a small deterministic
-//! RNG, bounded polling loops for "long-running" tasks, and a thread counter.
+//! RNG, bounded polling loops for "long-running" tasks, a thread counter, a random program
+//! mixing joins with `sync` waits, and the steps of a monitor-guarded bounded buffer.
 //!
 //! Nothing here measures or asserts a duration: the time limits only bound loops that a
 //! correct runtime ends much earlier, so that a broken one makes a test fail, not hang.
@@ -381,4 +382,90 @@ pub fn run_child(
         thread::sleep(Duration::from_millis(10));
     };
     (status, reader.join().unwrap_or_default())
+}
+
+/// A random program mixing joins, locks, promises and channels, from `rng`'s seed: `depth`
+/// levels of `join`s whose sides lock `m[depth]` around a nested join, wait for a promise
+/// the other side puts, or drain a bounded channel the other side fills. Returns a value
+/// that a serial run with the same seed reproduces (with the sums left in `m`).
+///
+/// `m[d]` is locked only at depth `d`, so a task holding one lock takes only locks of lower
+/// depths: no cycle, and a mutex is never locked twice by one task. `m` needs `depth + 1`
+/// mutexes.
+pub fn random_mix(rng: &mut Rng, depth: u32, m: &[offshoot::sync::Mutex<u64>]) -> u64 {
+    let k = rng.range(0, 4);
+    let v = rng.range(1, 100);
+    if depth == 0 {
+        return v;
+    }
+    let (mut r1, mut r2) = (Rng::new(rng.next_u64()), Rng::new(rng.next_u64()));
+    match k {
+        0 => {
+            let (a, b) = offshoot::join(
+                || random_mix(&mut r1, depth - 1, m),
+                || random_mix(&mut r2, depth - 1, m),
+            );
+            a + b + v
+        }
+        1 => {
+            let mut g = m[depth as usize].lock();
+            let (a, b) = offshoot::join(
+                || random_mix(&mut r1, depth - 1, m),
+                || random_mix(&mut r2, depth - 1, m),
+            );
+            *g += a;
+            b + v
+        }
+        2 => {
+            let p = offshoot::sync::Promise::new();
+            let (a, b) = offshoot::join(
+                || {
+                    let x = random_mix(&mut r1, depth - 1, m);
+                    p.put(x).unwrap();
+                    x
+                },
+                || *p.get() + random_mix(&mut r2, depth - 1, m),
+            );
+            a + b + v
+        }
+        _ => {
+            let (tx, rx) = offshoot::sync::bounded(1);
+            let (a, ()) = offshoot::join(
+                || rx.iter().sum::<u64>() + random_mix(&mut r1, depth - 1, m),
+                move || {
+                    for i in 0..3 {
+                        tx.send(i + v).unwrap();
+                    }
+                },
+            );
+            a + random_mix(&mut r2, depth - 1, m)
+        }
+    }
+}
+
+/// A bounded buffer guarded by a monitor (see [`monitor_push`], [`monitor_pop`]).
+pub type MonitorBuffer<T> =
+    offshoot::sync::Monitor<std::cell::RefCell<std::collections::VecDeque<T>>>;
+
+/// One step of a producer: waits (in the monitor) while `cap` items are queued, then
+/// queues `v` and notifies every waiter.
+pub fn monitor_push<T>(buf: &MonitorBuffer<T>, cap: usize, v: T) {
+    let g = buf.enter();
+    while g.borrow().len() >= cap {
+        g.wait();
+    }
+    g.borrow_mut().push_back(v);
+    g.notify_all();
+}
+
+/// One step of a consumer: waits (in the monitor) while the buffer is empty, then takes
+/// the oldest item and notifies every waiter.
+pub fn monitor_pop<T>(buf: &MonitorBuffer<T>) -> T {
+    let g = buf.enter();
+    while g.borrow().is_empty() {
+        g.wait();
+    }
+    let v = g.borrow_mut().pop_front().expect("not empty");
+    g.notify_all();
+    v
 }

@@ -1,0 +1,254 @@
+//! The deadlock watch: when no task in the process can make progress — every worker of
+//! every pool is idle — while tasks are parked on a token (a `sync` wait), nothing inside
+//! the pools can ever wake them. The watch then lists those tasks and what each waits on,
+//! and ends each of their waits with a panic that carries the list (002 §2.4: say so
+//! instead of hanging).
+//!
+//! What it can see, and what it cannot:
+//! * Work inside the pools: a worker is *awake* from the moment it starts until it exits,
+//!   except while it sleeps in its scheduler for lack of work (`Worker::idle_sleep`), after a
+//!   full pass found no ready fiber, no injected job, no work on its parked chains and
+//!   nothing to steal. An awake worker may wake anything; an idle one wakes nothing before
+//!   it has become awake again. The count is process-wide, so tasks of one pool may wait on
+//!   values that tasks of another pool set.
+//! * News that would make an idle worker awake: a token wake or a kick queued for it
+//!   (`Remote::has_news`), a stop raised on it (a stop ends token waits in cancelled regions,
+//!   see `fiber.rs`), a job injected into its pool.
+//! * Not threads outside every pool. A value set, a lock released or a job started
+//!   (`ThreadPool::run`) by such a thread wakes tasks the watch would have declared stuck.
+//!   No count of the handles such a thread holds can tell: handles are `Arc`-shared and
+//!   moved freely, and a move leaves no trace. So such a thread announces itself with an
+//!   [`ExternalWaker`], and no deadlock is declared while one is alive.
+//!
+//! Invariants:
+//! * `AWAKE` holds the number of awake workers (low 32 bits) and a generation that every
+//!   increment bumps (high 32 bits). A worker counts itself awake *before* it takes any news
+//!   (`woke`), so a wake it consumes can never be hidden from a check that saw it idle.
+//! * A check reads `AWAKE` (no worker awake), then the external count, then every pool's
+//!   news and token-parked lists, then `AWAKE` again: the same word twice means no worker
+//!   was awake at any point in between, so the lists and news it read were a consistent
+//!   snapshot of a state nothing inside the pools could leave. An external waker drops its
+//!   count only after its wake is queued, so a check that reads the count as zero sees the
+//!   wake as news.
+//! * A declared deadlock interrupts each parked task's token by compare-and-swap from
+//!   `PARKED` under the park's epoch (`fiber.rs`), holding the owner's list lock so that the
+//!   fiber cannot be resumed and freed meanwhile. Waits that cannot be interrupted (begun
+//!   while unwinding, or re-entering a monitor) are listed but not woken; if only such waits
+//!   remain, nothing can end them: the report goes to stderr once (each listed wait is
+//!   marked reported) and they keep waiting.
+
+use std::fmt::Write as _;
+use std::panic::resume_unwind;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use crate::fiber::Woken;
+use crate::pool::Registry;
+
+/// The report of one declared deadlock, shared by the waits it ends.
+pub(crate) struct Report {
+    text: String,
+    /// Whether one of the ended waits has panicked with it already.
+    raised: AtomicBool,
+}
+
+impl Report {
+    /// Ends the calling task's wait with the report: the first wait to get here panics (the
+    /// panic hook prints the report once), the others unwind with the same message quietly.
+    pub(crate) fn raise(&self) -> ! {
+        if self.raised.swap(true, Ordering::SeqCst) {
+            resume_unwind(Box::new(self.text.clone()))
+        }
+        panic!("{}", self.text)
+    }
+}
+
+const ONE_AWAKE: u64 = 1;
+const GENERATION: u64 = 1 << 32;
+const COUNT_MASK: u64 = GENERATION - 1;
+
+/// Awake workers of every pool (low bits) and a generation bumped by every increment.
+static AWAKE: AtomicU64 = AtomicU64::new(0);
+/// Live [`ExternalWaker`]s.
+static EXTERNAL: AtomicUsize = AtomicUsize::new(0);
+/// Every pool built; the lock also serializes checks.
+static POOLS: Mutex<Vec<Weak<Registry>>> = Mutex::new(Vec::new());
+
+/// Registers a new pool with the watch (before its workers start).
+pub(crate) fn register(reg: &Arc<Registry>) {
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    pools.retain(|w| w.strong_count() > 0);
+    pools.push(Arc::downgrade(reg));
+}
+
+/// A worker becomes awake: it starts, or it leaves its idle sleep (before it looks at news).
+pub(crate) fn woke() {
+    AWAKE.fetch_add(GENERATION + ONE_AWAKE, Ordering::SeqCst);
+}
+
+/// A worker stops being awake: it goes to sleep for lack of work, or it exits.
+pub(crate) fn went_idle() {
+    AWAKE.fetch_sub(ONE_AWAKE, Ordering::SeqCst);
+}
+
+/// Called by an idle worker (counted idle, nothing to do): if no worker of any pool is
+/// awake, checks for a deadlock and resolves it. Returns whether it woke any task.
+pub(crate) fn watch() -> bool {
+    if AWAKE.load(Ordering::SeqCst) & COUNT_MASK != 0 || EXTERNAL.load(Ordering::SeqCst) != 0 {
+        return false;
+    }
+    // Another idle worker is checking already: it sees what this one would.
+    let Ok(mut pools) = POOLS.try_lock() else {
+        return false;
+    };
+    let before = AWAKE.load(Ordering::SeqCst);
+    if before & COUNT_MASK != 0 || EXTERNAL.load(Ordering::SeqCst) != 0 {
+        return false;
+    }
+    pools.retain(|w| w.strong_count() > 0);
+    let regs: Vec<Arc<Registry>> = pools.iter().filter_map(Weak::upgrade).collect();
+    drop(pools);
+    if regs.iter().any(|r| r.has_news()) {
+        return false;
+    }
+    let watched: Vec<&Registry> = regs
+        .iter()
+        .map(|r| &**r)
+        .filter(|r| r.deadlock_detection() && !r.is_terminating())
+        .collect();
+    // The owners cannot resume (and free) a listed fiber while its list is locked.
+    let mut lists: Vec<_> = watched
+        .iter()
+        .flat_map(|r| (0..r.num_workers()).map(move |i| r.worker(i)))
+        .map(|w| (w, w.token_parked()))
+        .collect();
+    if lists.iter().all(|(_, l)| l.is_empty()) {
+        return false;
+    }
+    if AWAKE.load(Ordering::SeqCst) != before {
+        return false;
+    }
+    let parked: usize = lists.iter().map(|(_, l)| l.len()).sum();
+    let mut text = format!(
+        "offshoot: deadlock: no task can make progress: every worker is idle, and {parked} \
+         task{} wait{} on something that nothing running can wake:",
+        if parked == 1 { "" } else { "s" },
+        if parked == 1 { "s" } else { "" },
+    );
+    for (w, list) in &lists {
+        for e in list.iter() {
+            let _ = write!(
+                text,
+                "\n  task {} (on {}) waits on {} {:#x}",
+                e.task,
+                w.thread_name(),
+                e.on.what,
+                e.on.addr
+            );
+            if e.on.holder != 0 {
+                let _ = write!(text, ", held by task {}", e.on.holder);
+            }
+            if !e.on.interruptible {
+                // Begun while its task unwound, or re-entering a monitor.
+                text.push_str(" (a wait that cannot be ended: it goes on)");
+            }
+        }
+    }
+    if !lists
+        .iter()
+        .any(|(_, l)| l.iter().any(|e| e.on.interruptible))
+    {
+        // Nothing to wake; say so once for these waits.
+        let mut new = false;
+        for (_, l) in lists.iter_mut() {
+            for e in l.iter_mut() {
+                new |= !std::mem::replace(&mut e.reported, true);
+            }
+        }
+        if new {
+            eprintln!("{text}\nNone of these waits can be ended: the tasks go on waiting.");
+        }
+        return false;
+    }
+    text.push_str(
+        "\nEach of these waits panics with this report. A thread outside the pools that will \
+         still wake a task must hold an offshoot::sync::ExternalWaker while it may; \
+         Builder::deadlock_detection(false) turns this check off.",
+    );
+    let report = Arc::new(Report {
+        text,
+        raised: AtomicBool::new(false),
+    });
+    let mut woke_any = false;
+    for (w, list) in &lists {
+        for e in list.iter().filter(|e| e.on.interruptible) {
+            // SAFETY: the entry is in its owner's list, which this thread holds locked, so
+            // the fiber is parked and alive, and its token with it.
+            woke_any |= unsafe { w.interrupt_remote(e, Woken::Deadlock(report.clone())) };
+        }
+    }
+    woke_any
+}
+
+/// Announces that the holder — a thread outside every pool, typically — may still wake
+/// tasks of a pool: set a [`Promise`](crate::sync::Promise) or an [`Event`](crate::sync::Event),
+/// send on a channel, release a lock, add permits, or start work in a pool
+/// ([`ThreadPool::run`](crate::ThreadPool::run)) that does so. While any `ExternalWaker` is
+/// alive, no pool declares a deadlock.
+///
+/// A pool sees its own workers (and those of every other pool), not other threads. Without
+/// a guard, a task that waits for such a thread while every worker is idle looks exactly
+/// like a task that waits forever, and its wait ends with an `offshoot: deadlock` panic
+/// (see [`Builder::deadlock_detection`](crate::Builder::deadlock_detection)). Create the
+/// guard *before* the tasks could start waiting for the outside thread — before handing
+/// the pool the work, or before the handshake that lets it go on — and drop it once the
+/// wake is done (dropping it after the wake is what makes the wake visible to the watch).
+/// Clones count separately, so each of several outside threads can hold one.
+///
+/// ```
+/// use offshoot::sync::{ExternalWaker, Promise};
+///
+/// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+/// let answer = Promise::new();
+/// let setter = {
+///     let (answer, guard) = (answer.clone(), ExternalWaker::new());
+///     std::thread::spawn(move || {
+///         std::thread::sleep(std::time::Duration::from_millis(10));
+///         answer.put(42).unwrap();
+///         drop(guard); // after the put
+///     })
+/// };
+/// // The pool goes idle while its task waits; the guard says the value is coming.
+/// assert_eq!(pool.run(|| *answer.get()), 42);
+/// setter.join().unwrap();
+/// ```
+#[derive(Debug)]
+pub struct ExternalWaker {
+    _private: (),
+}
+
+impl ExternalWaker {
+    /// Announces an outside waker until the guard is dropped.
+    pub fn new() -> ExternalWaker {
+        EXTERNAL.fetch_add(1, Ordering::SeqCst);
+        ExternalWaker { _private: () }
+    }
+}
+
+impl Default for ExternalWaker {
+    fn default() -> Self {
+        ExternalWaker::new()
+    }
+}
+
+impl Clone for ExternalWaker {
+    fn clone(&self) -> Self {
+        ExternalWaker::new()
+    }
+}
+
+impl Drop for ExternalWaker {
+    fn drop(&mut self) {
+        EXTERNAL.fetch_sub(1, Ordering::SeqCst);
+    }
+}

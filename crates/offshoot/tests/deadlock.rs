@@ -1,0 +1,378 @@
+//! Deadlock reports: when every worker is idle and tasks wait on `sync` constructs that
+//! nothing running can wake, each such wait panics with a report (`offshoot: deadlock:`)
+//! naming the waiting tasks and what they wait on; the panic comes out of `ThreadPool::run`
+//! once, and nothing hangs. Equally important: no report while something can still wake
+//! the tasks — a busy pool, a contended workload, a thread outside the pool that announced
+//! itself with an `ExternalWaker`.
+//!
+//! The watch is process-wide (a task of one pool may wait on one of another), so a test
+//! here is reported only once every pool of this test binary is idle: the tests stay short.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use common::{
+    bounded, monitor_pop, monitor_push, panic_message, pool, random_mix, MonitorBuffer, Rng,
+};
+use offshoot::sync::{
+    self, task_id, Barrier, Condvar, Event, ExternalWaker, Monitor, Mutex, Promise, RwLock,
+    Semaphore,
+};
+
+const DEADLOCK: &str = "offshoot: deadlock:";
+
+/// The address as the report prints it.
+fn addr<T: ?Sized>(x: &T) -> String {
+    format!("{:#x}", x as *const T as *const () as usize)
+}
+
+/// Asserts that `msg` is a deadlock report, with context on failure.
+fn assert_report(msg: &str) {
+    assert!(msg.starts_with(DEADLOCK), "not a deadlock report: {msg}");
+}
+
+#[test]
+fn two_tasks_locking_two_mutexes_in_opposite_orders_are_reported() {
+    bounded(|| {
+        for n in [1, 2] {
+            for rep in 0..3 {
+                let p = pool(n);
+                let (m1, m2) = (Mutex::new(1u32), Mutex::new(2u32));
+                let bar = Barrier::new(2);
+                let (ta, tb) = (AtomicU64::new(0), AtomicU64::new(0));
+                let msg = panic_message(|| {
+                    p.run(|| {
+                        offshoot::join(
+                            || {
+                                let g1 = m1.lock();
+                                ta.store(task_id().as_u64(), Ordering::SeqCst);
+                                bar.wait();
+                                let g2 = m2.lock();
+                                *g1 + *g2
+                            },
+                            || {
+                                let g2 = m2.lock();
+                                tb.store(task_id().as_u64(), Ordering::SeqCst);
+                                bar.wait();
+                                let g1 = m1.lock();
+                                *g1 + *g2
+                            },
+                        )
+                    })
+                });
+                assert_report(&msg);
+                let (a, b) = (ta.load(Ordering::SeqCst), tb.load(Ordering::SeqCst));
+                assert_ne!(a, b, "the two sides ran as one task");
+                let (a1, a2) = (addr(&m1), addr(&m2));
+                for want in [
+                    format!("task {a} "),
+                    format!("task {b} "),
+                    format!("Mutex {a1}, held by task {a}"),
+                    format!("Mutex {a2}, held by task {b}"),
+                ] {
+                    assert!(
+                        msg.contains(&want),
+                        "{n} workers, rep {rep}: the report lacks {want:?}:\n{msg}"
+                    );
+                }
+                // The tasks unwound: their guards released both locks.
+                assert!(m1.try_lock().is_some() && m2.try_lock().is_some());
+                // The pool still works.
+                assert_eq!(p.run(|| offshoot::join(|| 1, || 2)), (1, 2));
+            }
+        }
+    })
+}
+
+#[test]
+fn a_promise_nobody_puts_is_reported() {
+    bounded(|| {
+        for n in [1, 2] {
+            let p = pool(n);
+            let never = Promise::<u32>::new();
+            let msg = panic_message(|| p.run(|| *never.get()));
+            assert_report(&msg);
+            let want = format!("Promise {}", addr(never.event()));
+            assert!(msg.contains(&want), "the report lacks {want:?}:\n{msg}");
+            // The waiter was taken off the promise: a put now wakes nobody and works.
+            never.put(1).unwrap();
+            assert_eq!(p.run(|| *never.get()), 1);
+        }
+    })
+}
+
+/// Each construct names itself (and, for locks and monitors, the holder) in the report.
+#[test]
+fn every_kind_of_wait_is_named_in_the_report() {
+    bounded(|| {
+        let p = pool(2);
+        let never = Promise::<u32>::new();
+        let unset = Event::<()>::new();
+        // Both channel ends stay alive out here: the waits inside never end on their own.
+        let (tx, rx) = sync::unbounded::<u32>();
+        let (full_tx, full_rx) = sync::bounded::<u32>(1);
+        full_tx.send(0).unwrap();
+        let m = Mutex::new(0u32);
+        let mon = Monitor::new(());
+        let quiet = Monitor::new(());
+        let cv = Condvar::new();
+        let sem = Semaphore::new(0);
+        let bar = Barrier::new(3);
+        let rw = RwLock::new(0u32);
+        let body = AtomicU64::new(0);
+        let msg = panic_message(|| {
+            p.run(|| {
+                offshoot::scope(|s| {
+                    body.store(task_id().as_u64(), Ordering::SeqCst);
+                    let _m = m.lock();
+                    let _mon = mon.enter();
+                    let _r = rw.read();
+                    s.spawn(|_| {
+                        never.get();
+                    });
+                    s.spawn(|_| *unset.wait());
+                    s.spawn(|_| {
+                        let _ = rx.recv();
+                    });
+                    s.spawn(|_| {
+                        let _ = full_tx.send(1);
+                    });
+                    s.spawn(|_| drop(m.lock()));
+                    s.spawn(|_| drop(mon.enter()));
+                    s.spawn(|_| quiet.enter().wait());
+                    s.spawn(|_| {
+                        let own = Mutex::new(());
+                        drop(cv.wait(own.lock()));
+                    });
+                    s.spawn(|_| drop(sem.acquire()));
+                    s.spawn(|_| {
+                        bar.wait();
+                    });
+                    s.spawn(|_| drop(rw.write()));
+                    // The body waits too, holding the mutex, the monitor and a read lock.
+                    never.get();
+                })
+            })
+        });
+        assert_report(&msg);
+        let b = body.load(Ordering::SeqCst);
+        for want in [
+            format!("Promise {}", addr(never.event())),
+            format!("Event {}", addr(&unset)),
+            "Channel::recv ".to_string(),
+            "Channel::send ".to_string(),
+            format!("Mutex {}, held by task {b}", addr(&m)),
+            format!("Monitor {}, held by task {b}", addr(&mon)),
+            format!("Monitor::wait {}", addr(&quiet)),
+            format!("Condvar {}", addr(&cv)),
+            format!("Semaphore {}", addr(&sem)),
+            format!("Barrier {}", addr(&bar)),
+            format!("RwLock::write {}", addr(&rw)),
+            format!("task {b} "),
+        ] {
+            assert!(msg.contains(&want), "the report lacks {want:?}:\n{msg}");
+        }
+        // (Tests of this binary that deadlock at the same time share one report.)
+        // Everything was released while the tasks unwound.
+        assert!(m.try_lock().is_some());
+        p.run(|| {
+            drop(rw.write());
+            drop(mon.enter());
+        });
+        drop((tx, full_rx));
+    })
+}
+
+/// A thread outside the pool that announced itself sets the value the pool's only task
+/// waits on, well after the pool has gone idle: no report.
+#[test]
+fn an_outside_thread_holding_an_external_waker_is_waited_for() {
+    bounded(|| {
+        for n in [1, 2] {
+            let p = pool(n);
+            for rep in 0..3 {
+                let value = Promise::new();
+                let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+                // Announced before the pool can wait for the thread.
+                let guard = ExternalWaker::new();
+                let v2 = value.clone();
+                let setter = std::thread::spawn(move || {
+                    ready_rx.recv().unwrap();
+                    // Not needed for correctness: it leaves the pool idle for a while, so
+                    // that a watch ignoring the guard would report the wait.
+                    std::thread::sleep(Duration::from_millis(20));
+                    v2.put(rep).unwrap();
+                    drop(guard);
+                });
+                let got = p.run(|| {
+                    ready_tx.send(()).unwrap();
+                    *value.get()
+                });
+                assert_eq!(got, rep, "{n} workers");
+                setter.join().unwrap();
+            }
+        }
+    })
+}
+
+/// With the watch off, a pool leaves a wait alone even when the pool is idle and nothing
+/// announced the outside thread that ends it.
+#[test]
+fn a_pool_without_the_watch_waits_for_an_unannounced_outside_thread() {
+    bounded(|| {
+        let p = offshoot::ThreadPool::builder()
+            .workers(2)
+            .deadlock_detection(false)
+            .build()
+            .unwrap();
+        let value = Promise::new();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let v2 = value.clone();
+        let setter = std::thread::spawn(move || {
+            ready_rx.recv().unwrap();
+            std::thread::sleep(Duration::from_millis(20));
+            v2.put(5u32).unwrap();
+        });
+        let got = p.run(|| {
+            ready_tx.send(()).unwrap();
+            *value.get()
+        });
+        assert_eq!(got, 5);
+        setter.join().unwrap();
+    })
+}
+
+/// A task that runs a long serial loop (no poll) is awake all along: the tasks waiting for
+/// it are not reported, on one worker (where the loop runs on the waiter's own worker) and
+/// on more (where the other workers are idle meanwhile).
+#[test]
+fn tasks_waiting_for_a_long_serial_loop_are_not_reported() {
+    bounded(|| {
+        for n in [1, 2, 3] {
+            let p = pool(n);
+            let done = Promise::new();
+            let (got, ()) = p.run(|| {
+                offshoot::join(
+                    || *done.get(),
+                    || {
+                        let start = Instant::now();
+                        let mut x = 0u64;
+                        while start.elapsed() < Duration::from_millis(30) {
+                            x = std::hint::black_box(x.wrapping_add(1));
+                        }
+                        done.put(x.max(1)).unwrap();
+                    },
+                )
+            });
+            assert!(got > 0, "{n} workers");
+        }
+    })
+}
+
+/// Heavily contended waits of every kind, for a while (seconds), on pools of 1 to 3 workers
+/// — workers go idle and wake up all the time, each time running the watch — and
+/// tasks of one pool waiting on values that tasks of another pool put: never a report.
+#[test]
+fn contended_workloads_are_never_reported() {
+    bounded(|| {
+        for seed in 0..200u64 {
+            let n = 1 + (seed % 3) as usize;
+            let m: Vec<Mutex<u64>> = (0..8).map(|_| Mutex::new(0)).collect();
+            let serial_m: Vec<Mutex<u64>> = (0..8).map(|_| Mutex::new(0)).collect();
+            let want = random_mix(&mut Rng::new(seed), 7, &serial_m);
+            assert_eq!(pool(n).run(|| random_mix(&mut Rng::new(seed), 7, &m)), want);
+        }
+        for n in [1, 2, 3] {
+            let p = pool(n);
+            for _ in 0..10 {
+                contended_waits(&p);
+            }
+        }
+        // A task of pool `a` waits inside pool `b` for a value that another task of `a`
+        // puts (pool `a` needs two workers: one waits in `b.run`).
+        let (a, b) = (pool(2), pool(2));
+        for rep in 0..20u64 {
+            let v = Promise::new();
+            let (got, ()) = a.run(|| {
+                offshoot::join(
+                    || b.run(|| *v.get()),
+                    || {
+                        offshoot::par_for(0..1000, |_| offshoot::poll());
+                        v.put(rep).unwrap();
+                    },
+                )
+            });
+            assert_eq!(got, rep);
+        }
+    })
+}
+
+/// Many tasks waiting on each other in every way that cannot deadlock: producers and
+/// consumers over a small bounded channel and over a monitor-guarded buffer, a semaphore
+/// around a mutex, a condition variable handing a counter from task to task in order, and
+/// barrier rounds.
+fn contended_waits(p: &offshoot::ThreadPool) {
+    const ITEMS: u64 = 100;
+    let (tx, rx) = sync::bounded::<u64>(2);
+    let received = Mutex::new(0u64);
+    let buf: MonitorBuffer<u64> = Monitor::new(Default::default());
+    let taken = Mutex::new(0u64);
+    let sem = Semaphore::new(2);
+    let count = Mutex::new(0u64);
+    let turn = Mutex::new(0u64);
+    let cv = Condvar::new();
+    let bar = Barrier::new(6);
+    p.run(|| {
+        offshoot::scope(|s| {
+            for _ in 0..4 {
+                let tx = tx.clone();
+                s.spawn(move |_| (0..ITEMS).for_each(|i| tx.send(i).unwrap()));
+            }
+            drop(tx);
+            for _ in 0..3 {
+                let (rx, received) = (&rx, &received);
+                s.spawn(move |_| *received.lock() += rx.iter().count() as u64);
+            }
+            for _ in 0..3 {
+                s.spawn(|_| (0..ITEMS).for_each(|i| monitor_push(&buf, 2, i)));
+                s.spawn(|_| {
+                    for _ in 0..ITEMS {
+                        monitor_pop(&buf);
+                        *taken.lock() += 1;
+                    }
+                });
+            }
+            for _ in 0..6 {
+                s.spawn(|_| {
+                    for _ in 0..ITEMS {
+                        let _p = sem.acquire();
+                        *count.lock() += 1;
+                    }
+                });
+            }
+            for t in 0..8u64 {
+                let (turn, cv) = (&turn, &cv);
+                s.spawn(move |_| {
+                    for round in 0..10 {
+                        let mut g = cv.wait_while(turn.lock(), |v| *v != round * 8 + t);
+                        *g += 1;
+                        cv.notify_all();
+                    }
+                });
+            }
+            for _ in 0..6 {
+                s.spawn(|_| {
+                    for _ in 0..20 {
+                        bar.wait();
+                    }
+                });
+            }
+        });
+    });
+    assert_eq!(received.into_inner(), 4 * ITEMS);
+    assert_eq!(taken.into_inner(), 3 * ITEMS);
+    assert_eq!(count.into_inner(), 6 * ITEMS);
+    assert_eq!(turn.into_inner(), 80);
+}
