@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use common::{boom, boom_msg, bounded, install_panic_hook, panic_message, pool, Rng, Tally};
 use common::{mix, POOL_SIZES};
-use offshoot::sync::{spawn_future, Event, TaskFuture};
+use offshoot::sync::{spawn_future, Event, ExternalWaker, TaskFuture};
 
 /// A value whose drops are counted, to check each future's value is dropped exactly once.
 struct Counted(u64, Arc<AtomicUsize>);
@@ -91,7 +91,9 @@ fn a_future_outlives_its_finish_and_can_be_got_from_outside_the_pool() {
             // The finish ran it before it returned.
             assert!(f.is_ready());
             assert_eq!(*f.get(), 3_628_800, "{n} workers");
-            // Got from a plain thread while a task is still computing it.
+            // Got from a plain thread while a task is still computing it. The task waits on
+            // a gate this outside thread opens: announced, so the deadlock watch waits too.
+            let outside = ExternalWaker::new();
             let gate = Arc::new(Event::new());
             let g = gate.clone();
             std::thread::scope(|s| {
@@ -109,6 +111,7 @@ fn a_future_outlives_its_finish_and_can_be_got_from_outside_the_pool() {
                 });
                 let f = rx.recv().unwrap();
                 gate.set(()).unwrap();
+                drop(outside);
                 assert_eq!(*f.get(), 42, "{n} workers");
             });
         }
