@@ -18,8 +18,9 @@
 //! * A worker sleeps only with its mailbox closed and nothing offerable on its chain, so no
 //!   request waits on a sleeper and no work is trapped behind one.
 //! * A worker counts as idle for the deadlock watch (`deadlock.rs`) only inside
-//!   `idle_sleep`, after a full pass of its scheduler found nothing to run and with no fiber
-//!   on its own ready list; it counts itself awake again before it looks at any news.
+//!   `idle_sleep`, after a full pass of its scheduler found nothing to run, with no fiber
+//!   on its own ready list and its token-parked fibers published (`fiber.rs`); it counts
+//!   itself awake again before it looks at any news.
 
 use std::cell::Cell;
 use std::ptr;
@@ -911,6 +912,7 @@ impl Worker {
         self.close_mailbox();
         self.sleep_state.store(IDLE_SLEEP, Ordering::SeqCst);
         reg.sleepers_add(1);
+        self.publish_token_parked();
         crate::deadlock::went_idle();
         let quiet = || {
             !reg.has_injected()
