@@ -56,7 +56,9 @@
 //! * While a fiber is parked, its frame chain is saved with it and the worker runs with an
 //!   empty chain. Work on a parked chain stays offerable: requests to this worker, and the
 //!   worker itself when it runs out of work, take from parked chains (no work is trapped
-//!   behind a waiting task).
+//!   behind a waiting task). A parked chain gains work only through the inbox of a finish
+//!   whose body waits on a token; the push kicks the owner, which puts the chain back among
+//!   those it offers before it sleeps (`reclaim_parked_work`).
 
 use std::cell::{Cell, UnsafeCell};
 use std::collections::VecDeque;
@@ -166,6 +168,9 @@ pub(crate) struct Sched {
     token_parked: Vec<TokenParked>,
     /// `token_parked` changed since it was last published.
     token_dirty: bool,
+    /// A kick came since token-parked chains were last checked for work (see
+    /// `reclaim_parked_work`).
+    recheck_parked: bool,
     /// Fibers parked in all.
     parked: usize,
     /// Size of every fiber's stack.
@@ -183,6 +188,7 @@ impl Sched {
             with_work: Vec::new(),
             token_parked: Vec::new(),
             token_dirty: false,
+            recheck_parked: false,
             parked: 0,
             stack_size,
         }
@@ -669,6 +675,7 @@ impl Worker {
         let s = unsafe { &mut *self.sched() };
         self.remote().take_ready(&mut s.ready);
         if self.remote().kicked.swap(false, Ordering::SeqCst) {
+            s.recheck_parked = true;
             let mut i = 0;
             while i < s.cond_parked.len() {
                 let f = s.cond_parked[i];
@@ -716,6 +723,33 @@ impl Worker {
                 i += 1;
             }
         }
+    }
+
+    /// After a kick, before the worker goes idle: puts fibers parked on a token whose chain
+    /// has work again back among the chains `find_work` looks at, and returns whether there
+    /// were any. A chain gains work while parked in one way only: a task arrives in the
+    /// inbox of a finish whose body waits on a token (a data-driven task fired, or a task
+    /// spawned from outside the pool), and the inbox push kicks the owner.
+    pub(crate) fn reclaim_parked_work(&self) -> bool {
+        // SAFETY: owner thread only; nothing here switches fibers.
+        let s = unsafe { &mut *self.sched() };
+        if !std::mem::take(&mut s.recheck_parked) {
+            return false;
+        }
+        let mut found = false;
+        for e in s.token_parked.iter() {
+            // SAFETY: listed fibers are parked and alive, their chains too.
+            unsafe {
+                if (*e.fiber).work_slot.get() == NO_SLOT
+                    && self.chain_has_work((*e.fiber).saved.get().head)
+                {
+                    (*e.fiber).work_slot.set(s.with_work.len());
+                    s.with_work.push(e.fiber);
+                    found = true;
+                }
+            }
+        }
+        found
     }
 
     /// The fibers of this worker parked on a token as last published, locked. Exact while
@@ -780,7 +814,8 @@ impl Worker {
     }
 
     /// The saved chains of parked fibers that may hold work, for `find_work`; prunes those
-    /// that have none left (a parked chain cannot gain work until it runs again).
+    /// that have none left (a parked chain gains no work until it runs again, but for the
+    /// inbox of a finish whose owner frame is on it: see `reclaim_parked_work`).
     pub(crate) fn parked_chains(&self, mut visit: impl FnMut(&Cell<Saved>) -> bool) -> bool {
         // SAFETY: owner thread only; `visit` does not park.
         let s = unsafe { &mut *self.sched() };
