@@ -34,7 +34,7 @@
 //!   OS thread: thread-locals and `!Send` values on a parked stack stay on their thread.
 //! * A fiber is running, free, ready, or parked, and in exactly one of the driver's lists
 //!   accordingly (the running one in none); only the owner thread touches those lists. The
-//!   only cross-thread entry is `remote_ready`, fed by token wakes.
+//!   only cross-thread entry is `remote_ready`, fed by token wakes (and interrupts).
 //! * A fiber parked on a token is in its driver's `token_parked` list (owner only) from the
 //!   moment the driver moved its token to `PARKED` until the driver resumes it. Before the
 //!   worker counts itself idle for the deadlock watch, it *publishes* that list into
