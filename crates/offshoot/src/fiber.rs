@@ -34,11 +34,15 @@
 //!   OS thread: thread-locals and `!Send` values on a parked stack stay on their thread.
 //! * A fiber is running, free, ready, or parked, and in exactly one of the driver's lists
 //!   accordingly (the running one in none); only the owner thread touches those lists. The
-//!   only cross-thread entry is `remote_ready`, fed by token wakes.
-//! * A fiber parked on a token is also in its worker's `token_parked` list (under a mutex),
-//!   from the moment the driver moved its token to `PARKED` until the driver resumes it.
-//!   Only the owner adds or removes entries; the deadlock watch reads them, and interrupts
-//!   their tokens, while it holds the lock — so a listed fiber is alive.
+//!   only cross-thread entry is `remote_ready`, fed by token wakes (and interrupts).
+//! * A fiber parked on a token is in its driver's `token_parked` list (owner only) from the
+//!   moment the driver moved its token to `PARKED` until the driver resumes it. Before the
+//!   worker counts itself idle for the deadlock watch, it *publishes* that list into
+//!   `Remote::token_shared` (under its mutex) if it changed; a published fiber leaves the
+//!   shared list, under the lock, before it is resumed. So whenever a worker is idle its
+//!   shared list is exact, and a fiber in it stays alive while the watch, which reads the
+//!   entries and interrupts their tokens, holds the lock. A park and a resume between two
+//!   idle periods take no lock.
 //! * A token wake resumes a fiber at most once per park: the waker moves the token's state
 //!   from `ARMED`/`PARKED` to `WOKEN` by compare-and-swap on a word that carries the park's
 //!   epoch, and only a `PARKED` → `WOKEN` transition queues the fiber. The driver moves
@@ -54,7 +58,9 @@
 //! * While a fiber is parked, its frame chain is saved with it and the worker runs with an
 //!   empty chain. Work on a parked chain stays offerable: requests to this worker, and the
 //!   worker itself when it runs out of work, take from parked chains (no work is trapped
-//!   behind a waiting task).
+//!   behind a waiting task). A parked chain gains work only through the inbox of a finish
+//!   whose body waits on a token; the push kicks the owner, which puts the chain back among
+//!   those it offers before it sleeps (`reclaim_parked_work`).
 //! * A task that overflows its fiber's stack hits the stack's guard page, and the process
 //!   aborts with a message that names `Builder::stack_size` (`overflow.rs`, Linux): the
 //!   driver installs the fault handler and makes sure its thread has an alternate signal
@@ -133,11 +139,14 @@ pub(crate) struct Fiber {
     /// Already woken once because a region on its chain was cancelled (see
     /// `wake_cancelled_parked`); cleared when the fiber becomes free.
     cancel_woken: Cell<bool>,
-    /// Index in the worker's `token_parked` list while parked on a token.
+    /// Index in the driver's `token_parked` list while parked on a token.
     token_slot: Cell<usize>,
+    /// Index in the worker's published list (`Remote::token_shared`), if it is in it.
+    shared_slot: Cell<usize>,
 }
 
 /// A fiber parked on a token, as listed for the stop scan and the deadlock watch.
+#[derive(Clone, Copy)]
 pub(crate) struct TokenParked {
     fiber: *mut Fiber,
     parker: *const Parker,
@@ -166,6 +175,13 @@ pub(crate) struct Sched {
     cond_parked: Vec<*mut Fiber>,
     /// Parked fibers whose chain had offerable work when they parked.
     with_work: Vec<*mut Fiber>,
+    /// Fibers parked on a token (see the module invariants).
+    token_parked: Vec<TokenParked>,
+    /// `token_parked` changed since it was last published.
+    token_dirty: bool,
+    /// A kick came since token-parked chains were last checked for work (see
+    /// `reclaim_parked_work`).
+    recheck_parked: bool,
     /// Fibers parked in all.
     parked: usize,
     /// Size of every fiber's stack.
@@ -181,6 +197,9 @@ impl Sched {
             ready: VecDeque::new(),
             cond_parked: Vec::new(),
             with_work: Vec::new(),
+            token_parked: Vec::new(),
+            token_dirty: false,
+            recheck_parked: false,
             parked: 0,
             stack_size,
         }
@@ -194,11 +213,11 @@ pub(crate) struct Remote {
     ready_len: AtomicUsize,
     /// Set when a condition a parked fiber waits on may have become true.
     kicked: std::sync::atomic::AtomicBool,
-    /// The fibers parked on a token; see the module invariants.
-    token_parked: Mutex<Vec<TokenParked>>,
+    /// The fibers parked on a token as last published; see the module invariants.
+    token_shared: Mutex<Vec<TokenParked>>,
 }
 
-// SAFETY: the raw pointers in `token_parked` name parked fibers of the owner worker; other
+// SAFETY: the raw pointers in `token_shared` name parked fibers of the owner worker; other
 // threads only read the entries and interrupt their tokens under the list's lock (module
 // invariants), never touch the fibers.
 unsafe impl Send for Remote {}
@@ -211,7 +230,7 @@ impl Remote {
             ready: Mutex::new(Vec::new()),
             ready_len: AtomicUsize::new(0),
             kicked: std::sync::atomic::AtomicBool::new(false),
-            token_parked: Mutex::new(Vec::new()),
+            token_shared: Mutex::new(Vec::new()),
         }
     }
 
@@ -513,6 +532,7 @@ impl Sched {
             work_slot: Cell::new(NO_SLOT),
             cancel_woken: Cell::new(false),
             token_slot: Cell::new(NO_SLOT),
+            shared_slot: Cell::new(NO_SLOT),
         });
         // SAFETY: the line above initialised the box.
         Ok(unsafe { slot.assume_init() })
@@ -622,6 +642,7 @@ impl Worker {
         let s = unsafe { &mut *self.sched() };
         self.remote().take_ready(&mut s.ready);
         if self.remote().kicked.swap(false, Ordering::SeqCst) {
+            s.recheck_parked = true;
             let mut i = 0;
             while i < s.cond_parked.len() {
                 let f = s.cond_parked[i];
@@ -645,16 +666,13 @@ impl Worker {
     pub(crate) fn wake_cancelled_parked(&self) {
         // SAFETY: owner thread only; `chain_cancelled` does not park.
         let s = unsafe { &mut *self.sched() };
-        {
-            let list = self.token_parked();
-            for e in list.iter().filter(|e| e.on.interruptible) {
-                // SAFETY: listed fibers are parked and alive, their chains too (module
-                // invariants); the owner (this thread) alone removes them.
-                let stop = unsafe { self.chain_cancelled((*e.fiber).saved.get().head) };
-                // SAFETY: as above: the token lives as long as its fiber.
-                if stop && unsafe { (*e.parker).interrupt(e.epoch, Woken::Stopped) } {
-                    s.ready.push_back(e.fiber);
-                }
+        for e in s.token_parked.iter().filter(|e| e.on.interruptible) {
+            // SAFETY: listed fibers are parked and alive, their chains too (module
+            // invariants); the owner (this thread) alone removes them.
+            let stop = unsafe { self.chain_cancelled((*e.fiber).saved.get().head) };
+            // SAFETY: as above: the token lives as long as its fiber.
+            if stop && unsafe { (*e.parker).interrupt(e.epoch, Woken::Stopped) } {
+                s.ready.push_back(e.fiber);
             }
         }
         let mut i = 0;
@@ -674,19 +692,71 @@ impl Worker {
         }
     }
 
-    /// The fibers of this worker parked on a token, locked.
+    /// After a kick, before the worker goes idle: puts fibers parked on a token whose chain
+    /// has work again back among the chains `find_work` looks at, and returns whether there
+    /// were any. A chain gains work while parked in one way only: a task arrives in the
+    /// inbox of a finish whose body waits on a token (a data-driven task fired, or a task
+    /// spawned from outside the pool), and the inbox push kicks the owner.
+    pub(crate) fn reclaim_parked_work(&self) -> bool {
+        // SAFETY: owner thread only; nothing here switches fibers.
+        let s = unsafe { &mut *self.sched() };
+        if !std::mem::take(&mut s.recheck_parked) {
+            return false;
+        }
+        let mut found = false;
+        for e in s.token_parked.iter() {
+            // SAFETY: listed fibers are parked and alive, their chains too.
+            unsafe {
+                if (*e.fiber).work_slot.get() == NO_SLOT
+                    && self.chain_has_work((*e.fiber).saved.get().head)
+                {
+                    (*e.fiber).work_slot.set(s.with_work.len());
+                    s.with_work.push(e.fiber);
+                    found = true;
+                }
+            }
+        }
+        found
+    }
+
+    /// The fibers of this worker parked on a token as last published, locked. Exact while
+    /// the worker is idle (module invariants).
     pub(crate) fn token_parked(&self) -> std::sync::MutexGuard<'_, Vec<TokenParked>> {
         self.remote()
-            .token_parked
+            .token_shared
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Publishes the driver's list of token-parked fibers for the deadlock watch, if it
+    /// changed since the last time (owner thread, before it counts itself idle).
+    pub(crate) fn publish_token_parked(&self) {
+        // SAFETY: owner thread only; nothing here switches fibers.
+        let s = unsafe { &mut *self.sched() };
+        if !s.token_dirty {
+            return;
+        }
+        s.token_dirty = false;
+        let mut shared = self.token_parked();
+        // Every fiber in the old list is still parked: a resumed one left it.
+        for e in shared.iter() {
+            // SAFETY: listed fibers are parked and alive.
+            unsafe { (*e.fiber).shared_slot.set(NO_SLOT) };
+        }
+        shared.clear();
+        for (i, e) in s.token_parked.iter().enumerate() {
+            // SAFETY: as above.
+            unsafe { (*e.fiber).shared_slot.set(i) };
+            shared.push(*e);
+        }
     }
 
     /// Interrupts the listed token wait `e` of this worker for `why` (from any thread) and
     /// queues its fiber. Returns whether it did (false if a waker came first).
     ///
     /// # Safety
-    /// `e` is an entry of this worker's `token_parked` list, which the caller holds locked.
+    /// `e` is an entry of this worker's published list ([`Worker::token_parked`]), which
+    /// the caller holds locked.
     pub(crate) unsafe fn interrupt_remote(&self, e: &TokenParked, why: Woken) -> bool {
         // SAFETY: per the contract, the fiber is listed, so parked and alive, and its
         // token too; the owner cannot remove it while the list is locked.
@@ -711,7 +781,8 @@ impl Worker {
     }
 
     /// The saved chains of parked fibers that may hold work, for `find_work`; prunes those
-    /// that have none left (a parked chain cannot gain work until it runs again).
+    /// that have none left (a parked chain gains no work until it runs again, but for the
+    /// inbox of a finish whose owner frame is on it: see `reclaim_parked_work`).
     pub(crate) fn parked_chains(&self, mut visit: impl FnMut(&Cell<Saved>) -> bool) -> bool {
         // SAFETY: owner thread only; `visit` does not park.
         let s = unsafe { &mut *self.sched() };
@@ -824,10 +895,10 @@ impl Worker {
                             if !p.token.park() {
                                 s.ready.push_back(raw); // woken before it was parked
                             } else {
-                                let mut list = self.token_parked();
                                 // SAFETY: `raw` is live and parked.
-                                unsafe { (*raw).token_slot.set(list.len()) };
-                                list.push(TokenParked {
+                                unsafe { (*raw).token_slot.set(s.token_parked.len()) };
+                                s.token_dirty = true;
+                                s.token_parked.push(TokenParked {
                                     fiber: raw,
                                     parker: &**p,
                                     epoch,
@@ -867,11 +938,21 @@ impl Worker {
             let f = unsafe { Box::from_raw(raw) };
             let slot = f.token_slot.replace(NO_SLOT);
             if slot != NO_SLOT {
-                let mut list = self.token_parked();
-                list.swap_remove(slot);
-                if let Some(moved) = list.get(slot) {
+                s.token_parked.swap_remove(slot);
+                s.token_dirty = true;
+                if let Some(moved) = s.token_parked.get(slot) {
                     // SAFETY: listed fibers are live.
                     unsafe { (*moved.fiber).token_slot.set(slot) };
+                }
+            }
+            let slot = f.shared_slot.replace(NO_SLOT);
+            if slot != NO_SLOT {
+                // Published: the deadlock watch may be reading it; leave under the lock.
+                let mut shared = self.token_parked();
+                shared.swap_remove(slot);
+                if let Some(moved) = shared.get(slot) {
+                    // SAFETY: listed fibers are live.
+                    unsafe { (*moved.fiber).shared_slot.set(slot) };
                 }
             }
             let slot = f.work_slot.replace(NO_SLOT);

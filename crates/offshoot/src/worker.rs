@@ -18,8 +18,10 @@
 //! * A worker sleeps only with its mailbox closed and nothing offerable on its chain, so no
 //!   request waits on a sleeper and no work is trapped behind one.
 //! * A worker counts as idle for the deadlock watch (`deadlock.rs`) only inside
-//!   `idle_sleep`, after a full pass of its scheduler found nothing to run and with no fiber
-//!   on its own ready list; it counts itself awake again before it looks at any news.
+//!   `idle_sleep`, after a full pass of its scheduler found nothing to run, with no fiber
+//!   on its own ready list, no parked chain that gained work since it was pruned, and its
+//!   token-parked fibers published (`fiber.rs`); it counts itself awake again before it
+//!   looks at any news.
 
 use std::cell::Cell;
 use std::ptr;
@@ -905,14 +907,16 @@ impl Worker {
     /// is awake. (A pool with parked tasks has a busy count above zero — a parked task's job
     /// has not returned — so its idle workers nap and run the watch again and again.)
     fn idle_sleep(&self, nap: Duration) {
-        // A stop scan may have readied a fiber in this very pass: run it, do not sleep.
-        if self.has_local_ready() {
+        // A stop scan may have readied a fiber in this very pass, or a kick brought work to a
+        // parked chain: run it, do not sleep.
+        if self.has_local_ready() || self.reclaim_parked_work() {
             return;
         }
         let reg = self.registry();
         self.close_mailbox();
         self.sleep_state.store(IDLE_SLEEP, Ordering::SeqCst);
         reg.sleepers_add(1);
+        self.publish_token_parked();
         crate::deadlock::went_idle();
         let quiet = || {
             !reg.has_injected()

@@ -315,6 +315,31 @@ fn data_driven_task_starts_only_after_all_its_promises() {
     });
 }
 
+/// A data-driven task that becomes ready while the body of its finish waits (parked on a
+/// promise that the task puts) goes to the finish's inbox: it must run, also after the
+/// body's parked chain was found empty (its other task was taken by a thief) — it used to
+/// be stranded there, the body waiting forever.
+#[test]
+fn a_data_driven_task_fired_while_its_finish_body_waits_runs() {
+    bounded(|| {
+        for n in POOL_SIZES {
+            let p = pool(n);
+            for rep in 0..100u32 {
+                let got = p.run(|| {
+                    offshoot::finish(|| {
+                        let (v, q) = (Promise::new(), Promise::<()>::new());
+                        let (v2, q2) = (v.clone(), q.clone());
+                        spawn_when(&[&q], move || v2.put(rep).unwrap());
+                        offshoot::spawn(move || q2.put(()).unwrap());
+                        *v.get()
+                    })
+                });
+                assert_eq!(got, rep, "{n} workers");
+            }
+        }
+    });
+}
+
 #[test]
 fn semaphore_bounds_concurrency_and_barrier_separates_rounds() {
     bounded(|| {
