@@ -59,8 +59,6 @@ struct Header {
     refs: AtomicU32,
     phase: AtomicU8,
     absorbed: AtomicBool,
-    /// The block is a recycled task block (else a box).
-    in_block: bool,
 }
 
 /// The operations that depend on the closure's type.
@@ -71,6 +69,8 @@ struct Ops {
     /// Where the value sits, in bytes from the block's start (valid once `phase` is
     /// `DONE`).
     value_offset: usize,
+    /// The block is a recycled task block (else a box).
+    in_block: bool,
     /// Drops what the block holds and frees it.
     destroy: unsafe fn(*const Header),
 }
@@ -138,6 +138,17 @@ impl Header {
     }
 }
 
+/// Gives a future's task block back: to the calling worker's cache, or to the allocator
+/// from outside every pool.
+///
+/// # Safety
+/// `b` came from `alloc_block`, its contents are dropped, and it is not used afterwards.
+unsafe fn recycle(b: *mut u8) {
+    let w = Worker::current();
+    // SAFETY: a non-null current worker is run by this thread; the block per the contract.
+    unsafe { crate::worker::free_block((!w.is_null()).then(|| &*w), b) }
+}
+
 impl<F, T> Block<F, T>
 where
     F: FnOnce() -> T + Send,
@@ -146,6 +157,7 @@ where
     const OPS: Ops = Ops {
         run: Self::run,
         value_offset: std::mem::offset_of!(Self, payload),
+        in_block: Self::IN_BLOCK,
         destroy: Self::destroy,
     };
 
@@ -190,8 +202,7 @@ where
                 drop(Box::from_raw(e));
             }
             if Self::IN_BLOCK {
-                let w = Worker::current();
-                crate::worker::free_block((!w.is_null()).then(|| &*w), b as *mut u8);
+                recycle(b as *mut u8);
             } else {
                 drop(Box::from_raw(b as *mut ManuallyDrop<Self>));
             }
@@ -261,7 +272,7 @@ impl<T> Drop for TaskFuture<T> {
         // The only count left: no other handle exists and the task's count was dropped or
         // absorbed by this handle's `get` — nobody can take a count concurrently.
         if r == 1 || (r == 2 && h.absorbed.load(Ordering::Acquire)) {
-            if h.in_block
+            if h.ops.in_block
                 && h.phase.load(Ordering::Relaxed) == DONE
                 && h.event.load(Ordering::Relaxed).is_null()
             {
@@ -271,11 +282,7 @@ impl<T> Drop for TaskFuture<T> {
                 // dropped once; the block came from `alloc_block`.
                 unsafe {
                     std::ptr::drop_in_place(self.value() as *const T as *mut T);
-                    let w = Worker::current();
-                    crate::worker::free_block(
-                        (!w.is_null()).then(|| &*w),
-                        self.header.as_ptr() as *mut u8,
-                    );
+                    recycle(self.header.as_ptr() as *mut u8);
                 }
                 return;
             }
@@ -340,7 +347,6 @@ where
             refs: AtomicU32::new(2),
             phase: AtomicU8::new(PENDING),
             absorbed: AtomicBool::new(false),
-            in_block: Block::<F, T>::IN_BLOCK,
         },
         payload: UnsafeCell::new(Payload {
             func: ManuallyDrop::new(f),
