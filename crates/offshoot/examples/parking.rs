@@ -1,6 +1,7 @@
 //! Parking probe (issue 4's figures): the park-and-resume round trip, the resident memory of
-//! 10,000 tasks parked at once, and `futures-fib` (fib where every call spawns a future and
-//! gets it) against the plain serial fib.
+//! 10,000 tasks parked at once, and `futures-fib` (fib where every call makes a future and
+//! gets it) against the plain serial fib, with both kinds of future: `spawn_future` (a
+//! handle that may outlive its caller) and `with_future` (a future scoped to a body).
 //!
 //! Run: `cargo run --release -p offshoot --example parking`
 
@@ -9,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use offshoot::sync::{spawn_future, Event};
+use offshoot::sync::{spawn_future, with_future, Event};
 use offshoot::ThreadPool;
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -41,6 +42,19 @@ fn ffib(n: u64) -> u64 {
     let a = spawn_future(move || ffib(n - 1));
     let b = ffib(n - 2);
     *a.get() + b
+}
+
+fn sfib(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    with_future(
+        move || sfib(n - 1),
+        |a| {
+            let b = sfib(n - 2);
+            *a.get() + b
+        },
+    )
 }
 
 fn main() {
@@ -119,22 +133,29 @@ fn main() {
         serial.push(t.elapsed().as_secs_f64());
     }
     let serial = median(serial);
-    for workers in [1, 2] {
-        let pool = ThreadPool::builder().workers(workers).build().unwrap();
-        let mut v = Vec::new();
-        for _ in 0..5 {
-            let t = Instant::now();
-            let got = pool.run(|| offshoot::finish(|| ffib(black_box(n))));
-            v.push(t.elapsed().as_secs_f64());
-            assert_eq!(got, want);
+    type Kind = (&'static str, fn(u64) -> u64);
+    let kinds: [Kind; 2] = [
+        ("spawn_future", |n| offshoot::finish(|| ffib(n))),
+        ("with_future", sfib),
+    ];
+    for (kind, f) in kinds {
+        for workers in [1, 2] {
+            let pool = ThreadPool::builder().workers(workers).build().unwrap();
+            let mut v = Vec::new();
+            for _ in 0..7 {
+                let t = Instant::now();
+                let got = pool.run(|| f(black_box(n)));
+                v.push(t.elapsed().as_secs_f64());
+                assert_eq!(got, want);
+            }
+            let m = median(v);
+            println!(
+                "futures-fib({n}), {kind}, {workers} worker(s): {:.1} ms, {:.2}x serial ({:.2} ms); {:.1} ns per future",
+                m * 1e3,
+                m / serial,
+                serial * 1e3,
+                m * 1e9 / (want as f64 * 1.618)
+            );
         }
-        let m = median(v);
-        println!(
-            "futures-fib({n}) on {workers} worker(s): {:.1} ms, {:.2}x serial ({:.1} ms); {:.0} ns per future",
-            m * 1e3,
-            m / serial,
-            serial * 1e3,
-            m * 1e9 / (want as f64 * 1.618)
-        );
     }
 }

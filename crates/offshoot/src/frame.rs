@@ -77,11 +77,16 @@ impl Frame {
     }
 }
 
-unsafe fn no_work(_: *const Frame) -> bool {
+pub(crate) unsafe fn no_work(_: *const Frame) -> bool {
     false
 }
 
-unsafe fn never_offer(_: *const Frame, _: &Worker, _: usize, _: *const FinishState) -> JobRef {
+pub(crate) unsafe fn never_offer(
+    _: *const Frame,
+    _: &Worker,
+    _: usize,
+    _: *const FinishState,
+) -> JobRef {
     unreachable!("offer called on a frame without work")
 }
 

@@ -33,6 +33,7 @@
 use std::cell::{Cell, UnsafeCell};
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::ptr;
 use std::sync::atomic::Ordering;
 
 use crate::finish::FinishState;
@@ -179,11 +180,11 @@ struct JoinSeed<B, RB> {
     result: UnsafeCell<MaybeUninit<RB>>,
 }
 
-unsafe fn always(_: *const Frame) -> bool {
+pub(crate) unsafe fn always(_: *const Frame) -> bool {
     true
 }
 
-unsafe fn never(_: *const Frame) -> bool {
+pub(crate) unsafe fn never(_: *const Frame) -> bool {
     false
 }
 
@@ -194,6 +195,39 @@ pub(crate) unsafe fn stolen_seed_cancelled(f: *const Frame) -> bool {
     let h = header_of_frame(f);
     // SAFETY: this table is installed only after `offer` initialised the header.
     unsafe { (*h).failed.load(Ordering::Acquire) == FAILED_B }
+}
+
+/// Hands out a planted seed (a join's, or a scoped future's — `#[repr(C)]`, its `Frame`
+/// first and its job header cell second) to `thief`: initialises the header, marks the seed
+/// handed out (table `None`: it now reads as a stolen seed) and uncounts it. Runs on the
+/// owner, at a poll.
+///
+/// # Safety
+/// `f` is an unstolen seed of `w`'s chain, derived from the whole seed; `header` is its
+/// header cell; `execute` runs that seed's kind.
+pub(crate) unsafe fn hand_out_seed(
+    f: *const Frame,
+    header: &UnsafeCell<MaybeUninit<JobHeader>>,
+    execute: unsafe fn(*const JobHeader, &Worker, Mode),
+    w: &Worker,
+    thief: usize,
+    ctx: *const FinishState,
+) -> JobRef {
+    debug_assert!(ptr::eq(
+        header.get() as *const JobHeader,
+        header_of_frame(f)
+    ));
+    let h = JobHeader::new(execute, w);
+    h.thief.set(thief);
+    h.finish.set(ctx);
+    // SAFETY: only the owner touches an unstolen seed's header.
+    unsafe { (*header.get()).write(h) };
+    // SAFETY: per the contract, `f` is a live frame of this worker's chain.
+    unsafe { (*f).vtable.set(None) };
+    w.count_seed(-1);
+    // Derived from `f`, which carries the whole seed's provenance, so the thief may get
+    // back from the header to the seed's other fields.
+    JobRef(header_of_frame(f))
 }
 
 fn header_of_frame(f: *const Frame) -> *const JobHeader {
@@ -223,16 +257,8 @@ where
             std::mem::offset_of!(Self, header),
             std::mem::offset_of!(JoinSeed<(), ()>, header)
         );
-        let h = JobHeader::new(Self::execute, w);
-        h.thief.set(thief);
-        h.finish.set(ctx);
-        // SAFETY: only the owner touches an unstolen seed's header.
-        unsafe { (*seed.header.get()).write(h) };
-        seed.frame.vtable.set(None);
-        w.count_seed(-1);
-        // Derived from `f`, which carries the whole seed's provenance, so the thief may get
-        // back from the header to the seed's other fields.
-        JobRef(header_of_frame(f))
+        // SAFETY: `f` is this unstolen seed, with its header cell right after its frame.
+        unsafe { hand_out_seed(f, &seed.header, Self::execute, w, thief, ctx) }
     }
 
     fn from_header(h: *const JobHeader) -> *const Self {

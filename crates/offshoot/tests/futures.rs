@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::{boom, boom_msg, bounded, install_panic_hook, panic_message, pool, Rng, Tally};
-use common::{mix, POOL_SIZES};
+use common::{fib, mix, POOL_SIZES};
 use offshoot::sync::{spawn_future, Event, ExternalWaker, TaskFuture};
 
 /// A value whose drops are counted, to check each future's value is dropped exactly once.
@@ -150,13 +150,6 @@ fn cloned_futures_are_got_by_many_tasks_and_wake_every_waiter() {
 
 #[test]
 fn futures_recursing_in_call_order_match_serial_fib_on_every_pool() {
-    fn fib(n: u64) -> u64 {
-        if n < 2 {
-            n
-        } else {
-            fib(n - 1) + fib(n - 2)
-        }
-    }
     fn ffib(n: u64) -> u64 {
         if n < 2 {
             return n;

@@ -15,17 +15,15 @@
 //! * The closure runs at most once: only whoever removed the block from a pending list (a
 //!   `get` on the owner worker, the frame's drain, a thief's request) runs it, and that
 //!   happens once because the block is in one pending list once.
-//! * `phase` leaves `PENDING` exactly once, to `DONE` (the value is written first) or
-//!   `FAILED` (the closure panicked, or was dropped unrun because its finish failed).
+//! * The block's [`Completion`] leaves `PENDING` exactly once, to `DONE` (the value is
+//!   written first) or `FAILED` (the closure panicked, or was dropped unrun because its
+//!   finish failed); it also carries the waiters (see `completion.rs`: no wake-up is lost).
 //! * `refs` counts the handles, plus one for the task while it is pending or running. The
 //!   block is freed by whoever drops the last of them. A `get` that ran the task itself
 //!   while its handle was the only one does not decrement: it sets `absorbed`, which says
 //!   the task's count now counts with the handles: the last handle to go frees the block.
 //!   That keeps read-modify-writes off the call-order path. (A clone made meanwhile through
 //!   a shared `&TaskFuture` only adds a handle, which the rule covers.)
-//! * No wake-up is lost: a waiter installs the block's event, then re-reads `phase`; a
-//!   completer writes `phase`, then reads whether an event is installed (both sequentially
-//!   consistent, so one sees the other).
 
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;
@@ -36,16 +34,13 @@ use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU8, Ordering};
 use std::task::{Context, Poll};
 
+use super::completion::{Completion, DONE, FAILED, PENDING};
 use super::Event;
 use crate::finish::{
     innermost_frame, run_stolen_task, run_task, FinishState, LinkedJob, INSIDE_ANY_FINISH,
 };
 use crate::job::{JobHeader, Mode};
 use crate::worker::Worker;
-
-const PENDING: u8 = 0;
-const DONE: u8 = 1;
-const FAILED: u8 = 2;
 
 /// What every future block starts with, whatever its closure and value. `#[repr(C)]` with
 /// `execute` first: the block is a job (see `job.rs`).
@@ -54,9 +49,10 @@ struct Header {
     job: LinkedJob,
     finish: *const FinishState,
     ops: &'static Ops,
-    /// Installed by the first waiter; set by the completer (see the module invariants).
+    /// Installed by the first waiter that parks (see `completion.rs`).
     event: AtomicPtr<Event<()>>,
     refs: AtomicU32,
+    /// How the computation ended (see `completion.rs`).
     phase: AtomicU8,
     absorbed: AtomicBool,
 }
@@ -86,42 +82,16 @@ struct Block<F, T> {
     payload: UnsafeCell<Payload<F, T>>,
 }
 
+impl Completion for Header {
+    fn phase_word(&self) -> &AtomicU8 {
+        &self.phase
+    }
+    fn event_word(&self) -> &AtomicPtr<Event<()>> {
+        &self.event
+    }
+}
+
 impl Header {
-    /// Ends the computation: `phase` becomes `phase`, and waiters, if any, are woken.
-    fn complete(&self, phase: u8) {
-        self.phase.store(phase, Ordering::SeqCst);
-        let e = self.event.load(Ordering::SeqCst);
-        if !e.is_null() {
-            // SAFETY: an installed event lives as long as the block, which is alive: the
-            // caller holds a count of it.
-            let _ = unsafe { (*e).set(()) };
-        }
-    }
-
-    /// The block's event, installing one if there is none.
-    fn event(&self) -> &Event<()> {
-        let mut e = self.event.load(Ordering::SeqCst);
-        if e.is_null() {
-            let mine = Box::into_raw(Box::new(Event::new()));
-            e = match self.event.compare_exchange(
-                ptr::null_mut(),
-                mine,
-                Ordering::SeqCst,
-                Ordering::SeqCst,
-            ) {
-                Ok(_) => mine,
-                Err(theirs) => {
-                    // SAFETY: `mine` was never shared.
-                    drop(unsafe { Box::from_raw(mine) });
-                    theirs
-                }
-            };
-        }
-        // SAFETY: installed events are freed only with the block, which the caller keeps
-        // alive.
-        unsafe { &*e }
-    }
-
     /// Drops one count; frees the block if it was the last.
     ///
     /// # Safety
@@ -192,15 +162,12 @@ where
         // SAFETY: the last count is gone: nobody else touches the block. The payload holds
         // the closure while pending, the value once done, nothing after a failure.
         unsafe {
-            match (*b).header.phase.load(Ordering::Acquire) {
+            match (*b).header.phase() {
                 PENDING => ManuallyDrop::drop(&mut (*(*b).payload.get()).func),
                 DONE => ManuallyDrop::drop(&mut (*(*b).payload.get()).value),
                 _ => {}
             }
-            let e = (*b).header.event.load(Ordering::Acquire);
-            if !e.is_null() {
-                drop(Box::from_raw(e));
-            }
+            (*b).header.free_event();
             if Self::IN_BLOCK {
                 recycle(b as *mut u8);
             } else {
@@ -221,7 +188,7 @@ where
                 Mode::Inline => run_task(w, state, || Self::run(h)),
                 Mode::Stolen => run_stolen_task(w, state, || Self::run(h)),
             }
-            if (*h).phase.load(Ordering::Relaxed) == PENDING {
+            if (*h).phase_relaxed() == PENDING {
                 // Discarded, or stopped before it started (its finish failed): the closure
                 // is dropped unrun and getters learn that it failed.
                 let b = h as *const Self;
@@ -272,10 +239,7 @@ impl<T> Drop for TaskFuture<T> {
         // The only count left: no other handle exists and the task's count was dropped or
         // absorbed by this handle's `get` — nobody can take a count concurrently.
         if r == 1 || (r == 2 && h.absorbed.load(Ordering::Acquire)) {
-            if h.ops.in_block
-                && h.phase.load(Ordering::Relaxed) == DONE
-                && h.event.load(Ordering::Relaxed).is_null()
-            {
+            if h.ops.in_block && h.phase_relaxed() == DONE && !h.has_event() {
                 // The call-order path: drop the value and recycle the block here, without
                 // the call through `destroy`.
                 // SAFETY: this handle holds the last count; the value is there (DONE) and
@@ -437,18 +401,10 @@ impl<T> TaskFuture<T> {
     /// this call, it propagates from here), or was dropped unrun because its finish failed.
     pub fn get(&self) -> &T {
         let h = self.header();
-        let mut phase = h.phase.load(Ordering::Acquire);
-        if phase == PENDING && self.run_here() {
-            phase = h.phase.load(Ordering::Acquire);
+        if h.phase() == PENDING {
+            self.run_here();
         }
-        if phase == PENDING {
-            let e = h.event();
-            if h.phase.load(Ordering::SeqCst) == PENDING {
-                e.wait_on(crate::fiber::WaitOn::new("TaskFuture", self.header()));
-            }
-            phase = h.phase.load(Ordering::Acquire);
-        }
-        match phase {
+        match h.wait(crate::fiber::WaitOn::new("TaskFuture", h)) {
             DONE => self.value(),
             _ => panic!("offshoot: the future's computation panicked or was cancelled"),
         }
@@ -456,12 +412,12 @@ impl<T> TaskFuture<T> {
 
     /// The value, if it is ready.
     pub fn try_get(&self) -> Option<&T> {
-        (self.header().phase.load(Ordering::Acquire) == DONE).then(|| self.value())
+        (self.header().phase() == DONE).then(|| self.value())
     }
 
     /// Whether the computation has ended (with a value or a failure).
     pub fn is_ready(&self) -> bool {
-        self.header().phase.load(Ordering::Acquire) != PENDING
+        self.header().phase() != PENDING
     }
 }
 
@@ -469,15 +425,8 @@ impl<T: Clone + Send + Sync + 'static> std::future::Future for TaskFuture<T> {
     type Output = T;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        let h = self.header();
-        if h.phase.load(Ordering::Acquire) == PENDING {
-            let waker = cx.waker().clone();
-            h.event().on_set(move |_| waker.wake());
-            if h.phase.load(Ordering::SeqCst) == PENDING {
-                return Poll::Pending;
-            }
-        }
-        match h.phase.load(Ordering::Acquire) {
+        match self.header().wake_on_complete(cx.waker()) {
+            PENDING => Poll::Pending,
             DONE => Poll::Ready(self.value().clone()),
             _ => panic!("offshoot: the future's computation panicked or was cancelled"),
         }

@@ -41,6 +41,7 @@
 
 mod barrier;
 mod channel;
+mod completion;
 mod condvar;
 mod event;
 mod future;
@@ -48,6 +49,7 @@ mod monitor;
 mod mutex;
 mod promise;
 mod rwlock;
+mod scoped_future;
 mod semaphore;
 mod task;
 
@@ -61,6 +63,7 @@ pub use monitor::{Monitor, MonitorGuard};
 pub use mutex::{Mutex, MutexGuard};
 pub use promise::{spawn_when, AlreadyPut, Dependency, Promise};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+pub use scoped_future::{with_future, ScopedFuture};
 pub use semaphore::{Semaphore, SemaphorePermit};
 pub use task::{task_id, TaskId};
 

@@ -469,3 +469,12 @@ pub fn monitor_pop<T>(buf: &MonitorBuffer<T>) -> T {
     g.notify_all();
     v
 }
+
+/// Plain recursive Fibonacci: the serial oracle of the fib-shaped tests.
+pub fn fib(n: u64) -> u64 {
+    if n < 2 {
+        n
+    } else {
+        fib(n - 1) + fib(n - 2)
+    }
+}
