@@ -17,7 +17,7 @@ use crate::machine::Machine;
 /// Everything one invocation measured, as written to `--json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
-    /// "offshoot-bench <version>".
+    /// `offshoot-bench <version>`.
     pub tool: String,
     /// When the run started (UTC).
     pub date: String,
