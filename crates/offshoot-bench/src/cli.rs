@@ -2,7 +2,8 @@
 //!
 //! `offshoot-bench [quick|full|micro] [options]`: builds the pools, runs the
 //! suite (or the microbenchmarks), prints the tables, writes the requested
-//! files. Exit status: 0 when every answer was right, 1 on a wrong answer, a
+//! files (every one through `write_file`, which creates missing parent
+//! directories and names the path in its errors). Exit status: 0 when every answer was right, 1 on a wrong answer, a
 //! panic or an error, 2 on bad arguments (clap), 3 when a run exceeded
 //! `--run-timeout`.
 
@@ -341,8 +342,7 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
                 path.display()
             );
         } else {
-            crate::svg::write_svg(path, &report)?;
-            println!("wrote {}", path.display());
+            write_file(path, &crate::svg::render_svg(&report)?)?;
         }
     }
     if let Some(path) = &cli.markdown {
@@ -352,6 +352,8 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
     Ok(())
 }
 
+/// Writes `text` to `path`, creating its missing parent directories; an error names the
+/// path it could not create or write.
 fn write_file(path: &Path, text: &str) -> Result<(), String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
@@ -429,6 +431,21 @@ mod tests {
         assert_eq!(cli.mode, Mode::Micro);
         let bad = Cli::try_parse_from(["offshoot-bench", "quick", "--kernels", "nope"]).unwrap();
         assert!(select_kernels(&bad).is_err());
+    }
+
+    #[test]
+    fn writes_into_missing_directories_and_names_the_path_it_cannot_write() {
+        let root =
+            std::env::temp_dir().join(format!("offshoot-bench-write-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let path = root.join("docs/nested/BENCHMARKS.md");
+        write_file(&path, "# results\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "# results\n");
+        // A parent that is a file cannot become a directory.
+        let blocked = path.join("b.svg");
+        let e = write_file(&blocked, "<svg/>").unwrap_err();
+        assert!(e.contains(&path.display().to_string()), "{e}");
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

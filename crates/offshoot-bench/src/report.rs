@@ -17,7 +17,7 @@ use crate::machine::Machine;
 /// Everything one invocation measured, as written to `--json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
-    /// "offshoot-bench <version>".
+    /// `offshoot-bench <version>`.
     pub tool: String,
     /// When the run started (UTC).
     pub date: String,
@@ -464,10 +464,10 @@ fn relative_link(markdown_path: &Path, svg: &Path) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn series(contender: &str, workers: Option<usize>, median: f64) -> Series {
+    pub(crate) fn series(contender: &str, workers: Option<usize>, median: f64) -> Series {
         Series {
             contender: contender.to_string(),
             workers,
@@ -479,7 +479,7 @@ mod tests {
         }
     }
 
-    fn kernel(name: &str, parallel: Vec<Series>) -> KernelResult {
+    pub(crate) fn kernel(name: &str, parallel: Vec<Series>) -> KernelResult {
         let mut k = KernelResult {
             name: name.to_string(),
             about: "a test kernel".to_string(),
@@ -496,9 +496,10 @@ mod tests {
         k
     }
 
-    #[test]
-    fn summary_shows_only_the_contenders_run_and_dashes_for_the_missing() {
-        let report = Report {
+    /// A measured quick-mode report at one worker: `forks` (offshoot and rayon) and
+    /// `waits` (OS threads and offshoot).
+    pub(crate) fn two_kernel_report() -> Report {
+        Report {
             tool: "test".to_string(),
             date: "now".to_string(),
             command: "none".to_string(),
@@ -525,7 +526,12 @@ mod tests {
                     ],
                 ),
             ],
-        };
+        }
+    }
+
+    #[test]
+    fn summary_shows_only_the_contenders_run_and_dashes_for_the_missing() {
+        let report = two_kernel_report();
         let waits = &report.kernels[1].comparisons[0];
         assert_eq!((waits.threads_ratio, waits.rayon_ratio), (Some(4.0), None));
         assert_eq!(waits.best_peer, "threads");

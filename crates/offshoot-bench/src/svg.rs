@@ -8,8 +8,6 @@
 //! elements and sized by plotters' built-in estimate, so no font files,
 //! fontconfig or other system library is needed.
 
-use std::path::Path;
-
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -37,8 +35,8 @@ fn err<E: std::fmt::Display>(e: E) -> String {
     format!("drawing the chart: {e}")
 }
 
-/// Writes the chart of `report` to `path`.
-pub fn write_svg(path: &Path, report: &Report) -> Result<(), String> {
+/// The chart of `report`, as an SVG document (the caller writes it to the `--svg` path).
+pub fn render_svg(report: &Report) -> Result<String, String> {
     let kernels: Vec<&KernelResult> = report
         .kernels
         .iter()
@@ -50,7 +48,20 @@ pub fn write_svg(path: &Path, report: &Report) -> Result<(), String> {
     let cols = kernels.len().min(3);
     let rows = kernels.len().div_ceil(cols);
     let size = (PANEL_W * cols as u32, HEADER_H + PANEL_H * rows as u32);
-    let root = SVGBackend::new(path, size).into_drawing_area();
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+    draw(root, report, &kernels, (rows, cols))?;
+    Ok(svg)
+}
+
+/// Draws the header and a panel per kernel of `kernels` (those of `report` with timings),
+/// `rows` × `cols` of them, on `root`.
+fn draw(
+    root: DrawingArea<SVGBackend<'_>, Shift>,
+    report: &Report,
+    kernels: &[&KernelResult],
+    (rows, cols): (usize, usize),
+) -> Result<(), String> {
     root.fill(&WHITE).map_err(err)?;
     let (header, body) = root.split_vertically(HEADER_H);
 
@@ -259,4 +270,34 @@ fn panel(
         .map_err(err)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tests::two_kernel_report;
+
+    #[test]
+    fn renders_a_panel_per_measured_kernel() {
+        let svg = render_svg(&two_kernel_report()).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("forks · n = 1") && svg.contains("waits · n = 1"),
+            "{svg}"
+        );
+        assert!(svg.contains("own threads"), "{svg}");
+    }
+
+    #[test]
+    fn no_timings_no_chart() {
+        let mut report = two_kernel_report();
+        report
+            .kernels
+            .iter_mut()
+            .for_each(|k| k.comparisons.clear());
+        assert!(render_svg(&report).is_err());
+    }
 }

@@ -871,6 +871,11 @@ impl Worker {
                     }
                 }
                 CoroutineResult::Yield(why) => {
+                    // SAFETY: `cur` just suspended to park, and `take_chain` above moved this
+                    // worker's chain into its `saved`: the chain's frames live on its stack,
+                    // which is neither unwound nor unmapped while it is parked (frame.rs:
+                    // a frame's storage outlives its presence in the chain). This is the
+                    // owner thread, the only one that reads the chain.
                     let has_work = unsafe { self.chain_has_work(cur.saved.get().head) };
                     let raw = Box::into_raw(cur);
                     // SAFETY: owner thread.

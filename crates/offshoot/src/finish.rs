@@ -802,7 +802,7 @@ pub(crate) fn try_outcome<R, E: 'static>(r: Result<Option<R>, Failure>) -> Resul
     }
 }
 
-/// Spawns `f` as a task of the innermost enclosing [`finish`] (or [`scope`](crate::scope)
+/// Spawns `f` as a task of the innermost enclosing [`finish`] (or [`scope`](crate::scope())
 /// or [`ThreadPool::run`](crate::ThreadPool::run)): the call returns at once and `f` runs
 /// later, on this worker or on one that asked for work.
 ///

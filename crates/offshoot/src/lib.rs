@@ -7,7 +7,7 @@
 //!
 //! ## The model in one page
 //!
-//! * [`join(a, b)`](join) does not create a task. It plants a *seed* for `b` in its own
+//! * [`join(a, b)`](join()) does not create a task. It plants a *seed* for `b` in its own
 //!   stack frame, links it into the worker's frame chain, polls, runs `a`, and — if nobody
 //!   took the seed — calls `b` like a plain function. No allocation, no atomic
 //!   read-modify-write, no fence on that path. A worker keeps a few unstolen seeds at most;
@@ -29,8 +29,8 @@
 //!   ends early when a sibling fails (it unwinds as stopped), and when no task can make
 //!   progress any more — every worker idle, tasks waiting on each other — each wait panics
 //!   with a report of who waits on what ([deadlocks](Builder#deadlocks)).
-//! * [`finish`] joins every task [`spawn`]ed in its dynamic extent — in callees, in spawned
-//!   tasks, on any worker. [`scope`] is the lexical version whose tasks may borrow.
+//! * [`finish()`] joins every task [`spawn`]ed in its dynamic extent — in callees, in spawned
+//!   tasks, on any worker. [`scope()`] is the lexical version whose tasks may borrow.
 //! * Failures cross joins: the first panic (or `Err` in the `try_` forms) wins, every other
 //!   task of that join / scope / finish is **stopped** at its next poll point (its
 //!   destructors run), tasks not yet started never start, and the winner resumes in the

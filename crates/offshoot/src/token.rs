@@ -8,7 +8,9 @@
 //! * `park` (the owner's driver, once the owner's stack is no longer in use): `ARMED` →
 //!   `PARKED`; it fails if the wake came first;
 //! * `abandon` (the owner, instead of parking): `ARMED` → `IDLE`; it fails if the wake came
-//!   first.
+//!   first;
+//! * `interrupt` (a stop or the deadlock watch, holding the epoch of a parked wait):
+//!   `PARKED` → `WOKEN`; it fails on a wait not parked yet, and if the wake came first.
 //!
 //! Invariants (model-checked by the loom tests at the bottom of this file):
 //! 1. Each transition is a compare-and-swap on the whole word, so it applies to one epoch:
@@ -19,6 +21,9 @@
 //!    came first. Never both, never neither.
 //! 3. Of `abandon` and a wake of the same epoch exactly one wins, and the owner learns when
 //!    the wake did (it may have been handed something it must pass on).
+//! 4. An interrupt is one more waker of a parked wait: of it and a wake of the same epoch
+//!    exactly one wins, and the loser finds the token woken. It never ends a wait its
+//!    driver has not parked yet (that wait's own wake still ends it), nor a later wait.
 
 use crate::atomics::{AtomicU64, Ordering};
 
@@ -147,17 +152,21 @@ impl Token {
 #[cfg(all(test, loom))]
 mod loom_tests {
     //! Model checks of the token with the driver's side modelled: run with
-    //! `scripts/loom.sh`. A model fiber logs every time it is queued (by a waker or by its
-    //! driver) with the epoch of the wait, so "queued exactly once per park" is an
-    //! assertion on that log; a wait never queued leaves its worker blocked for good,
-    //! which loom reports as a deadlock.
+    //! `scripts/loom.sh`. A model fiber logs every time it is queued (by a waker, an
+    //! interrupter or its driver) with the epoch of the wait, so "queued exactly once per
+    //! park" is an assertion on that log; a wait never queued leaves its worker blocked for
+    //! good, which loom reports as a deadlock.
     use super::*;
+    use loom::sync::atomic::AtomicBool;
     use loom::sync::{Arc, Condvar, Mutex};
     use loom::thread;
 
     /// One fiber and the ready list it is queued on.
     struct Fiber {
         token: Token,
+        /// Set by an interrupt that won, read and cleared by the resumed task
+        /// (`Parker::interrupted`).
+        interrupted: AtomicBool,
         queued: Mutex<Vec<u64>>,
         ready: Condvar,
     }
@@ -165,6 +174,7 @@ mod loom_tests {
     fn fiber() -> Arc<Fiber> {
         Arc::new(Fiber {
             token: Token::new(),
+            interrupted: AtomicBool::new(false),
             queued: Mutex::new(Vec::new()),
             ready: Condvar::new(),
         })
@@ -187,19 +197,51 @@ mod loom_tests {
             w
         }
 
-        /// The task parks on its wait `epoch`: its driver parks the token, queuing the
-        /// fiber itself if the wake came first; the worker sleeps until the fiber is on
-        /// its ready list, then resumes it; the task checks it was woken.
-        fn park(&self, epoch: u64) {
-            if !self.token.park() {
+        /// What `Parker::interrupt` and its caller (`Worker::interrupt_remote`,
+        /// `Worker::wake_cancelled_parked`) do: win the wake of the parked wait `epoch`,
+        /// record why, queue the fiber. Returns whether it won.
+        fn interrupt(&self, epoch: u64) -> bool {
+            if !self.token.interrupt(epoch) {
+                return false;
+            }
+            self.interrupted.store(true, Ordering::SeqCst);
+            self.queue(epoch);
+            true
+        }
+
+        /// The task parks on its wait `epoch` ([`Fiber::park_token`], then
+        /// [`Fiber::resume`]). Returns whether an interrupt ended the wait.
+        fn park(&self, epoch: u64) -> bool {
+            self.park_token(epoch);
+            self.resume(epoch)
+        }
+
+        /// The driver's half of a park: it parks the token, queuing the fiber itself if the
+        /// wake came first. Returns whether the fiber is parked (it is then listed, and a
+        /// stop or the deadlock watch may interrupt it).
+        fn park_token(&self, epoch: u64) -> bool {
+            let parked = self.token.park();
+            if !parked {
                 self.queue(epoch);
             }
+            parked
+        }
+
+        /// The worker's half: it sleeps until the fiber is on its ready list for `epoch`,
+        /// then resumes it; the task checks it was woken and learns whether an interrupt
+        /// ended the wait (`Parker::woken`), which it returns.
+        fn resume(&self, epoch: u64) -> bool {
             let mut q = self.queued.lock().unwrap();
             while !q.contains(&epoch) {
                 q = self.ready.wait(q).unwrap();
             }
             drop(q);
             assert!(self.token.is_woken(), "resumed but not woken");
+            let interrupted = self.interrupted.load(Ordering::SeqCst);
+            if interrupted {
+                self.interrupted.store(false, Ordering::SeqCst);
+            }
+            interrupted
         }
 
         fn log(&self) -> Vec<u64> {
@@ -213,12 +255,45 @@ mod loom_tests {
         thread::spawn(move || f.wake(epoch))
     }
 
-    /// A whole wait of `f`'s task: armed, woken by another thread, parked on. Returns its
-    /// epoch.
+    /// Starts a thread that interrupts `f`'s wait `epoch` once (a stop, or the deadlock
+    /// watch, that found the wait listed as parked).
+    fn spawn_interrupter(f: &Arc<Fiber>, epoch: u64) -> thread::JoinHandle<bool> {
+        let f = f.clone();
+        thread::spawn(move || f.interrupt(epoch))
+    }
+
+    /// Arms a wait of `f`'s task and parks it, nothing waking it meanwhile: the wait is
+    /// listed as parked, for a stop or the deadlock watch to find. Returns its epoch.
+    fn parked_wait(f: &Fiber) -> u64 {
+        let e = f.token.arm();
+        assert!(
+            f.park_token(e),
+            "nothing woke the wait, yet it did not park"
+        );
+        e
+    }
+
+    /// Runs `model` under loom; `model` returns which of two orders the race it checks
+    /// took. Checks that both orders were explored.
+    fn model_both_orders(model: impl Fn() -> bool + Send + Sync + 'static) {
+        use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+        let seen = std::sync::Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
+        let counts = seen.clone();
+        loom::model(move || {
+            counts[usize::from(model())].fetch_add(1, Relaxed);
+        });
+        assert!(
+            seen.iter().all(|n| n.load(Relaxed) > 0),
+            "only one order of the race was explored"
+        );
+    }
+
+    /// A whole wait of `f`'s task: armed, woken by another thread, parked on; nothing
+    /// interrupts it. Returns its epoch.
     fn next_wait(f: &Arc<Fiber>) -> u64 {
         let e = f.token.arm();
         let waker = spawn_waker(f, e);
-        f.park(e);
+        assert!(!f.park(e), "a wait nothing interrupts ended interrupted");
         let w = waker.join().unwrap();
         assert_ne!(w, Woke::No, "the wait's own wake did nothing");
         e
@@ -230,10 +305,7 @@ mod loom_tests {
     /// from the arm. A wake racing an arm is the stale case below.)
     #[test]
     fn wake_races_park() {
-        use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-        static BEFORE_PARK: AtomicUsize = AtomicUsize::new(0);
-        static AFTER_PARK: AtomicUsize = AtomicUsize::new(0);
-        loom::model(|| {
+        model_both_orders(|| {
             let f = fiber();
             let e = f.token.arm();
             let waker = spawn_waker(&f, e);
@@ -241,13 +313,11 @@ mod loom_tests {
             let w = waker.join().unwrap();
             assert_eq!(f.log(), vec![e], "queued exactly once");
             match w {
-                Woke::Armed => BEFORE_PARK.fetch_add(1, Relaxed),
-                Woke::Parked => AFTER_PARK.fetch_add(1, Relaxed),
+                Woke::Armed => false,
+                Woke::Parked => true,
                 Woke::No => panic!("the only wake of a wait did nothing"),
-            };
+            }
         });
-        // Both orders were explored.
-        assert!(BEFORE_PARK.load(Relaxed) > 0 && AFTER_PARK.load(Relaxed) > 0);
     }
 
     /// Two wakers of the same wait: one wakes it, the fiber is queued once.
@@ -316,6 +386,81 @@ mod loom_tests {
             let e2 = f.token.arm();
             assert!(!f.token.is_woken());
             assert_eq!(f.wake(e2), Woke::Armed);
+        });
+    }
+
+    /// A stop interrupts a parked wait while its waker wakes it: exactly one of them wins,
+    /// the fiber is queued once, the resumed task learns whether it was interrupted, and
+    /// the loser finds the token woken (a waker that loses passes its wake on).
+    #[test]
+    fn interrupt_races_wake() {
+        model_both_orders(|| {
+            let f = fiber();
+            let e = parked_wait(&f);
+            let waker = {
+                let f = f.clone();
+                thread::spawn(move || (f.wake(e), f.token.is_woken()))
+            };
+            let interrupter = {
+                let f = f.clone();
+                thread::spawn(move || (f.interrupt(e), f.token.is_woken()))
+            };
+            let interrupted = f.resume(e);
+            let (w, waker_saw_woken) = waker.join().unwrap();
+            let (i, interrupter_saw_woken) = interrupter.join().unwrap();
+            assert_ne!(w, Woke::Armed, "the wait was parked");
+            assert_eq!(i, w == Woke::No, "exactly one of them wins");
+            assert_eq!(interrupted, i, "the task misread how its wait ended");
+            assert_eq!(f.log(), vec![e], "queued exactly once");
+            assert!(waker_saw_woken, "the waker found the token not woken");
+            assert!(
+                interrupter_saw_woken,
+                "the interrupter found the token not woken"
+            );
+            i
+        });
+    }
+
+    /// A stop read the listing of a parked wait, but its interrupt lands late, racing the
+    /// wait's own wake, the resume and the next wait (its arm, its wake, its park): it ends
+    /// the old wait only if it beat the wake (and the task knows), and never touches the
+    /// next wait.
+    #[test]
+    fn stale_interrupt_after_wake() {
+        loom::model(|| {
+            let f = fiber();
+            let e1 = parked_wait(&f);
+            let stale = spawn_interrupter(&f, e1);
+            let mine = f.wake(e1); // the wait's own waker
+            let interrupted = f.resume(e1);
+            let e2 = next_wait(&f); // asserts that nothing interrupts it
+            let i = stale.join().unwrap();
+            assert_eq!(i, mine == Woke::No, "exactly one of them ends the old wait");
+            assert_eq!(interrupted, i, "the task misread how its wait ended");
+            assert_eq!(f.log(), vec![e1, e2], "each wait queued exactly once");
+        });
+    }
+
+    /// A stop's interrupt races the park itself, the wait's own wake following it on the
+    /// same thread. Before the driver parks the token the interrupt fails (were it to win,
+    /// the driver, finding the token woken, would queue the fiber too), and the real wake
+    /// still ends the wait, before the park or after it; once the token is parked the
+    /// interrupt wins and the wake does nothing.
+    #[test]
+    fn interrupt_races_park() {
+        model_both_orders(|| {
+            let f = fiber();
+            let e = f.token.arm();
+            let stop_then_wake = {
+                let f = f.clone();
+                thread::spawn(move || (f.interrupt(e), f.wake(e)))
+            };
+            let interrupted = f.park(e);
+            let (i, w) = stop_then_wake.join().unwrap();
+            assert_eq!(i, w == Woke::No, "exactly one of them ends the wait");
+            assert_eq!(interrupted, i, "the task misread how its wait ended");
+            assert_eq!(f.log(), vec![e], "queued exactly once");
+            i // whether the interrupt came after the park
         });
     }
 }

@@ -2,13 +2,13 @@
 //! kernels (`mandelbrot`, `nbody`, `loop21-*`, `loop6-*`, `empty-*`), so that each kernel
 //! states only its per-item work and every contender runs exactly that work per item.
 //!
-//! - [`serial`]: a plain loop over the items;
-//! - [`offshoot`] with a [`Strategy`]: `par_iter_mut` (lazily split), a `scope.spawn` per
+//! - [`serial()`]: a plain loop over the items;
+//! - [`offshoot()`] with a [`Strategy`]: `par_iter_mut` (lazily split), a `scope.spawn` per
 //!   item (001's Natural), one `spawn_batch` (001's Batch), or one task per worker on equal
 //!   chunks (001's Equal; the chunk polls after each item, as offshoot asks of long tasks);
-//! - [`rayon`]: `par_iter_mut` (adaptive splitting), a `scope.spawn` per item, or
+//! - [`rayon()`]: `par_iter_mut` (adaptive splitting), a `scope.spawn` per item, or
 //!   `par_chunks_mut` with one chunk per thread for the equal-chunks strategy;
-//! - [`chili`]: chili has no loop API; recursive halving with `Scope::join` down to `grain`
+//! - [`chili()`]: chili has no loop API; recursive halving with `Scope::join` down to `grain`
 //!   items.
 //!
 //! Invariant: every strategy calls `f(i, &mut out[i])` exactly once for each `i`, and only

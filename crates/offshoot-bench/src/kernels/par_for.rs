@@ -56,7 +56,7 @@ pub fn rayon(n: usize) -> u64 {
         .reduce(|| 0u64, u64::wrapping_add)
 }
 
-/// Recursive halving with chili's join, blocks of [`CHILI_BLOCK`].
+/// Recursive halving with chili's join, down to blocks of at most `CHILI_BLOCK` indices.
 pub fn chili(s: &mut chili::Scope<'_>, lo: usize, hi: usize) -> u64 {
     if hi - lo <= CHILI_BLOCK {
         return (lo..hi).fold(0u64, |a, i| a.wrapping_add(f(i)));

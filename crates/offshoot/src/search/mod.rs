@@ -4,7 +4,7 @@
 //! A search program runs as the plain sequential backtracking search on **one** shared,
 //! mutable [`State`]. Nothing is copied and no task is made while every worker is busy.
 //! Only when an idle worker asks does the runtime call the **oldest** live handler
-//! ([`State::handle`], [`handle`]); the handler copies the state *as it is now* and spawns a
+//! ([`State::handle`], [`handle()`]); the handler copies the state *as it is now* and spawns a
 //! task for part of the remaining work, or declines, and then the next younger frame is
 //! tried — handler, join seed, loop or finish alike: the oldest-first rule spans every kind
 //! of frame. [`State::undo_redo`] clauses roll the shared state back to what an older handler

@@ -1,4 +1,5 @@
-//! [`Condvar`]: wait for a condition under a [`Mutex`], parking instead of blocking.
+//! [`Condvar`]: wait for a condition under a [`Mutex`](crate::sync::Mutex), parking instead
+//! of blocking.
 //!
 //! Invariants:
 //! * A waiter queues its token *before* it unlocks the mutex, so a notify that comes after
