@@ -178,10 +178,15 @@ pub fn summary_table(report: &Report) -> String {
         "\nsummary: median time ÷ serial median (lower is better; below 1.00 is faster than serial)"
     );
     let (header, rows) = summary_rows(report);
+    let width = std::iter::once(&header)
+        .chain(&rows)
+        .map(|r| r[0].chars().count())
+        .max()
+        .unwrap_or(0);
     for row in std::iter::once(&header).chain(&rows) {
         // Every cell but the input (column 1), which the kernel tables show.
         let (name, workers, serial) = (&row[0], &row[2], &row[3]);
-        let _ = write!(out, "  {name:<14} {workers:>7} {serial:>10}");
+        let _ = write!(out, "  {name:<width$} {workers:>7} {serial:>10}");
         let (ratios, best) = row[4..].split_at(row.len() - 5);
         for r in ratios {
             let _ = write!(out, " {r:>8}");

@@ -5,7 +5,10 @@
 //!
 //! - serial: plain recursion ([`super::fib::serial`]);
 //! - offshoot: `offshoot::sync::spawn_future` + `TaskFuture::get`, inside one
-//!   `offshoot::finish` (the finish the futures are spawned into);
+//!   `offshoot::finish` (the finish the futures are spawned into); in the
+//!   `scoped-futures-fib` kernel, `offshoot::sync::with_future` +
+//!   `ScopedFuture::get` instead (a future that cannot outlive its body, kept
+//!   in the caller's stack frame);
 //! - tokio: a multi-thread runtime with as many worker threads as the
 //!   offshoot pool has workers; each call `tokio::spawn`s fib(n-1) and
 //!   `.await`s it. The root is spawned too, so that only the runtime's workers
@@ -22,7 +25,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use offshoot::sync::spawn_future;
+use offshoot::sync::{spawn_future, with_future};
 
 use super::fib::{iterative, serial};
 use super::plain::Plain;
@@ -37,6 +40,17 @@ pub const INFO: KernelInfo = KernelInfo {
     source: "Imam's thesis (002) §3.6.2, Fibonacci with futures, without the cutoff",
     contenders: &[Contender::Offshoot, Contender::Tokio],
     prepare,
+};
+
+/// Registry entry of the same program with scoped futures (`with_future`).
+pub const SCOPED_INFO: KernelInfo = KernelInfo {
+    name: "scoped-futures-fib",
+    about:
+        "futures-fib with scoped futures: each call makes a with_future for fib(n-1) and gets it",
+    cutoff: "none",
+    source: "Imam's thesis (002) §3.6.2, Fibonacci with futures, without the cutoff",
+    contenders: &[Contender::Offshoot, Contender::Tokio],
+    prepare: prepare_scoped,
 };
 
 /// fib with a future per call; call inside an offshoot finish (or use
@@ -54,6 +68,21 @@ pub fn by_futures(n: u64) -> u64 {
 /// `offshoot::ThreadPool::run`.
 pub fn offshoot(n: u64) -> u64 {
     offshoot::finish(|| by_futures(n))
+}
+
+/// fib with a scoped future per call (`with_future`); call inside
+/// `offshoot::ThreadPool::run`.
+pub fn by_scoped_futures(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    with_future(
+        move || by_scoped_futures(n - 1),
+        |a| {
+            let b = by_scoped_futures(n - 2);
+            *a.get() + b
+        },
+    )
 }
 
 /// fib as a boxed future that `tokio::spawn`s fib(n-1) at every call.
@@ -75,6 +104,14 @@ pub fn tokio(rt: &tokio::runtime::Runtime, n: u64) -> u64 {
 }
 
 fn prepare(size: Size) -> Box<dyn Instance> {
+    prepare_with(size, offshoot)
+}
+
+fn prepare_scoped(size: Size) -> Box<dyn Instance> {
+    prepare_with(size, by_scoped_futures)
+}
+
+fn prepare_with(size: Size, offshoot: fn(u64) -> u64) -> Box<dyn Instance> {
     let n = match size {
         Size::Test => 12,
         Size::Quick => 22,
@@ -100,5 +137,6 @@ mod tests {
     #[test]
     fn contenders_agree_with_serial() {
         super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
+        super::super::verify_contenders(prepare_scoped(Size::Test), SCOPED_INFO.contenders);
     }
 }

@@ -152,6 +152,7 @@ pub fn all() -> Vec<KernelInfo> {
         mandelbrot::INFO,
         nbody::INFO,
         futures_fib::INFO,
+        futures_fib::SCOPED_INFO,
         ring::INFO,
         monitor_buffer::INFO,
         empty::INFO_SPAWN,
