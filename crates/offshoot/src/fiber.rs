@@ -439,8 +439,15 @@ impl Waiter {
             Target::Fiber { fiber, worker } if woke == Woke::Parked => {
                 // SAFETY: see `Parker`'s Send impl: the worker outlives its parked fibers.
                 let w = unsafe { &**worker };
-                w.remote().push_ready(*fiber);
-                w.unpark_if_sleeping();
+                if ptr::eq(Worker::current(), *worker) {
+                    // Woken from its own worker (a task handing over to a task parked on
+                    // the same worker): straight onto the driver's ready list — no lock,
+                    // and the worker is awake, running this.
+                    w.push_ready_local(*fiber);
+                } else {
+                    w.remote().push_ready(*fiber);
+                    w.unpark_if_sleeping();
+                }
             }
             _ => {}
         }
@@ -641,7 +648,10 @@ impl Worker {
         // SAFETY: owner thread only.
         let s = unsafe { &mut *self.sched() };
         self.remote().take_ready(&mut s.ready);
-        if self.remote().kicked.swap(false, Ordering::SeqCst) {
+        // Read first: the swap (a read-modify-write) only when there is a kick to take.
+        if self.remote().kicked.load(Ordering::SeqCst)
+            && self.remote().kicked.swap(false, Ordering::SeqCst)
+        {
             s.recheck_parked = true;
             let mut i = 0;
             while i < s.cond_parked.len() {
@@ -766,6 +776,16 @@ impl Worker {
         self.remote().push_ready(e.fiber);
         self.unpark_if_sleeping();
         true
+    }
+
+    /// Queues a fiber woken on this worker's own thread (by the task running here) on the
+    /// driver's ready list.
+    fn push_ready_local(&self, f: *mut Fiber) {
+        // SAFETY: owner thread only (the caller checked that this thread runs this worker).
+        // The driver holds no reference to its `Sched` while a task runs (it takes them
+        // briefly and never across a switch), and the other owner-thread users of `ready`
+        // do not wake tokens while they hold one, so this is the only reference now.
+        unsafe { (*self.sched()).ready.push_back(f) };
     }
 
     /// Whether the driver's own ready list holds a fiber (owner thread only).
