@@ -320,7 +320,7 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          - Same algorithm, same input and same cutoffs for every contender (see the kernel \
          notes below); offshoot's and rayon's versions are one generic function calling \
          `offshoot::join` or `rayon::join`, chili's calls `Scope::join`. The kernels whose \
-         tasks wait on each other (`futures-fib`, `ring`, `monitor-buffer`) have no rayon or \
+         tasks wait on each other (`futures-fib`, `scoped-futures-fib`, `ring`, `monitor-buffer`) have no rayon or \
          chili version, as neither has a way for a task to wait; their peers are tokio or OS \
          threads, and a contender a kernel does not have shows as `-`.\n\
          - Per kernel: one serial run whose answer is validated against an independent \
