@@ -292,34 +292,49 @@ where
     #[cold]
     #[inline(never)]
     fn join_stolen<RA>(&self, w: &Worker, ra: std::thread::Result<RA>) -> (RA, RB) {
-        let hdr = self.header();
-        if ra.is_err() {
-            cancel_job(w, hdr);
+        join_stolen_seed(w, self.header(), ra, || {
+            // SAFETY: called only when the thief wrote the result (before `done`).
+            unsafe { (*self.result.get()).assume_init_read() }
+        })
+    }
+}
+
+/// The end of a join (or a scoped future) whose seed was handed out, on its owner: the
+/// owner's side ended with `ra`; cancel the thief if that failed, wait for it (taking work
+/// back from it), then decide. `read` takes the thief's value, called only if it wrote one.
+/// Returns both values, or resumes the first failure (the thief's if it failed first), or
+/// unwinds as stopped when a region around the join was cancelled.
+pub(crate) fn join_stolen_seed<RA, RB>(
+    w: &Worker,
+    hdr: &JobHeader,
+    ra: std::thread::Result<RA>,
+    read: impl FnOnce() -> RB,
+) -> (RA, RB) {
+    if ra.is_err() {
+        cancel_job(w, hdr);
+    }
+    let settled = settle_job(w, hdr);
+    let failed_first = hdr.failed.load(Ordering::Acquire) == FAILED_A;
+    let rb = match settled {
+        Settled::Value => Some(read()),
+        Settled::Failed(pb) => {
+            // `b` failed first: its payload wins over `a`'s.
+            drop(ra);
+            resume_unwind(pb)
         }
-        let settled = settle_job(w, hdr);
-        let failed_first = hdr.failed.load(Ordering::Acquire) == FAILED_A;
-        let rb = match settled {
-            // SAFETY: the thief wrote the result before `done`.
-            Settled::Value => Some(unsafe { (*self.result.get()).assume_init_read() }),
-            Settled::Failed(pb) => {
-                // `b` failed first: its payload wins over `a`'s.
-                drop(ra);
-                resume_unwind(pb)
-            }
-            Settled::Stopped => None,
-        };
-        match (ra, rb) {
-            (Err(pa), rb) => {
-                drop(rb);
-                resume_unwind(pa)
-            }
-            (Ok(ra), Some(rb)) if !failed_first => (ra, rb),
-            // Stopped: a region enclosing this join was cancelled (this worker cancelled `b`
-            // while waiting, or `b`'s own region stopped it).
-            (Ok(ra), rb) => {
-                drop((ra, rb));
-                raise_stopped()
-            }
+        Settled::Stopped => None,
+    };
+    match (ra, rb) {
+        (Err(pa), rb) => {
+            drop(rb);
+            resume_unwind(pa)
+        }
+        (Ok(ra), Some(rb)) if !failed_first => (ra, rb),
+        // Stopped: a region enclosing this join was cancelled (this worker cancelled `b`
+        // while waiting, or `b`'s own region stopped it).
+        (Ok(ra), rb) => {
+            drop((ra, rb));
+            raise_stopped()
         }
     }
 }

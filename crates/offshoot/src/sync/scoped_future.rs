@@ -38,16 +38,14 @@ use std::cell::{Cell, UnsafeCell};
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU8};
 
 use super::completion::{Completion, DONE, FAILED, PENDING};
 use super::Event;
 use crate::finish::FinishState;
 use crate::frame::{never_offer, no_work, Frame, FrameKind, FrameVTable};
-use crate::job::{
-    cancel_job, run_as_thief, settle_job, JobHeader, JobRef, Mode, Settled, FAILED_A,
-};
-use crate::join::{always, hand_out_seed, never};
+use crate::job::{run_as_thief, JobHeader, JobRef, Mode};
+use crate::join::{always, hand_out_seed, join_stolen_seed, never};
 use crate::unwind::raise_stopped;
 use crate::worker::Worker;
 
@@ -259,6 +257,17 @@ where
         }
     }
 
+    /// Takes a still planted seed back for its creator on `w` (its worker): marks it used,
+    /// uncounts it and returns `f`, now the caller's to run or drop.
+    fn claim(&self, w: &Worker) -> F {
+        debug_assert!(matches!(self.frame.vtable.get(), Some(t) if !ptr::eq(t, &USED)));
+        self.frame.vtable.set(Some(&USED));
+        w.count_seed(-1);
+        // SAFETY: the seed was planted (not handed out, not used), so `f` is there; marking
+        // it used makes this the one take.
+        unsafe { ManuallyDrop::take(&mut *self.f.get()) }
+    }
+
     /// The creator's `get`: takes the seed back if it is still planted and runs `f`.
     ///
     /// # Safety
@@ -270,11 +279,8 @@ where
             None => Taken::Stolen,
             Some(t) if ptr::eq(t, &USED) => Taken::Used,
             Some(_) => {
-                seed.frame.vtable.set(Some(&USED));
                 // SAFETY: the creator runs on its worker's thread (per the contract).
-                unsafe { (*Worker::current()).count_seed(-1) };
-                // SAFETY: the seed was planted, so `f` is there and now ours.
-                let f = unsafe { ManuallyDrop::take(&mut *seed.f.get()) };
+                let f = seed.claim(unsafe { &*Worker::current() });
                 Self::run(&seed.fut, f);
                 Taken::Ran
             }
@@ -288,10 +294,7 @@ where
             None => self.finish_stolen(w, r),
             Some(t) if ptr::eq(t, &USED) => r.unwrap_or_else(|p| resume_unwind(p)),
             Some(_) => {
-                w.count_seed(-1);
-                self.frame.vtable.set(Some(&USED));
-                // SAFETY: still planted: `f` is here and ours, taken once.
-                let f = unsafe { ManuallyDrop::take(&mut *self.f.get()) };
+                let f = self.claim(w);
                 match r {
                     Ok(r) => {
                         // Nobody got it: it runs now. A panic of `f` drops `r` and goes on.
@@ -315,25 +318,8 @@ where
     fn finish_stolen<R>(&self, w: &Worker, r: std::thread::Result<R>) -> R {
         // SAFETY: handed out: `offer` initialised the header.
         let hdr = unsafe { (*self.header.get()).assume_init_ref() };
-        if r.is_err() {
-            cancel_job(w, hdr);
-        }
-        let settled = settle_job(w, hdr);
-        let we_cancelled = hdr.failed.load(Ordering::Acquire) == FAILED_A;
-        match (settled, r) {
-            // `f` failed first: its payload wins over `body`'s.
-            (Settled::Failed(pf), r) => {
-                drop(r);
-                resume_unwind(pf)
-            }
-            (_, Err(p)) => resume_unwind(p),
-            (Settled::Value, Ok(r)) if !we_cancelled => r,
-            // Stopped: a region around this call was cancelled.
-            (_, Ok(r)) => {
-                drop(r);
-                raise_stopped()
-            }
-        }
+        // The value stays in the handle (its phase says it is there); nothing to read.
+        join_stolen_seed(w, hdr, r, || ()).0
     }
 }
 
