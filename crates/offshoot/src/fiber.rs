@@ -70,16 +70,16 @@
 use std::cell::{Cell, UnsafeCell};
 use std::collections::VecDeque;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
 use crate::atomics::thread::{self as shim_thread, Thread};
 use crate::finish::FinishFrame;
 use crate::frame::Frame;
 use crate::overflow;
+use crate::stack::{FiberStack, Stacks};
 use crate::token::{Token, Woke};
 use crate::worker::Worker;
 
@@ -101,7 +101,7 @@ pub(crate) enum Suspend {
     ParkToken(WaitOn),
 }
 
-type Co = Coroutine<Resume, Suspend, (), DefaultStack>;
+type Co = Coroutine<Resume, Suspend, (), FiberStack>;
 
 /// How many free fibers a worker keeps for reuse; more are unmapped.
 const FREE_FIBERS: usize = 16;
@@ -184,8 +184,13 @@ pub(crate) struct Sched {
     recheck_parked: bool,
     /// Fibers parked in all.
     parked: usize,
+    /// The value of `Remote::stops` when the parked fibers were last scanned for cancelled
+    /// regions (`wake_cancelled_parked`).
+    scanned_stops: u64,
     /// Size of every fiber's stack.
     stack_size: usize,
+    /// Where new fibers' stacks come from (`stack.rs`).
+    stacks: Stacks,
 }
 
 impl Sched {
@@ -201,7 +206,9 @@ impl Sched {
             token_dirty: false,
             recheck_parked: false,
             parked: 0,
+            scanned_stops: 0,
             stack_size,
+            stacks: Stacks::new(stack_size),
         }
     }
 }
@@ -215,6 +222,9 @@ pub(crate) struct Remote {
     kicked: std::sync::atomic::AtomicBool,
     /// The fibers parked on a token as last published; see the module invariants.
     token_shared: Mutex<Vec<TokenParked>>,
+    /// How many stops other code raised on this worker for a region it cancelled
+    /// (`Worker::signal_stop`); see `wake_cancelled_parked`.
+    stops: AtomicU64,
 }
 
 // SAFETY: the raw pointers in `token_shared` name parked fibers of the owner worker; other
@@ -231,7 +241,15 @@ impl Remote {
             ready_len: AtomicUsize::new(0),
             kicked: std::sync::atomic::AtomicBool::new(false),
             token_shared: Mutex::new(Vec::new()),
+            stops: AtomicU64::new(0),
         }
+    }
+
+    /// Counts a stop raised for a region that was cancelled (before the stop bit is
+    /// raised). Release: pairs with the acquire load in `wake_cancelled_parked`, so a scan
+    /// that sees the count sees the region cancelled.
+    pub(crate) fn count_stop(&self) {
+        self.stops.fetch_add(1, Ordering::Release);
     }
 
     pub(crate) fn kick(&self) {
@@ -507,7 +525,7 @@ impl Waiter {
 
 impl Sched {
     fn new_fiber(&mut self, w: *const Worker) -> std::io::Result<Box<Fiber>> {
-        let stack = DefaultStack::new(self.stack_size)?;
+        let stack = self.stacks.take()?;
         let guard = overflow::Guard::of(&stack, self.stack_size);
         let wp = w as usize;
         let co = Co::with_stack(stack, move |yielder, mut input| {
@@ -673,9 +691,24 @@ impl Worker {
     /// runs again (once), so that its wait loop passes the stop on (e.g. to the thief of
     /// the join it waits at) instead of sleeping through it; a task parked on a token inside
     /// a cancelled region is interrupted, so that its wait unwinds as stopped.
+    ///
+    /// The parked fibers are scanned once per stop that other code counted for a region it
+    /// cancelled (`Remote::count_stop`), not at every take of the stop bit: the bit is also
+    /// raised for the running chain alone (a resumed task, a stolen job, a stop re-raised
+    /// while the running chain stays cancelled), and a scan per resume would make parking N
+    /// tasks cost O(N²). A fiber that parks while the bit is raised — its chain may have
+    /// been found cancelled while it ran, after the scan of that stop — is checked alone as
+    /// it parks (`check_parking`). So every parked fiber in a cancelled region is found:
+    /// by the scan of the cancel's count if it was parked by then, else by its own check.
     pub(crate) fn wake_cancelled_parked(&self) {
         // SAFETY: owner thread only; `chain_cancelled` does not park.
         let s = unsafe { &mut *self.sched() };
+        // Acquire: pairs with `count_stop`, so the cancelled regions counted are seen.
+        let stops = self.remote().stops.load(Ordering::Acquire);
+        if stops == s.scanned_stops {
+            return;
+        }
+        s.scanned_stops = stops;
         for e in s.token_parked.iter().filter(|e| e.on.interruptible) {
             // SAFETY: listed fibers are parked and alive, their chains too (module
             // invariants); the owner (this thread) alone removes them.
@@ -689,16 +722,28 @@ impl Worker {
         while i < s.cond_parked.len() {
             let f = s.cond_parked[i];
             // SAFETY: parked fibers and their saved chains are live.
-            let wake =
-                unsafe { !(*f).cancel_woken.get() && self.chain_cancelled((*f).saved.get().head) };
-            if wake {
-                // SAFETY: as above.
-                unsafe { (*f).cancel_woken.set(true) };
+            if unsafe { self.cancel_wakes(f) } {
                 s.cond_parked.swap_remove(i);
                 s.ready.push_back(f);
             } else {
                 i += 1;
             }
+        }
+    }
+
+    /// Whether the fiber `f`, parked on a condition, must run again because a region on its
+    /// chain was cancelled (once per time it became free; marks it).
+    ///
+    /// # Safety
+    /// `f` is a parked fiber of this worker (owner thread).
+    unsafe fn cancel_wakes(&self, f: *mut Fiber) -> bool {
+        // SAFETY: per the contract, `f` and its saved chain are live.
+        unsafe {
+            let wake = !(*f).cancel_woken.get() && self.chain_cancelled((*f).saved.get().head);
+            if wake {
+                (*f).cancel_woken.set(true);
+            }
+            wake
         }
     }
 
@@ -887,7 +932,12 @@ impl Worker {
                     if s.free.len() < FREE_FIBERS {
                         s.free.push(cur);
                     } else {
-                        drop(cur); // its body is suspended at its base: unwinding is trivial
+                        // Its body returns (as at shutdown) rather than being unwound by the
+                        // coroutine's drop: an unwind costs microseconds, and after a burst
+                        // of parked tasks thousands of fibers go at once.
+                        overflow::enter(cur.guard);
+                        let _ = cur.co.resume(Resume::Exit);
+                        overflow::leave();
                     }
                 }
                 CoroutineResult::Yield(why) => {
@@ -906,10 +956,24 @@ impl Worker {
                         unsafe { (*raw).work_slot.set(s.with_work.len()) };
                         s.with_work.push(raw);
                     }
+                    // A stop pending now may be for this fiber's chain (see
+                    // `wake_cancelled_parked`).
+                    let stop = self.stop_raised();
                     match why {
                         Suspend::ParkCond => {
-                            s.cond_parked.push(raw);
-                            self.remote().kick(); // the condition may already hold
+                            // The condition may hold already (its maker kicks only after
+                            // this fiber is listed, or before this test).
+                            // SAFETY: the condition lives on the parked stack; `raw` is a
+                            // parked fiber of this worker.
+                            let go = unsafe {
+                                (*(*raw).cond.get().expect("parked without condition"))()
+                                    || (stop && self.cancel_wakes(raw))
+                            };
+                            if go {
+                                s.ready.push_back(raw);
+                            } else {
+                                s.cond_parked.push(raw);
+                            }
                         }
                         Suspend::ParkToken(on) => {
                             // SAFETY: `raw` is a live parked fiber, owned by this driver.
@@ -932,6 +996,14 @@ impl Worker {
                                     task: unsafe { (*raw).saved.get().task },
                                     reported: false,
                                 });
+                                // SAFETY: `raw` is parked, its chain live.
+                                if stop
+                                    && on.interruptible
+                                    && unsafe { self.chain_cancelled((*raw).saved.get().head) }
+                                    && p.interrupt(epoch, Woken::Stopped)
+                                {
+                                    s.ready.push_back(raw);
+                                }
                             }
                         }
                         Suspend::Idle => unreachable!("handled above"),

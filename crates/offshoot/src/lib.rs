@@ -83,6 +83,7 @@ mod par_iter;
 mod pool;
 mod scope;
 pub mod search;
+mod stack;
 mod stats;
 pub mod sync;
 mod token;

@@ -440,8 +440,11 @@ impl Worker {
         false
     }
 
-    /// Raises the stop bit of this worker and wakes it if it sleeps.
+    /// Raises the stop bit of this worker for a region that was cancelled (counted, so that
+    /// its parked fibers are scanned once for it: `wake_cancelled_parked`) and wakes it if
+    /// it sleeps.
     pub(crate) fn signal_stop(&self) {
+        self.remote().count_stop();
         self.mailbox.raise_stop();
         self.unpark_if_sleeping();
     }
