@@ -37,9 +37,11 @@
 //!   only cross-thread entry is `remote_ready`, fed by token wakes (and interrupts).
 //! * A fiber parked on a token is in its driver's `token_parked` list (owner only) from the
 //!   moment the driver moved its token to `PARKED` until the driver resumes it. Before the
-//!   worker counts itself idle for the deadlock watch, it *publishes* that list into
-//!   `Remote::token_shared` (under its mutex) if it changed; a published fiber leaves the
-//!   shared list, under the lock, before it is resumed. So whenever a worker is idle its
+//!   worker counts itself idle for the deadlock watch, it *publishes* into
+//!   `Remote::token_shared` (under its mutex) the fibers that parked since it last did and
+//!   are still parked (`unpublished`: a fiber resumed first leaves it); a published fiber
+//!   leaves the shared list, under the lock, before it is resumed. Each park is published
+//!   at most once, so publishing costs O(1) per park. So whenever a worker is idle its
 //!   shared list is exact, and a fiber in it stays alive while the watch, which reads the
 //!   entries and interrupts their tokens, holds the lock. A park and a resume between two
 //!   idle periods take no lock.
@@ -143,6 +145,8 @@ pub(crate) struct Fiber {
     token_slot: Cell<usize>,
     /// Index in the worker's published list (`Remote::token_shared`), if it is in it.
     shared_slot: Cell<usize>,
+    /// Index in the driver's `unpublished` list, if it is in it.
+    unpublished_slot: Cell<usize>,
 }
 
 /// A fiber parked on a token, as listed for the stop scan and the deadlock watch.
@@ -177,8 +181,8 @@ pub(crate) struct Sched {
     with_work: Vec<*mut Fiber>,
     /// Fibers parked on a token (see the module invariants).
     token_parked: Vec<TokenParked>,
-    /// `token_parked` changed since it was last published.
-    token_dirty: bool,
+    /// Fibers in `token_parked` not yet in the published list.
+    unpublished: Vec<*mut Fiber>,
     /// A kick came since token-parked chains were last checked for work (see
     /// `reclaim_parked_work`).
     recheck_parked: bool,
@@ -203,7 +207,7 @@ impl Sched {
             cond_parked: Vec::new(),
             with_work: Vec::new(),
             token_parked: Vec::new(),
-            token_dirty: false,
+            unpublished: Vec::new(),
             recheck_parked: false,
             parked: 0,
             scanned_stops: 0,
@@ -558,6 +562,7 @@ impl Sched {
             cancel_woken: Cell::new(false),
             token_slot: Cell::new(NO_SLOT),
             shared_slot: Cell::new(NO_SLOT),
+            unpublished_slot: Cell::new(NO_SLOT),
         });
         // SAFETY: the line above initialised the box.
         Ok(unsafe { slot.assume_init() })
@@ -783,26 +788,23 @@ impl Worker {
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Publishes the driver's list of token-parked fibers for the deadlock watch, if it
-    /// changed since the last time (owner thread, before it counts itself idle).
+    /// Publishes the fibers parked on a token since the last time for the deadlock watch
+    /// (owner thread, before it counts itself idle). Resumed fibers left both lists.
     pub(crate) fn publish_token_parked(&self) {
         // SAFETY: owner thread only; nothing here switches fibers.
         let s = unsafe { &mut *self.sched() };
-        if !s.token_dirty {
+        if s.unpublished.is_empty() {
             return;
         }
-        s.token_dirty = false;
         let mut shared = self.token_parked();
-        // Every fiber in the old list is still parked: a resumed one left it.
-        for e in shared.iter() {
-            // SAFETY: listed fibers are parked and alive.
-            unsafe { (*e.fiber).shared_slot.set(NO_SLOT) };
-        }
-        shared.clear();
-        for (i, e) in s.token_parked.iter().enumerate() {
-            // SAFETY: as above.
-            unsafe { (*e.fiber).shared_slot.set(i) };
-            shared.push(*e);
+        for f in s.unpublished.drain(..) {
+            // SAFETY: fibers in `unpublished` are token-parked and alive (a resumed one
+            // left the list), so their `token_slot` names their entry.
+            unsafe {
+                (*f).unpublished_slot.set(NO_SLOT);
+                (*f).shared_slot.set(shared.len());
+                shared.push(s.token_parked[(*f).token_slot.get()]);
+            }
         }
     }
 
@@ -985,8 +987,11 @@ impl Worker {
                                 s.ready.push_back(raw); // woken before it was parked
                             } else {
                                 // SAFETY: `raw` is live and parked.
-                                unsafe { (*raw).token_slot.set(s.token_parked.len()) };
-                                s.token_dirty = true;
+                                unsafe {
+                                    (*raw).token_slot.set(s.token_parked.len());
+                                    (*raw).unpublished_slot.set(s.unpublished.len());
+                                }
+                                s.unpublished.push(raw);
                                 s.token_parked.push(TokenParked {
                                     fiber: raw,
                                     parker: &**p,
@@ -1036,10 +1041,17 @@ impl Worker {
             let slot = f.token_slot.replace(NO_SLOT);
             if slot != NO_SLOT {
                 s.token_parked.swap_remove(slot);
-                s.token_dirty = true;
                 if let Some(moved) = s.token_parked.get(slot) {
                     // SAFETY: listed fibers are live.
                     unsafe { (*moved.fiber).token_slot.set(slot) };
+                }
+            }
+            let slot = f.unpublished_slot.replace(NO_SLOT);
+            if slot != NO_SLOT {
+                s.unpublished.swap_remove(slot);
+                if let Some(&moved) = s.unpublished.get(slot) {
+                    // SAFETY: listed fibers are live.
+                    unsafe { (*moved).unpublished_slot.set(slot) };
                 }
             }
             let slot = f.shared_slot.replace(NO_SLOT);
