@@ -886,6 +886,7 @@ impl Worker {
         #[cfg(miri)]
         {
             let _ = stack_size;
+            self.registry().report_start(self.index, Ok(()));
             while self.schedule() {}
             return;
         }
@@ -907,11 +908,19 @@ impl Worker {
         };
         let mut cur = match first {
             Ok(f) => f,
-            Err(e) => panic!(
-                "offshoot: cannot map a {stack_size}-byte stack for a worker ({e}); lower \
-                 Builder::stack_size"
-            ),
+            Err(e) => {
+                // `build` reports it and stops the pool; this thread just ends.
+                self.registry().report_start(
+                    self.index,
+                    Err(format!(
+                        "cannot map a {stack_size}-byte fiber stack ({e}); lower \
+                         Builder::stack_size (or RUST_MIN_STACK)"
+                    )),
+                );
+                return;
+            }
         };
+        self.registry().report_start(self.index, Ok(()));
         loop {
             let fp: *mut Fiber = &mut *cur;
             let saved = cur.saved.get();

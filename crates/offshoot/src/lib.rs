@@ -115,7 +115,9 @@ pub mod prelude {
         IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator,
     };
 }
-pub use pool::{current_num_workers, BuildError, Builder, ThreadPool, MAX_WORKERS, WORKERS_ENV};
+pub use pool::{
+    current_num_workers, BuildError, Builder, ThreadPool, MAX_STACK_SIZE, MAX_WORKERS, WORKERS_ENV,
+};
 pub use scope::{scope, try_scope, Scope, TryScope};
 pub use stats::Stats;
 

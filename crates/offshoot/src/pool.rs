@@ -30,6 +30,19 @@ use crate::worker::{SpareBlocks, Worker};
 /// The most workers a pool may have.
 pub const MAX_WORKERS: usize = 4096;
 
+/// The largest fiber stack a pool accepts, in bytes (1 GiB): see [`Builder::stack_size`].
+/// Every worker maps one stack at start-up and one more per task that waits at once, so a
+/// bigger one would leave room for few waiting tasks in the address space.
+///
+/// ```
+/// use offshoot::{BuildError, ThreadPool, MAX_STACK_SIZE};
+///
+/// let e = ThreadPool::builder().stack_size(MAX_STACK_SIZE + 1).build().unwrap_err();
+/// assert!(matches!(e, BuildError::StackTooLarge { .. }));
+/// assert!(e.to_string().contains("Builder::stack_size"));
+/// ```
+pub const MAX_STACK_SIZE: usize = 1 << 30;
+
 /// The environment variable that sets the size of the global pool (and of pools built
 /// without [`Builder::workers`]).
 pub const WORKERS_ENV: &str = "OFFSHOOT_WORKERS";
@@ -45,6 +58,16 @@ pub(crate) struct Registry {
     deadlock_detection: bool,
     /// Batches of free task blocks passed between the workers' free lists.
     pub(crate) spare_blocks: SpareBlocks,
+    /// Which workers have started, and the first that could not (`build` waits for it).
+    start: Mutex<Start>,
+    started: std::sync::Condvar,
+}
+
+/// The start-up reports of a pool's workers.
+struct Start {
+    reported: Vec<bool>,
+    count: usize,
+    failed: Option<(usize, String)>,
 }
 
 impl Registry {
@@ -56,6 +79,35 @@ impl Registry {
     #[inline]
     pub(crate) fn num_workers(&self) -> usize {
         self.workers.len()
+    }
+
+    /// Worker `i` has started (it can run tasks) or could not (`Err`, why); only its first
+    /// report counts.
+    pub(crate) fn report_start(&self, i: usize, r: Result<(), String>) {
+        let mut st = self.start.lock().unwrap_or_else(|e| e.into_inner());
+        if std::mem::replace(&mut st.reported[i], true) {
+            return;
+        }
+        st.count += 1;
+        if let Err(why) = r {
+            st.failed.get_or_insert((i, why));
+        }
+        drop(st);
+        self.started.notify_all();
+    }
+
+    /// Waits until every worker started, or one could not (its index and why).
+    fn wait_started(&self) -> Result<(), (usize, String)> {
+        let mut st = self.start.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(f) = st.failed.take() {
+                return Err(f);
+            }
+            if st.count == self.workers.len() {
+                return Ok(());
+            }
+            st = self.started.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
     }
 
     fn inject(&self, job: JobRef) {
@@ -275,6 +327,21 @@ pub enum BuildError {
     Spawn(std::io::Error),
     /// [`Builder::build_global`] was called after the global pool already existed.
     GlobalAlreadyInitialized,
+    /// The fiber stack size ([`Builder::stack_size`], or `RUST_MIN_STACK`) is above
+    /// [`MAX_STACK_SIZE`].
+    StackTooLarge {
+        /// What was asked for, in bytes.
+        requested: usize,
+        /// [`MAX_STACK_SIZE`].
+        limit: usize,
+    },
+    /// A worker could not start, e.g. the system refused to map its first fiber stack.
+    WorkerStart {
+        /// The worker's index.
+        worker: usize,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -294,6 +361,14 @@ impl fmt::Display for BuildError {
                  from 1 to {MAX_WORKERS}, or unset it"
             ),
             BuildError::Spawn(e) => write!(f, "could not start a worker thread: {e}"),
+            BuildError::StackTooLarge { requested, limit } => write!(
+                f,
+                "a fiber stack of {requested} bytes is more than the limit of {limit} bytes \
+                 (1 GiB); lower Builder::stack_size (or RUST_MIN_STACK)"
+            ),
+            BuildError::WorkerStart { worker, reason } => {
+                write!(f, "worker {worker} could not start: {reason}")
+            }
             BuildError::GlobalAlreadyInitialized => {
                 write!(
                     f,
@@ -385,6 +460,10 @@ impl Builder {
     /// with \`Builder::stack_size\` (or RUST_MIN_STACK)"; elsewhere it dies of a fault on
     /// the stack's guard page (SIGSEGV).
     ///
+    /// [`build`](Builder::build) fails with [`BuildError::StackTooLarge`] for a size above
+    /// [`MAX_STACK_SIZE`], and with [`BuildError::WorkerStart`] when the system cannot map
+    /// a worker's first stack.
+    ///
     /// ```
     /// // Tasks of this pool may recurse through about 16 MiB of stack.
     /// let pool = offshoot::ThreadPool::builder()
@@ -445,6 +524,13 @@ impl Builder {
     /// Starts the pool's worker threads.
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         let n = self.worker_count()?;
+        let fiber_stack = self.stack_size.unwrap_or_else(default_stack_size);
+        if fiber_stack > MAX_STACK_SIZE {
+            return Err(BuildError::StackTooLarge {
+                requested: fiber_stack,
+                limit: MAX_STACK_SIZE,
+            });
+        }
         let registry = Arc::new_cyclic(|weak: &std::sync::Weak<Registry>| {
             let me = weak.as_ptr();
             Registry {
@@ -456,10 +542,15 @@ impl Builder {
                 terminating: AtomicBool::new(false),
                 deadlock_detection: !self.no_deadlock_detection,
                 spare_blocks: SpareBlocks::new(),
+                start: Mutex::new(Start {
+                    reported: vec![false; n],
+                    count: 0,
+                    failed: None,
+                }),
+                started: std::sync::Condvar::new(),
             }
         });
         crate::deadlock::register(&registry);
-        let fiber_stack = self.stack_size.unwrap_or_else(default_stack_size);
         let mut threads = Vec::with_capacity(n);
         for i in 0..n {
             let name = match &mut self.thread_name {
@@ -487,6 +578,12 @@ impl Builder {
                     return Err(BuildError::Spawn(e));
                 }
             }
+        }
+        // A worker that cannot run tasks (no stack for it) fails the build; without this
+        // wait, the first `run` would wait forever for it.
+        if let Err((worker, reason)) = registry.wait_started() {
+            drop(ThreadPool { registry, threads }); // stops the others
+            return Err(BuildError::WorkerStart { worker, reason });
         }
         Ok(ThreadPool { registry, threads })
     }

@@ -847,9 +847,22 @@ impl Worker {
                 crate::deadlock::went_idle();
             }
         }
+        /// Tells `build` that the worker died before it started, if it unwinds that early
+        /// (a report that came first stands).
+        struct Starting<'a>(&'a Worker);
+        impl Drop for Starting<'_> {
+            fn drop(&mut self) {
+                let w = self.0;
+                w.registry().report_start(
+                    w.index,
+                    Err("its thread ended before it could run tasks".to_string()),
+                );
+            }
+        }
         let _ = self.thread.set(std::thread::current());
         crate::deadlock::woke();
         let _awake = Awake;
+        let _starting = Starting(self);
         CURRENT.with(|c| c.set(self));
         self.drive(stack_size);
         CURRENT.with(|c| c.set(ptr::null()));
