@@ -609,8 +609,9 @@ impl Worker {
         }
     }
 
-    /// Whether the calling task runs on a fiber (always true for tasks of a pool).
-    fn on_fiber(&self) -> bool {
+    /// Whether the calling task runs on a fiber (always true for tasks of a pool, but
+    /// under Miri).
+    pub(crate) fn on_fiber(&self) -> bool {
         // SAFETY: owner thread only.
         unsafe { !(*self.sched()).running.is_null() }
     }

@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{JoinHandle, Thread};
 
+use crate::fiber::{WaitOn, Waiter};
 use crate::finish::finish_core;
 use crate::job::{JobHeader, JobRef, Mode};
 use crate::stats::Stats;
@@ -210,29 +211,45 @@ impl Registry {
         F: FnOnce() -> R + Send,
         R: Send,
     {
+        let me = Worker::current();
+        // SAFETY: a non-null current worker is run by this thread.
+        let me = (!me.is_null()).then(|| unsafe { &*me });
+        // A task of another pool's worker parks on its token while it waits (its worker
+        // goes on with its own pool's work, and the deadlock watch sees the wait).
+        let waiter = me.filter(|w| w.on_fiber()).map(|_| Waiter::prepare());
         let job = RootJob {
             header: JobHeader::new(RootJob::<F, R>::execute, ptr::null()),
             func: std::cell::UnsafeCell::new(Some(f)),
             result: std::cell::UnsafeCell::new(None),
             latch: AtomicBool::new(false),
-            caller: std::thread::current(),
+            caller: match &waiter {
+                Some(w) => Caller::Task(w.clone()),
+                None => Caller::Thread(std::thread::current()),
+            },
         };
         // The header is the first field (repr(C)); the pointer covers the whole job.
         self.inject(JobRef(&job as *const RootJob<F, R> as *const JobHeader));
-        let me = Worker::current();
-        if me.is_null() {
-            while !job.latch.load(Ordering::Acquire) {
-                std::thread::park();
+        if let Some(waiter) = waiter {
+            if job.latch.load(Ordering::Acquire) {
+                waiter.abandon();
+            } else {
+                // Not interruptible: the job lives in this frame and runs in the other pool
+                // until it ends; a deadlock there is ended there, and its panic comes back
+                // through the job.
+                let on = WaitOn::new("ThreadPool::run", &job.header).uninterruptible();
+                let _ = waiter.park(on);
             }
-        } else {
-            // A worker of another pool: keep answering requests of its own pool while it
-            // waits (its older frames may hold work). It also runs jobs injected into its own
-            // pool — the one exception to "no unrelated work on a waiting stack": the job
-            // this worker waits for may itself call back into this worker's pool (A.run →
-            // B.run → A.run), and when every worker of that pool waits here, nobody else
-            // could run it.
-            // SAFETY: the current worker is run by this thread.
-            let me = unsafe { &*me };
+            // The waker set the latch before its wake.
+            assert!(
+                job.latch.load(Ordering::Acquire),
+                "offshoot: internal error: woken before the pool's job ended"
+            );
+        } else if let Some(me) = me {
+            // A worker that cannot park (no fibers: Miri): keep answering requests of its own
+            // pool while it waits (its older frames may hold work), and run jobs injected
+            // into its own pool — the job this worker waits for may itself call back into
+            // this worker's pool (A.run → B.run → A.run), and when every worker of that pool
+            // waits here, nobody else could run it.
             let own = me.registry();
             while !job.latch.load(Ordering::Acquire) {
                 if let Some(j) = own.pop_injected() {
@@ -245,6 +262,10 @@ impl Registry {
                     || job.latch.load(Ordering::SeqCst) || own.has_injected(),
                     std::time::Duration::from_micros(200),
                 );
+            }
+        } else {
+            while !job.latch.load(Ordering::Acquire) {
+                std::thread::park();
             }
         }
         // SAFETY: the latch (acquire) says the executing worker wrote the result and no
@@ -279,7 +300,15 @@ struct RootJob<F, R> {
     func: std::cell::UnsafeCell<Option<F>>,
     result: std::cell::UnsafeCell<Option<std::thread::Result<R>>>,
     latch: AtomicBool,
-    caller: Thread,
+    caller: Caller,
+}
+
+/// Who waits for a root job, and how the job's end wakes it.
+enum Caller {
+    /// A thread outside every pool, parked: unpark it.
+    Thread(Thread),
+    /// A task of another pool's worker, parked on its token: wake it.
+    Task(Waiter),
 }
 
 impl<F: FnOnce() -> R + Send, R: Send> RootJob<F, R> {
@@ -300,10 +329,18 @@ impl<F: FnOnce() -> R + Send, R: Send> RootJob<F, R> {
         };
         // SAFETY: as above; the caller reads the result only after the latch.
         unsafe { *job.result.get() = Some(r) };
-        let caller = job.caller.clone();
+        let caller = match &job.caller {
+            Caller::Thread(t) => Caller::Thread(t.clone()),
+            Caller::Task(w) => Caller::Task(w.clone()),
+        };
         job.latch.store(true, Ordering::Release);
         // The job may be gone now.
-        caller.unpark();
+        match caller {
+            Caller::Thread(t) => t.unpark(),
+            Caller::Task(w) => {
+                w.wake();
+            }
+        }
     }
 }
 
@@ -671,8 +708,9 @@ impl ThreadPool {
     /// Runs `f` inside the pool and returns its value; tasks spawned with
     /// [`spawn`](crate::spawn) outside any finish are joined before `run` returns. A panic in
     /// `f` resumes in the caller. Called from one of this pool's own workers, `f` simply
-    /// runs there (no deadlock); from a worker of another pool, that worker waits without
-    /// running unrelated work.
+    /// runs there (no deadlock); from a task of another pool, that task parks until `f` is
+    /// done while its worker goes on with its own pool's work, and the deadlock watch sees
+    /// the wait (a deadlock across the two pools is reported like one inside a pool).
     ///
     /// ```
     /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
