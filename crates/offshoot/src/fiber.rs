@@ -34,7 +34,8 @@
 //!   OS thread: thread-locals and `!Send` values on a parked stack stay on their thread.
 //! * A fiber is running, free, ready, or parked, and in exactly one of the driver's lists
 //!   accordingly (the running one in none); only the owner thread touches those lists. The
-//!   only cross-thread entry is `remote_ready`, fed by token wakes (and interrupts).
+//!   only cross-thread entry is `Remote::ready`, fed by token wakes (and interrupts) from
+//!   other threads without a lock (`ready_stack.rs`).
 //! * A fiber parked on a token is in its driver's `token_parked` list (owner only) from the
 //!   moment the driver moved its token to `PARKED` until the driver resumes it. Before the
 //!   worker counts itself idle for the deadlock watch, it *publishes* into
@@ -72,15 +73,17 @@
 use std::cell::{Cell, UnsafeCell};
 use std::collections::VecDeque;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
 use crate::atomics::thread::{self as shim_thread, Thread};
+use crate::atomics::AtomicPtr;
 use crate::finish::FinishFrame;
 use crate::frame::Frame;
 use crate::overflow;
+use crate::ready_stack::{Linked, ReadyStack};
 use crate::stack::{FiberStack, Stacks};
 use crate::token::{Token, Woke};
 use crate::worker::Worker;
@@ -147,6 +150,14 @@ pub(crate) struct Fiber {
     shared_slot: Cell<usize>,
     /// Index in the driver's `unpublished` list, if it is in it.
     unpublished_slot: Cell<usize>,
+    /// The link in `Remote::ready` while queued there by another thread.
+    ready_link: AtomicPtr<Fiber>,
+}
+
+impl Linked for Fiber {
+    fn link(&self) -> &AtomicPtr<Fiber> {
+        &self.ready_link
+    }
 }
 
 /// A fiber parked on a token, as listed for the stop scan and the deadlock watch.
@@ -219,9 +230,9 @@ impl Sched {
 
 /// The part of a worker's scheduling that other threads touch.
 pub(crate) struct Remote {
-    /// Fibers woken through their token, not yet moved to the driver's ready list.
-    ready: Mutex<Vec<usize>>,
-    ready_len: AtomicUsize,
+    /// Fibers woken through their token by other threads, not yet moved to the driver's
+    /// ready list (lock-free: `ready_stack.rs`).
+    ready: ReadyStack<Fiber>,
     /// Set when a condition a parked fiber waits on may have become true.
     kicked: std::sync::atomic::AtomicBool,
     /// The fibers parked on a token as last published; see the module invariants.
@@ -241,8 +252,7 @@ unsafe impl Sync for Remote {}
 impl Remote {
     pub(crate) fn new() -> Remote {
         Remote {
-            ready: Mutex::new(Vec::new()),
-            ready_len: AtomicUsize::new(0),
+            ready: ReadyStack::new(),
             kicked: std::sync::atomic::AtomicBool::new(false),
             token_shared: Mutex::new(Vec::new()),
             stops: AtomicU64::new(0),
@@ -261,22 +271,20 @@ impl Remote {
     }
 
     pub(crate) fn has_news(&self) -> bool {
-        self.kicked.load(Ordering::SeqCst) || self.ready_len.load(Ordering::SeqCst) > 0
+        self.kicked.load(Ordering::SeqCst) || !self.ready.is_empty()
     }
 
+    /// Queues the parked fiber `f`, whose wake (or interrupt) this caller won, for its
+    /// driver.
     fn push_ready(&self, f: *mut Fiber) {
-        let mut r = self.ready.lock().unwrap_or_else(|e| e.into_inner());
-        r.push(f as usize);
-        self.ready_len.store(r.len(), Ordering::SeqCst);
+        // SAFETY: the token queues a parked fiber once per park (`token.rs`), so it is in
+        // no list; a parked fiber stays alive until its driver resumes it, which is after
+        // the driver took it out of this stack.
+        unsafe { self.ready.push(f) };
     }
 
     fn take_ready(&self, into: &mut VecDeque<*mut Fiber>) {
-        if self.ready_len.load(Ordering::SeqCst) == 0 {
-            return;
-        }
-        let mut r = self.ready.lock().unwrap_or_else(|e| e.into_inner());
-        into.extend(r.drain(..).map(|p| p as *mut Fiber));
-        self.ready_len.store(0, Ordering::SeqCst);
+        self.ready.take_all(|f| into.push_back(f));
     }
 }
 
@@ -563,6 +571,7 @@ impl Sched {
             token_slot: Cell::new(NO_SLOT),
             shared_slot: Cell::new(NO_SLOT),
             unpublished_slot: Cell::new(NO_SLOT),
+            ready_link: AtomicPtr::new(ptr::null_mut()),
         });
         // SAFETY: the line above initialised the box.
         Ok(unsafe { slot.assume_init() })

@@ -81,6 +81,7 @@ mod mailbox;
 mod overflow;
 mod par_iter;
 mod pool;
+mod ready_stack;
 mod scope;
 pub mod search;
 mod stack;
