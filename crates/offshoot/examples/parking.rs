@@ -1,9 +1,9 @@
-//! Parking probe (issue 4's figures): the park-and-resume round trip, the resident memory of
-//! 10,000 tasks parked at once, and `futures-fib` (fib where every call makes a future and
+//! Parking probe (issue 4's and 14's figures): the park-and-resume round trip, the time per
+//! task and the resident memory of 10^3, 10^4 and 10^5 tasks parked at once, and `futures-fib` (fib where every call makes a future and
 //! gets it) against the plain serial fib, with both kinds of future: `spawn_future` (a
 //! handle that may outlive its caller) and `with_future` (a future scoped to a body).
 //!
-//! Run: `cargo run --release -p offshoot --example parking`
+//! Run: `cargo run --release -p offshoot --example parking` (add `parked` for part 2 only)
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,6 +24,13 @@ fn rss_kib(field: &str) -> u64 {
         .find(|l| l.starts_with(field))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The number of mappings of this process (`vm.max_map_count` caps it).
+fn maps() -> usize {
+    std::fs::read_to_string("/proc/self/maps")
+        .map(|m| m.lines().count())
         .unwrap_or(0)
 }
 
@@ -58,6 +65,18 @@ fn sfib(n: u64) -> u64 {
 }
 
 fn main() {
+    // `parking parked` runs only part 2.
+    let only_parked = std::env::args().nth(1).as_deref() == Some("parked");
+    if !only_parked {
+        round_trip();
+    }
+    parked_at_once();
+    if !only_parked {
+        futures_fib();
+    }
+}
+
+fn round_trip() {
     // 1. Round trip: two tasks on one worker hand a token back and forth through events;
     //    each hand-over is one park of the waiter and one resume.
     let pool = ThreadPool::builder().workers(1).build().unwrap();
@@ -92,37 +111,55 @@ fn main() {
         "park+resume round trip (1 worker, event ping-pong): median {:.0} ns per hand-over",
         median(per)
     );
+}
 
-    // 2. 10,000 tasks parked at once.
+fn parked_at_once() {
+    // 2. N tasks parked at once (N = 10^3, 10^4, 10^5): each task parks on one event, then
+    //    all resume. The time per task covers its spawn, its park and its resume; flat in N
+    //    means O(1) per park+resume. Resident memory and kernel mappings are read while all
+    //    are parked.
     for workers in [1, 2] {
-        let pool = ThreadPool::builder().workers(workers).build().unwrap();
-        let before = rss_kib("VmRSS:");
-        let go = Event::new();
-        let all = Event::new();
-        let started = AtomicUsize::new(0);
-        let mut peak_during = 0;
-        pool.run(|| {
-            offshoot::scope(|s| {
-                for _ in 0..10_000 {
-                    s.spawn(|_| {
-                        if started.fetch_add(1, Ordering::SeqCst) == 9_999 {
-                            all.set(()).unwrap();
-                        }
-                        go.wait();
-                    });
-                }
-                all.wait();
-                peak_during = rss_kib("VmRSS:");
-                go.set(()).unwrap();
+        for n in [1_000usize, 10_000, 100_000] {
+            let pool = ThreadPool::builder().workers(workers).build().unwrap();
+            let before = rss_kib("VmRSS:") + rss_kib("VmPTE:");
+            let maps_before = maps();
+            let go = Event::new();
+            let all = Event::new();
+            let started = AtomicUsize::new(0);
+            let (mut rss_parked, mut maps_parked) = (0, 0);
+            let t0 = Instant::now();
+            pool.run(|| {
+                offshoot::scope(|s| {
+                    for _ in 0..n {
+                        s.spawn(|_| {
+                            if started.fetch_add(1, Ordering::SeqCst) == n - 1 {
+                                all.set(()).unwrap();
+                            }
+                            go.wait();
+                        });
+                    }
+                    all.wait();
+                    rss_parked = rss_kib("VmRSS:") + rss_kib("VmPTE:");
+                    maps_parked = maps();
+                    go.set(()).unwrap();
+                });
             });
-        });
-        println!(
-            "10,000 tasks parked ({workers} workers): resident {:.1} MB while parked ({:.1} MB before)",
-            peak_during as f64 / 1024.0,
-            before as f64 / 1024.0
-        );
+            let t = t0.elapsed();
+            println!(
+                "{n:>7} tasks parked at once ({workers} worker(s)): {:.0} ns per task (spawn, \
+                 park, resume); resident + page tables {:.1} KiB per parked task ({:.1} MB \
+                 while parked, {:.1} MB before); {} kernel mappings while parked ({maps_before} before)",
+                t.as_nanos() as f64 / n as f64,
+                (rss_parked.saturating_sub(before)) as f64 / n as f64,
+                rss_parked as f64 / 1024.0,
+                before as f64 / 1024.0,
+                maps_parked,
+            );
+        }
     }
+}
 
+fn futures_fib() {
     // 3. futures-fib.
     let n = 30;
     let want = fib(n);

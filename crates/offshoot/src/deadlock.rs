@@ -14,6 +14,13 @@
 //! * News that would make an idle worker awake: a token wake or a kick queued for it
 //!   (`Remote::has_news`), a stop raised on it (a stop ends token waits in cancelled regions,
 //!   see `fiber.rs`), a job injected into its pool.
+//! * Waits across pools: a task of pool P that enters pool Q (`Q.run`) parks on its token
+//!   until Q's job ends, listed as waiting on `ThreadPool::run` (not interruptible: the job
+//!   lives in the waiting frame), and its worker goes on or goes idle. So a wait nothing
+//!   can end inside Q's job (or a cycle P → Q → P of such waits) leaves every worker idle
+//!   and is reported; the waits inside the job are the ones ended, and their panic comes
+//!   back to P through the job. (Under Miri, where tasks run on no fiber, the caller's
+//!   worker waits awake instead, and such a wait is not seen.)
 //! * Not threads outside every pool. A value set, a lock released or a job started
 //!   (`ThreadPool::run`) by such a thread wakes tasks the watch would have declared stuck.
 //!   No count of the handles such a thread holds can tell: handles are `Arc`-shared and

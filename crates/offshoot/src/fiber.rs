@@ -34,12 +34,15 @@
 //!   OS thread: thread-locals and `!Send` values on a parked stack stay on their thread.
 //! * A fiber is running, free, ready, or parked, and in exactly one of the driver's lists
 //!   accordingly (the running one in none); only the owner thread touches those lists. The
-//!   only cross-thread entry is `remote_ready`, fed by token wakes (and interrupts).
+//!   only cross-thread entry is `Remote::ready`, fed by token wakes (and interrupts) from
+//!   other threads without a lock (`ready_stack.rs`).
 //! * A fiber parked on a token is in its driver's `token_parked` list (owner only) from the
 //!   moment the driver moved its token to `PARKED` until the driver resumes it. Before the
-//!   worker counts itself idle for the deadlock watch, it *publishes* that list into
-//!   `Remote::token_shared` (under its mutex) if it changed; a published fiber leaves the
-//!   shared list, under the lock, before it is resumed. So whenever a worker is idle its
+//!   worker counts itself idle for the deadlock watch, it *publishes* into
+//!   `Remote::token_shared` (under its mutex) the fibers that parked since it last did and
+//!   are still parked (`unpublished`: a fiber resumed first leaves it); a published fiber
+//!   leaves the shared list, under the lock, before it is resumed. Each park is published
+//!   at most once, so publishing costs O(1) per park. So whenever a worker is idle its
 //!   shared list is exact, and a fiber in it stays alive while the watch, which reads the
 //!   entries and interrupts their tokens, holds the lock. A park and a resume between two
 //!   idle periods take no lock.
@@ -70,16 +73,18 @@
 use std::cell::{Cell, UnsafeCell};
 use std::collections::VecDeque;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
 use crate::atomics::thread::{self as shim_thread, Thread};
+use crate::atomics::AtomicPtr;
 use crate::finish::FinishFrame;
 use crate::frame::Frame;
 use crate::overflow;
+use crate::ready_stack::{Linked, ReadyStack};
+use crate::stack::{FiberStack, Stacks};
 use crate::token::{Token, Woke};
 use crate::worker::Worker;
 
@@ -101,7 +106,7 @@ pub(crate) enum Suspend {
     ParkToken(WaitOn),
 }
 
-type Co = Coroutine<Resume, Suspend, (), DefaultStack>;
+type Co = Coroutine<Resume, Suspend, (), FiberStack>;
 
 /// How many free fibers a worker keeps for reuse; more are unmapped.
 const FREE_FIBERS: usize = 16;
@@ -143,6 +148,16 @@ pub(crate) struct Fiber {
     token_slot: Cell<usize>,
     /// Index in the worker's published list (`Remote::token_shared`), if it is in it.
     shared_slot: Cell<usize>,
+    /// Index in the driver's `unpublished` list, if it is in it.
+    unpublished_slot: Cell<usize>,
+    /// The link in `Remote::ready` while queued there by another thread.
+    ready_link: AtomicPtr<Fiber>,
+}
+
+impl Linked for Fiber {
+    fn link(&self) -> &AtomicPtr<Fiber> {
+        &self.ready_link
+    }
 }
 
 /// A fiber parked on a token, as listed for the stop scan and the deadlock watch.
@@ -177,15 +192,20 @@ pub(crate) struct Sched {
     with_work: Vec<*mut Fiber>,
     /// Fibers parked on a token (see the module invariants).
     token_parked: Vec<TokenParked>,
-    /// `token_parked` changed since it was last published.
-    token_dirty: bool,
+    /// Fibers in `token_parked` not yet in the published list.
+    unpublished: Vec<*mut Fiber>,
     /// A kick came since token-parked chains were last checked for work (see
     /// `reclaim_parked_work`).
     recheck_parked: bool,
     /// Fibers parked in all.
     parked: usize,
+    /// The value of `Remote::stops` when the parked fibers were last scanned for cancelled
+    /// regions (`wake_cancelled_parked`).
+    scanned_stops: u64,
     /// Size of every fiber's stack.
     stack_size: usize,
+    /// Where new fibers' stacks come from (`stack.rs`).
+    stacks: Stacks,
 }
 
 impl Sched {
@@ -198,23 +218,28 @@ impl Sched {
             cond_parked: Vec::new(),
             with_work: Vec::new(),
             token_parked: Vec::new(),
-            token_dirty: false,
+            unpublished: Vec::new(),
             recheck_parked: false,
             parked: 0,
+            scanned_stops: 0,
             stack_size,
+            stacks: Stacks::new(stack_size),
         }
     }
 }
 
 /// The part of a worker's scheduling that other threads touch.
 pub(crate) struct Remote {
-    /// Fibers woken through their token, not yet moved to the driver's ready list.
-    ready: Mutex<Vec<usize>>,
-    ready_len: AtomicUsize,
+    /// Fibers woken through their token by other threads, not yet moved to the driver's
+    /// ready list (lock-free: `ready_stack.rs`).
+    ready: ReadyStack<Fiber>,
     /// Set when a condition a parked fiber waits on may have become true.
     kicked: std::sync::atomic::AtomicBool,
     /// The fibers parked on a token as last published; see the module invariants.
     token_shared: Mutex<Vec<TokenParked>>,
+    /// How many stops other code raised on this worker for a region it cancelled
+    /// (`Worker::signal_stop`); see `wake_cancelled_parked`.
+    stops: AtomicU64,
 }
 
 // SAFETY: the raw pointers in `token_shared` name parked fibers of the owner worker; other
@@ -227,11 +252,18 @@ unsafe impl Sync for Remote {}
 impl Remote {
     pub(crate) fn new() -> Remote {
         Remote {
-            ready: Mutex::new(Vec::new()),
-            ready_len: AtomicUsize::new(0),
+            ready: ReadyStack::new(),
             kicked: std::sync::atomic::AtomicBool::new(false),
             token_shared: Mutex::new(Vec::new()),
+            stops: AtomicU64::new(0),
         }
+    }
+
+    /// Counts a stop raised for a region that was cancelled (before the stop bit is
+    /// raised). Release: pairs with the acquire load in `wake_cancelled_parked`, so a scan
+    /// that sees the count sees the region cancelled.
+    pub(crate) fn count_stop(&self) {
+        self.stops.fetch_add(1, Ordering::Release);
     }
 
     pub(crate) fn kick(&self) {
@@ -239,22 +271,20 @@ impl Remote {
     }
 
     pub(crate) fn has_news(&self) -> bool {
-        self.kicked.load(Ordering::SeqCst) || self.ready_len.load(Ordering::SeqCst) > 0
+        self.kicked.load(Ordering::SeqCst) || !self.ready.is_empty()
     }
 
+    /// Queues the parked fiber `f`, whose wake (or interrupt) this caller won, for its
+    /// driver.
     fn push_ready(&self, f: *mut Fiber) {
-        let mut r = self.ready.lock().unwrap_or_else(|e| e.into_inner());
-        r.push(f as usize);
-        self.ready_len.store(r.len(), Ordering::SeqCst);
+        // SAFETY: the token queues a parked fiber once per park (`token.rs`), so it is in
+        // no list; a parked fiber stays alive until its driver resumes it, which is after
+        // the driver took it out of this stack.
+        unsafe { self.ready.push(f) };
     }
 
     fn take_ready(&self, into: &mut VecDeque<*mut Fiber>) {
-        if self.ready_len.load(Ordering::SeqCst) == 0 {
-            return;
-        }
-        let mut r = self.ready.lock().unwrap_or_else(|e| e.into_inner());
-        into.extend(r.drain(..).map(|p| p as *mut Fiber));
-        self.ready_len.store(0, Ordering::SeqCst);
+        self.ready.take_all(|f| into.push_back(f));
     }
 }
 
@@ -507,7 +537,7 @@ impl Waiter {
 
 impl Sched {
     fn new_fiber(&mut self, w: *const Worker) -> std::io::Result<Box<Fiber>> {
-        let stack = DefaultStack::new(self.stack_size)?;
+        let stack = self.stacks.take()?;
         let guard = overflow::Guard::of(&stack, self.stack_size);
         let wp = w as usize;
         let co = Co::with_stack(stack, move |yielder, mut input| {
@@ -540,6 +570,8 @@ impl Sched {
             cancel_woken: Cell::new(false),
             token_slot: Cell::new(NO_SLOT),
             shared_slot: Cell::new(NO_SLOT),
+            unpublished_slot: Cell::new(NO_SLOT),
+            ready_link: AtomicPtr::new(ptr::null_mut()),
         });
         // SAFETY: the line above initialised the box.
         Ok(unsafe { slot.assume_init() })
@@ -586,8 +618,9 @@ impl Worker {
         }
     }
 
-    /// Whether the calling task runs on a fiber (always true for tasks of a pool).
-    fn on_fiber(&self) -> bool {
+    /// Whether the calling task runs on a fiber (always true for tasks of a pool, but
+    /// under Miri).
+    pub(crate) fn on_fiber(&self) -> bool {
         // SAFETY: owner thread only.
         unsafe { !(*self.sched()).running.is_null() }
     }
@@ -673,9 +706,24 @@ impl Worker {
     /// runs again (once), so that its wait loop passes the stop on (e.g. to the thief of
     /// the join it waits at) instead of sleeping through it; a task parked on a token inside
     /// a cancelled region is interrupted, so that its wait unwinds as stopped.
+    ///
+    /// The parked fibers are scanned once per stop that other code counted for a region it
+    /// cancelled (`Remote::count_stop`), not at every take of the stop bit: the bit is also
+    /// raised for the running chain alone (a resumed task, a stolen job, a stop re-raised
+    /// while the running chain stays cancelled), and a scan per resume would make parking N
+    /// tasks cost O(N²). A fiber that parks while the bit is raised — its chain may have
+    /// been found cancelled while it ran, after the scan of that stop — is checked alone as
+    /// it parks (`check_parking`). So every parked fiber in a cancelled region is found:
+    /// by the scan of the cancel's count if it was parked by then, else by its own check.
     pub(crate) fn wake_cancelled_parked(&self) {
         // SAFETY: owner thread only; `chain_cancelled` does not park.
         let s = unsafe { &mut *self.sched() };
+        // Acquire: pairs with `count_stop`, so the cancelled regions counted are seen.
+        let stops = self.remote().stops.load(Ordering::Acquire);
+        if stops == s.scanned_stops {
+            return;
+        }
+        s.scanned_stops = stops;
         for e in s.token_parked.iter().filter(|e| e.on.interruptible) {
             // SAFETY: listed fibers are parked and alive, their chains too (module
             // invariants); the owner (this thread) alone removes them.
@@ -689,16 +737,28 @@ impl Worker {
         while i < s.cond_parked.len() {
             let f = s.cond_parked[i];
             // SAFETY: parked fibers and their saved chains are live.
-            let wake =
-                unsafe { !(*f).cancel_woken.get() && self.chain_cancelled((*f).saved.get().head) };
-            if wake {
-                // SAFETY: as above.
-                unsafe { (*f).cancel_woken.set(true) };
+            if unsafe { self.cancel_wakes(f) } {
                 s.cond_parked.swap_remove(i);
                 s.ready.push_back(f);
             } else {
                 i += 1;
             }
+        }
+    }
+
+    /// Whether the fiber `f`, parked on a condition, must run again because a region on its
+    /// chain was cancelled (once per time it became free; marks it).
+    ///
+    /// # Safety
+    /// `f` is a parked fiber of this worker (owner thread).
+    unsafe fn cancel_wakes(&self, f: *mut Fiber) -> bool {
+        // SAFETY: per the contract, `f` and its saved chain are live.
+        unsafe {
+            let wake = !(*f).cancel_woken.get() && self.chain_cancelled((*f).saved.get().head);
+            if wake {
+                (*f).cancel_woken.set(true);
+            }
+            wake
         }
     }
 
@@ -738,26 +798,23 @@ impl Worker {
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Publishes the driver's list of token-parked fibers for the deadlock watch, if it
-    /// changed since the last time (owner thread, before it counts itself idle).
+    /// Publishes the fibers parked on a token since the last time for the deadlock watch
+    /// (owner thread, before it counts itself idle). Resumed fibers left both lists.
     pub(crate) fn publish_token_parked(&self) {
         // SAFETY: owner thread only; nothing here switches fibers.
         let s = unsafe { &mut *self.sched() };
-        if !s.token_dirty {
+        if s.unpublished.is_empty() {
             return;
         }
-        s.token_dirty = false;
         let mut shared = self.token_parked();
-        // Every fiber in the old list is still parked: a resumed one left it.
-        for e in shared.iter() {
-            // SAFETY: listed fibers are parked and alive.
-            unsafe { (*e.fiber).shared_slot.set(NO_SLOT) };
-        }
-        shared.clear();
-        for (i, e) in s.token_parked.iter().enumerate() {
-            // SAFETY: as above.
-            unsafe { (*e.fiber).shared_slot.set(i) };
-            shared.push(*e);
+        for f in s.unpublished.drain(..) {
+            // SAFETY: fibers in `unpublished` are token-parked and alive (a resumed one
+            // left the list), so their `token_slot` names their entry.
+            unsafe {
+                (*f).unpublished_slot.set(NO_SLOT);
+                (*f).shared_slot.set(shared.len());
+                shared.push(s.token_parked[(*f).token_slot.get()]);
+            }
         }
     }
 
@@ -839,6 +896,7 @@ impl Worker {
         #[cfg(miri)]
         {
             let _ = stack_size;
+            self.registry().report_start(self.index, Ok(()));
             while self.schedule() {}
             return;
         }
@@ -860,11 +918,19 @@ impl Worker {
         };
         let mut cur = match first {
             Ok(f) => f,
-            Err(e) => panic!(
-                "offshoot: cannot map a {stack_size}-byte stack for a worker ({e}); lower \
-                 Builder::stack_size"
-            ),
+            Err(e) => {
+                // `build` reports it and stops the pool; this thread just ends.
+                self.registry().report_start(
+                    self.index,
+                    Err(format!(
+                        "cannot map a {stack_size}-byte fiber stack ({e}); lower \
+                         Builder::stack_size (or RUST_MIN_STACK)"
+                    )),
+                );
+                return;
+            }
         };
+        self.registry().report_start(self.index, Ok(()));
         loop {
             let fp: *mut Fiber = &mut *cur;
             let saved = cur.saved.get();
@@ -887,7 +953,12 @@ impl Worker {
                     if s.free.len() < FREE_FIBERS {
                         s.free.push(cur);
                     } else {
-                        drop(cur); // its body is suspended at its base: unwinding is trivial
+                        // Its body returns (as at shutdown) rather than being unwound by the
+                        // coroutine's drop: an unwind costs microseconds, and after a burst
+                        // of parked tasks thousands of fibers go at once.
+                        overflow::enter(cur.guard);
+                        let _ = cur.co.resume(Resume::Exit);
+                        overflow::leave();
                     }
                 }
                 CoroutineResult::Yield(why) => {
@@ -906,10 +977,24 @@ impl Worker {
                         unsafe { (*raw).work_slot.set(s.with_work.len()) };
                         s.with_work.push(raw);
                     }
+                    // A stop pending now may be for this fiber's chain (see
+                    // `wake_cancelled_parked`).
+                    let stop = self.stop_raised();
                     match why {
                         Suspend::ParkCond => {
-                            s.cond_parked.push(raw);
-                            self.remote().kick(); // the condition may already hold
+                            // The condition may hold already (its maker kicks only after
+                            // this fiber is listed, or before this test).
+                            // SAFETY: the condition lives on the parked stack; `raw` is a
+                            // parked fiber of this worker.
+                            let go = unsafe {
+                                (*(*raw).cond.get().expect("parked without condition"))()
+                                    || (stop && self.cancel_wakes(raw))
+                            };
+                            if go {
+                                s.ready.push_back(raw);
+                            } else {
+                                s.cond_parked.push(raw);
+                            }
                         }
                         Suspend::ParkToken(on) => {
                             // SAFETY: `raw` is a live parked fiber, owned by this driver.
@@ -921,8 +1006,11 @@ impl Worker {
                                 s.ready.push_back(raw); // woken before it was parked
                             } else {
                                 // SAFETY: `raw` is live and parked.
-                                unsafe { (*raw).token_slot.set(s.token_parked.len()) };
-                                s.token_dirty = true;
+                                unsafe {
+                                    (*raw).token_slot.set(s.token_parked.len());
+                                    (*raw).unpublished_slot.set(s.unpublished.len());
+                                }
+                                s.unpublished.push(raw);
                                 s.token_parked.push(TokenParked {
                                     fiber: raw,
                                     parker: &**p,
@@ -932,6 +1020,14 @@ impl Worker {
                                     task: unsafe { (*raw).saved.get().task },
                                     reported: false,
                                 });
+                                // SAFETY: `raw` is parked, its chain live.
+                                if stop
+                                    && on.interruptible
+                                    && unsafe { self.chain_cancelled((*raw).saved.get().head) }
+                                    && p.interrupt(epoch, Woken::Stopped)
+                                {
+                                    s.ready.push_back(raw);
+                                }
                             }
                         }
                         Suspend::Idle => unreachable!("handled above"),
@@ -964,10 +1060,17 @@ impl Worker {
             let slot = f.token_slot.replace(NO_SLOT);
             if slot != NO_SLOT {
                 s.token_parked.swap_remove(slot);
-                s.token_dirty = true;
                 if let Some(moved) = s.token_parked.get(slot) {
                     // SAFETY: listed fibers are live.
                     unsafe { (*moved.fiber).token_slot.set(slot) };
+                }
+            }
+            let slot = f.unpublished_slot.replace(NO_SLOT);
+            if slot != NO_SLOT {
+                s.unpublished.swap_remove(slot);
+                if let Some(&moved) = s.unpublished.get(slot) {
+                    // SAFETY: listed fibers are live.
+                    unsafe { (*moved).unpublished_slot.set(slot) };
                 }
             }
             let slot = f.shared_slot.replace(NO_SLOT);

@@ -81,8 +81,10 @@ mod mailbox;
 mod overflow;
 mod par_iter;
 mod pool;
+mod ready_stack;
 mod scope;
 pub mod search;
+mod stack;
 mod stats;
 pub mod sync;
 mod token;
@@ -114,7 +116,9 @@ pub mod prelude {
         IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator,
     };
 }
-pub use pool::{current_num_workers, BuildError, Builder, ThreadPool, MAX_WORKERS, WORKERS_ENV};
+pub use pool::{
+    current_num_workers, BuildError, Builder, ThreadPool, MAX_STACK_SIZE, MAX_WORKERS, WORKERS_ENV,
+};
 pub use scope::{scope, try_scope, Scope, TryScope};
 pub use stats::Stats;
 

@@ -1,9 +1,9 @@
 //! A task that overflows its fiber's stack: abort with a message that says what to change,
 //! instead of dying of a bare SIGSEGV.
 //!
-//! A fiber's stack is a corosensei `DefaultStack`: one mapping whose **lowest** page is a
-//! guard page (`PROT_NONE`). Its `limit()` is the start of the mapping, so the guard page is
-//! `[limit, limit + page)` and the usable stack `[limit + page, base)`. A task that recurses
+//! A fiber's stack (`stack.rs`) has a guard page at its **lowest** page, which faults on
+//! any access (a guard marker, or `PROT_NONE`). Its `limit()` is the start of that page,
+//! so the guard page is `[limit, limit + page)` and the usable stack `[limit + page, base)`. A task that recurses
 //! past the end touches the guard page (Rust's stack probes touch every page of a big frame
 //! in order, so a frame cannot skip it) and the kernel raises SIGSEGV.
 //!
@@ -87,7 +87,7 @@ mod imp {
     use std::sync::atomic::{compiler_fence, AtomicUsize, Ordering};
     use std::sync::{Once, OnceLock};
 
-    use corosensei::stack::{DefaultStack, Stack};
+    use corosensei::stack::Stack;
 
     /// The guard page of one fiber's stack, and the stack's configured size.
     #[derive(Clone, Copy)]
@@ -98,8 +98,8 @@ mod imp {
     }
 
     impl Guard {
-        /// The guard page of `stack`, made with `DefaultStack::new(size)`.
-        pub(crate) fn of(stack: &DefaultStack, size: usize) -> Guard {
+        /// The guard page of `stack`, made for `size` usable bytes (`stack.rs`).
+        pub(crate) fn of(stack: &impl Stack, size: usize) -> Guard {
             let lo = stack.limit().get();
             Guard {
                 lo,
@@ -380,13 +380,13 @@ mod imp {
     //! Nothing to do: overflows stay bare faults here. (Under Miri the driver runs no
     //! fibers, so nothing calls these.)
     #![cfg_attr(miri, allow(dead_code))]
-    use corosensei::stack::DefaultStack;
+    use corosensei::stack::Stack;
 
     #[derive(Clone, Copy)]
     pub(crate) struct Guard;
 
     impl Guard {
-        pub(crate) fn of(_stack: &DefaultStack, _size: usize) -> Guard {
+        pub(crate) fn of(_stack: &impl Stack, _size: usize) -> Guard {
             Guard
         }
     }

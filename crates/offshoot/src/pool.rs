@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{JoinHandle, Thread};
 
+use crate::fiber::{WaitOn, Waiter};
 use crate::finish::finish_core;
 use crate::job::{JobHeader, JobRef, Mode};
 use crate::stats::Stats;
@@ -29,6 +30,19 @@ use crate::worker::{SpareBlocks, Worker};
 
 /// The most workers a pool may have.
 pub const MAX_WORKERS: usize = 4096;
+
+/// The largest fiber stack a pool accepts, in bytes (1 GiB): see [`Builder::stack_size`].
+/// Every worker maps one stack at start-up and one more per task that waits at once, so a
+/// bigger one would leave room for few waiting tasks in the address space.
+///
+/// ```
+/// use offshoot::{BuildError, ThreadPool, MAX_STACK_SIZE};
+///
+/// let e = ThreadPool::builder().stack_size(MAX_STACK_SIZE + 1).build().unwrap_err();
+/// assert!(matches!(e, BuildError::StackTooLarge { .. }));
+/// assert!(e.to_string().contains("Builder::stack_size"));
+/// ```
+pub const MAX_STACK_SIZE: usize = 1 << 30;
 
 /// The environment variable that sets the size of the global pool (and of pools built
 /// without [`Builder::workers`]).
@@ -45,6 +59,16 @@ pub(crate) struct Registry {
     deadlock_detection: bool,
     /// Batches of free task blocks passed between the workers' free lists.
     pub(crate) spare_blocks: SpareBlocks,
+    /// Which workers have started, and the first that could not (`build` waits for it).
+    start: Mutex<Start>,
+    started: std::sync::Condvar,
+}
+
+/// The start-up reports of a pool's workers.
+struct Start {
+    reported: Vec<bool>,
+    count: usize,
+    failed: Option<(usize, String)>,
 }
 
 impl Registry {
@@ -56,6 +80,35 @@ impl Registry {
     #[inline]
     pub(crate) fn num_workers(&self) -> usize {
         self.workers.len()
+    }
+
+    /// Worker `i` has started (it can run tasks) or could not (`Err`, why); only its first
+    /// report counts.
+    pub(crate) fn report_start(&self, i: usize, r: Result<(), String>) {
+        let mut st = self.start.lock().unwrap_or_else(|e| e.into_inner());
+        if std::mem::replace(&mut st.reported[i], true) {
+            return;
+        }
+        st.count += 1;
+        if let Err(why) = r {
+            st.failed.get_or_insert((i, why));
+        }
+        drop(st);
+        self.started.notify_all();
+    }
+
+    /// Waits until every worker started, or one could not (its index and why).
+    fn wait_started(&self) -> Result<(), (usize, String)> {
+        let mut st = self.start.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(f) = st.failed.take() {
+                return Err(f);
+            }
+            if st.count == self.workers.len() {
+                return Ok(());
+            }
+            st = self.started.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
     }
 
     fn inject(&self, job: JobRef) {
@@ -158,29 +211,45 @@ impl Registry {
         F: FnOnce() -> R + Send,
         R: Send,
     {
+        let me = Worker::current();
+        // SAFETY: a non-null current worker is run by this thread.
+        let me = (!me.is_null()).then(|| unsafe { &*me });
+        // A task of another pool's worker parks on its token while it waits (its worker
+        // goes on with its own pool's work, and the deadlock watch sees the wait).
+        let waiter = me.filter(|w| w.on_fiber()).map(|_| Waiter::prepare());
         let job = RootJob {
             header: JobHeader::new(RootJob::<F, R>::execute, ptr::null()),
             func: std::cell::UnsafeCell::new(Some(f)),
             result: std::cell::UnsafeCell::new(None),
             latch: AtomicBool::new(false),
-            caller: std::thread::current(),
+            caller: match &waiter {
+                Some(w) => Caller::Task(w.clone()),
+                None => Caller::Thread(std::thread::current()),
+            },
         };
         // The header is the first field (repr(C)); the pointer covers the whole job.
         self.inject(JobRef(&job as *const RootJob<F, R> as *const JobHeader));
-        let me = Worker::current();
-        if me.is_null() {
-            while !job.latch.load(Ordering::Acquire) {
-                std::thread::park();
+        if let Some(waiter) = waiter {
+            if job.latch.load(Ordering::Acquire) {
+                waiter.abandon();
+            } else {
+                // Not interruptible: the job lives in this frame and runs in the other pool
+                // until it ends; a deadlock there is ended there, and its panic comes back
+                // through the job.
+                let on = WaitOn::new("ThreadPool::run", &job.header).uninterruptible();
+                let _ = waiter.park(on);
             }
-        } else {
-            // A worker of another pool: keep answering requests of its own pool while it
-            // waits (its older frames may hold work). It also runs jobs injected into its own
-            // pool — the one exception to "no unrelated work on a waiting stack": the job
-            // this worker waits for may itself call back into this worker's pool (A.run →
-            // B.run → A.run), and when every worker of that pool waits here, nobody else
-            // could run it.
-            // SAFETY: the current worker is run by this thread.
-            let me = unsafe { &*me };
+            // The waker set the latch before its wake.
+            assert!(
+                job.latch.load(Ordering::Acquire),
+                "offshoot: internal error: woken before the pool's job ended"
+            );
+        } else if let Some(me) = me {
+            // A worker that cannot park (no fibers: Miri): keep answering requests of its own
+            // pool while it waits (its older frames may hold work), and run jobs injected
+            // into its own pool — the job this worker waits for may itself call back into
+            // this worker's pool (A.run → B.run → A.run), and when every worker of that pool
+            // waits here, nobody else could run it.
             let own = me.registry();
             while !job.latch.load(Ordering::Acquire) {
                 if let Some(j) = own.pop_injected() {
@@ -193,6 +262,10 @@ impl Registry {
                     || job.latch.load(Ordering::SeqCst) || own.has_injected(),
                     std::time::Duration::from_micros(200),
                 );
+            }
+        } else {
+            while !job.latch.load(Ordering::Acquire) {
+                std::thread::park();
             }
         }
         // SAFETY: the latch (acquire) says the executing worker wrote the result and no
@@ -227,7 +300,15 @@ struct RootJob<F, R> {
     func: std::cell::UnsafeCell<Option<F>>,
     result: std::cell::UnsafeCell<Option<std::thread::Result<R>>>,
     latch: AtomicBool,
-    caller: Thread,
+    caller: Caller,
+}
+
+/// Who waits for a root job, and how the job's end wakes it.
+enum Caller {
+    /// A thread outside every pool, parked: unpark it.
+    Thread(Thread),
+    /// A task of another pool's worker, parked on its token: wake it.
+    Task(Waiter),
 }
 
 impl<F: FnOnce() -> R + Send, R: Send> RootJob<F, R> {
@@ -248,10 +329,18 @@ impl<F: FnOnce() -> R + Send, R: Send> RootJob<F, R> {
         };
         // SAFETY: as above; the caller reads the result only after the latch.
         unsafe { *job.result.get() = Some(r) };
-        let caller = job.caller.clone();
+        let caller = match &job.caller {
+            Caller::Thread(t) => Caller::Thread(t.clone()),
+            Caller::Task(w) => Caller::Task(w.clone()),
+        };
         job.latch.store(true, Ordering::Release);
         // The job may be gone now.
-        caller.unpark();
+        match caller {
+            Caller::Thread(t) => t.unpark(),
+            Caller::Task(w) => {
+                w.wake();
+            }
+        }
     }
 }
 
@@ -275,6 +364,21 @@ pub enum BuildError {
     Spawn(std::io::Error),
     /// [`Builder::build_global`] was called after the global pool already existed.
     GlobalAlreadyInitialized,
+    /// The fiber stack size ([`Builder::stack_size`], or `RUST_MIN_STACK`) is above
+    /// [`MAX_STACK_SIZE`].
+    StackTooLarge {
+        /// What was asked for, in bytes.
+        requested: usize,
+        /// [`MAX_STACK_SIZE`].
+        limit: usize,
+    },
+    /// A worker could not start, e.g. the system refused to map its first fiber stack.
+    WorkerStart {
+        /// The worker's index.
+        worker: usize,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -294,6 +398,14 @@ impl fmt::Display for BuildError {
                  from 1 to {MAX_WORKERS}, or unset it"
             ),
             BuildError::Spawn(e) => write!(f, "could not start a worker thread: {e}"),
+            BuildError::StackTooLarge { requested, limit } => write!(
+                f,
+                "a fiber stack of {requested} bytes is more than the limit of {limit} bytes \
+                 (1 GiB); lower Builder::stack_size (or RUST_MIN_STACK)"
+            ),
+            BuildError::WorkerStart { worker, reason } => {
+                write!(f, "worker {worker} could not start: {reason}")
+            }
             BuildError::GlobalAlreadyInitialized => {
                 write!(
                     f,
@@ -385,6 +497,10 @@ impl Builder {
     /// with \`Builder::stack_size\` (or RUST_MIN_STACK)"; elsewhere it dies of a fault on
     /// the stack's guard page (SIGSEGV).
     ///
+    /// [`build`](Builder::build) fails with [`BuildError::StackTooLarge`] for a size above
+    /// [`MAX_STACK_SIZE`], and with [`BuildError::WorkerStart`] when the system cannot map
+    /// a worker's first stack.
+    ///
     /// ```
     /// // Tasks of this pool may recurse through about 16 MiB of stack.
     /// let pool = offshoot::ThreadPool::builder()
@@ -445,6 +561,13 @@ impl Builder {
     /// Starts the pool's worker threads.
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         let n = self.worker_count()?;
+        let fiber_stack = self.stack_size.unwrap_or_else(default_stack_size);
+        if fiber_stack > MAX_STACK_SIZE {
+            return Err(BuildError::StackTooLarge {
+                requested: fiber_stack,
+                limit: MAX_STACK_SIZE,
+            });
+        }
         let registry = Arc::new_cyclic(|weak: &std::sync::Weak<Registry>| {
             let me = weak.as_ptr();
             Registry {
@@ -456,10 +579,15 @@ impl Builder {
                 terminating: AtomicBool::new(false),
                 deadlock_detection: !self.no_deadlock_detection,
                 spare_blocks: SpareBlocks::new(),
+                start: Mutex::new(Start {
+                    reported: vec![false; n],
+                    count: 0,
+                    failed: None,
+                }),
+                started: std::sync::Condvar::new(),
             }
         });
         crate::deadlock::register(&registry);
-        let fiber_stack = self.stack_size.unwrap_or_else(default_stack_size);
         let mut threads = Vec::with_capacity(n);
         for i in 0..n {
             let name = match &mut self.thread_name {
@@ -487,6 +615,12 @@ impl Builder {
                     return Err(BuildError::Spawn(e));
                 }
             }
+        }
+        // A worker that cannot run tasks (no stack for it) fails the build; without this
+        // wait, the first `run` would wait forever for it.
+        if let Err((worker, reason)) = registry.wait_started() {
+            drop(ThreadPool { registry, threads }); // stops the others
+            return Err(BuildError::WorkerStart { worker, reason });
         }
         Ok(ThreadPool { registry, threads })
     }
@@ -574,8 +708,9 @@ impl ThreadPool {
     /// Runs `f` inside the pool and returns its value; tasks spawned with
     /// [`spawn`](crate::spawn) outside any finish are joined before `run` returns. A panic in
     /// `f` resumes in the caller. Called from one of this pool's own workers, `f` simply
-    /// runs there (no deadlock); from a worker of another pool, that worker waits without
-    /// running unrelated work.
+    /// runs there (no deadlock); from a task of another pool, that task parks until `f` is
+    /// done while its worker goes on with its own pool's work, and the deadlock watch sees
+    /// the wait (a deadlock across the two pools is reported like one inside a pool).
     ///
     /// ```
     /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();

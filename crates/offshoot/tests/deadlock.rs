@@ -103,6 +103,37 @@ fn a_promise_nobody_puts_is_reported() {
     })
 }
 
+/// Waits across pools: a task of pool `a` that enters pool `b` (`b.run`) and waits there
+/// forever, and pools waiting on each other (`a` → `b` → `a`, the innermost task waiting
+/// forever), are reported like waits inside one pool: the report names the
+/// `ThreadPool::run` waits and the stuck wait, whose panic comes back out of every `run`.
+#[test]
+fn waits_across_pools_are_reported() {
+    bounded(|| {
+        for n in [1, 2] {
+            let (a, b) = (pool(n), pool(n));
+            let never = Promise::<u32>::new();
+            let msg = panic_message(|| a.run(|| b.run(|| *never.get())));
+            assert_report(&msg);
+            for want in ["ThreadPool::run", "Promise"] {
+                assert!(msg.contains(want), "the report lacks {want:?}:\n{msg}");
+            }
+
+            let never = Event::<()>::new();
+            let msg = panic_message(|| a.run(|| b.run(|| a.run(|| never.wait()))));
+            assert_report(&msg);
+            assert_eq!(
+                msg.matches("ThreadPool::run").count(),
+                2,
+                "the report lacks a pool's wait:\n{msg}"
+            );
+            assert!(msg.contains("Event"), "{msg}");
+            // Both pools still work.
+            assert_eq!(a.run(|| b.run(|| offshoot::join(|| 1, || 2))), (1, 2));
+        }
+    })
+}
+
 /// Each construct names itself (and, for locks and monitors, the holder) in the report.
 #[test]
 fn every_kind_of_wait_is_named_in_the_report() {
