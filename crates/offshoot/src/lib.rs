@@ -99,10 +99,11 @@ pub mod probe {
     pub use crate::finish::{spawn_phases, SpawnPhases};
 }
 pub use loops::{par_for, par_for_each, par_for_each_mut, par_reduce};
+pub use par_iter::iter;
 pub use par_iter::{
     Enumerate, Filter, FromParallelIterator, IndexedParallelIterator, IntoIter,
     IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Iter, IterMut, Map,
-    ParallelIterator, RangeIter, Zip,
+    ParallelExtend, ParallelIterator, RangeIter, Zip,
 };
 
 /// The traits that give collections and ranges `par_iter()`, `par_iter_mut()` and
@@ -111,7 +112,7 @@ pub mod prelude {
     pub use crate::bridge::ParallelBridge;
     pub use crate::par_iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
     };
 }
 pub use pool::{current_num_workers, BuildError, Builder, ThreadPool, MAX_WORKERS, WORKERS_ENV};
