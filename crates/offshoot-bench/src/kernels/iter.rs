@@ -17,6 +17,10 @@
 //! differently); every other contender must give the same answer. The pipelines have no
 //! grain size or cutoff: offshoot splits on request, rayon adaptively.
 
+// Every version has the signature `fn(&D) -> T` of its kernel's input type `D`, which is a
+// `Vec` for the slice kernels.
+#![allow(clippy::ptr_arg)]
+
 use std::fmt::Debug;
 use std::hint::black_box;
 

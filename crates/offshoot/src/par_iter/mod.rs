@@ -63,7 +63,7 @@ pub use fold::{Fold, FoldWith, TryFold, TryFoldWith};
 pub use map::{Cloned, Copied, Inspect, Map, Update};
 pub use map_init::{MapInit, MapWith};
 pub use misc::{empty, once, repeat_n, repeatn, Empty, Once, RepeatN, TakeAny, WhileSome};
-pub use range::{RangeInteger, RangeIter};
+pub use range::{CharRangeIter, RangeInteger, RangeIter};
 pub use rev::Rev;
 pub use slice::{Iter, IterMut};
 pub use step_by::StepBy;
@@ -82,6 +82,7 @@ pub mod iter {
         ParallelExtend, ParallelIterator, RepeatN, Rev, StepBy, TakeAny, TryFold, TryFoldWith,
         Update, WhileSome, Zip,
     };
+    pub use super::{CharRangeIter, IntoIter, Iter, IterMut, RangeInteger, RangeIter, Try};
     pub use crate::bridge::{IterBridge, ParallelBridge};
 }
 
