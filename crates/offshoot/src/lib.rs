@@ -113,7 +113,13 @@ pub mod prelude {
     pub use crate::par_iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
         IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
+        ParallelString,
     };
+}
+
+/// Parallel iterators over strings (rayon's `rayon::str`): [`ParallelString`](str::ParallelString).
+pub mod str {
+    pub use crate::par_iter::{ParallelString, StrPieces};
 }
 pub use pool::{current_num_workers, BuildError, Builder, ThreadPool, MAX_WORKERS, WORKERS_ENV};
 pub use scope::{scope, try_scope, Scope, TryScope};

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use offshoot::iter::*;
+use offshoot::str::ParallelString;
 use offshoot::ThreadPool;
 use proptest::prelude::*;
 
@@ -206,6 +207,50 @@ proptest! {
                 )*};
             }
             check!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+        }
+    }
+
+    #[test]
+    fn string_pieces_match_str(chars in prop::collection::vec(prop::sample::select(vec!['a', 'b', ' ', '\n', '\r', ',', 'é', '€', '\u{3000}', '\t']), 0..3000)) {
+        let s: String = chars.into_iter().collect();
+        for p in pools() {
+            let got: Vec<char> = p.run(|| s.par_chars().collect());
+            prop_assert_eq!(got, s.chars().collect::<Vec<_>>());
+            let got: Vec<(usize, char)> = p.run(|| s.par_char_indices().collect());
+            prop_assert_eq!(got, s.char_indices().collect::<Vec<_>>());
+            let got: Vec<u8> = p.run(|| s.par_bytes().rev().collect());
+            prop_assert_eq!(got, s.bytes().rev().collect::<Vec<_>>());
+            let got: Vec<&str> = p.run(|| s.par_lines().collect());
+            prop_assert_eq!(got, s.lines().collect::<Vec<_>>());
+            let got: Vec<&str> = p.run(|| s.par_split_whitespace().collect());
+            prop_assert_eq!(got, s.split_whitespace().collect::<Vec<_>>());
+            let got: Vec<&str> = p.run(|| s.par_split_ascii_whitespace().collect());
+            prop_assert_eq!(got, s.split_ascii_whitespace().collect::<Vec<_>>());
+            for sep in [',', '€', '\n'] {
+                let got: Vec<&str> = p.run(|| s.par_split(sep).collect());
+                prop_assert_eq!(got, s.split(sep).collect::<Vec<_>>());
+            }
+            // A word count, as users write it.
+            let counts = p.run(|| {
+                s.par_lines()
+                    .fold(HashMap::new, |mut m: HashMap<&str, usize>, line| {
+                        for w in line.split_whitespace() {
+                            *m.entry(w).or_default() += 1;
+                        }
+                        m
+                    })
+                    .reduce(HashMap::new, |mut a, b| {
+                        for (w, c) in b {
+                            *a.entry(w).or_default() += c;
+                        }
+                        a
+                    })
+            });
+            let mut want: HashMap<&str, usize> = HashMap::new();
+            for w in s.split_whitespace() {
+                *want.entry(w).or_default() += 1;
+            }
+            prop_assert_eq!(counts, want);
         }
     }
 

@@ -83,7 +83,15 @@ pub(super) fn collect_vec<I: ParallelIterator>(iter: I) -> Vec<I::Item> {
 
 impl<T: Send> FromParallelIterator<T> for Vec<T> {
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
-        collect_vec(par_iter.into_par_iter())
+        let iter = par_iter.into_par_iter();
+        if iter.opt_len().is_some() {
+            // One item per index: each block writes its items straight into place.
+            let mut v = Vec::new();
+            collect_exact(iter, &mut v);
+            v
+        } else {
+            collect_vec(iter)
+        }
     }
 }
 
@@ -226,8 +234,9 @@ struct IntoSlots<T> {
     written: AtomicUsize,
 }
 
-// SAFETY: each slot is written by the one block that holds its index (indexed iterators
-// yield exactly the items of their block's indices); `T: Send` lets items move there.
+// SAFETY: each slot is written by the one block that holds its index (iterators with a
+// known length yield exactly the items of their block's indices, and every write is
+// bounds-checked); `T: Send` lets items move there.
 unsafe impl<T: Send> Sync for IntoSlots<T> {}
 
 impl<T: Send> Consumer<T> for IntoSlots<T> {
@@ -255,8 +264,21 @@ impl<T: Send> Consumer<T> for IntoSlots<T> {
 }
 
 pub(super) fn collect_into_vec<I: IndexedParallelIterator>(iter: I, target: &mut Vec<I::Item>) {
+    collect_exact(iter, target)
+}
+
+/// Collects an iterator whose [`ParallelIterator::opt_len`] is known (one item per index,
+/// so block `lo..hi` yields the items `lo..hi`) into `target`, each block writing its items
+/// into their final slots.
+///
+/// # Panics
+///
+/// If the iterator yields a different number of items than its length (an incorrect
+/// `opt_len`); the items written are then leaked, never read.
+fn collect_exact<I: ParallelIterator>(iter: I, target: &mut Vec<I::Item>) {
     target.clear();
-    let len = iter.len();
+    let len = iter.base_len();
+    debug_assert_eq!(iter.opt_len(), Some(len));
     target.reserve(len);
     let slots = IntoSlots {
         ptr: target.as_mut_ptr(),

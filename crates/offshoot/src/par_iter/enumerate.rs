@@ -4,7 +4,7 @@
 //! base is item `i`, numbered `offset + i` (`offset` counts the items skipped after
 //! `enumerate`).
 
-use super::{block_via_iblock, IndexedParallelIterator, ParallelIterator};
+use super::{block_via_iblock, forward_to_base, IndexedParallelIterator, ParallelIterator};
 
 /// See [`IndexedParallelIterator::enumerate`].
 #[derive(Clone, Debug)]
@@ -22,19 +22,8 @@ impl<I> Enumerate<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
     type Item = (usize, I::Item);
     type State = I::State;
-    #[inline]
-    fn base_len(&self) -> usize {
-        self.base.base_len()
-    }
-    #[inline]
-    fn state(&self) -> I::State {
-        self.base.state()
-    }
+    forward_to_base!();
     block_via_iblock!();
-    unsafe fn drop_block(&self, lo: usize, hi: usize) {
-        // SAFETY: forwarded contract.
-        unsafe { self.base.drop_block(lo, hi) }
-    }
 }
 
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {

@@ -3,7 +3,7 @@
 //!
 //! Invariant: each adaptor asks its base for exactly the indices it is asked for.
 
-use super::ParallelIterator;
+use super::{forward_to_base, ParallelIterator};
 
 /// See [`ParallelIterator::filter`].
 #[derive(Clone, Debug)]
@@ -25,14 +25,7 @@ where
 {
     type Item = I::Item;
     type State = I::State;
-    #[inline]
-    fn base_len(&self) -> usize {
-        self.base.base_len()
-    }
-    #[inline]
-    fn state(&self) -> I::State {
-        self.base.state()
-    }
+    forward_to_base!();
     #[inline]
     unsafe fn block<'s>(
         &'s self,
@@ -46,10 +39,6 @@ where
     #[inline]
     fn flush<'s>(&'s self, st: &'s mut I::State) -> impl Iterator<Item = I::Item> {
         self.base.flush(st).filter(&self.p)
-    }
-    unsafe fn drop_block(&self, lo: usize, hi: usize) {
-        // SAFETY: forwarded contract.
-        unsafe { self.base.drop_block(lo, hi) }
     }
     fn into_seq(self) -> impl Iterator<Item = I::Item> {
         self.base.into_seq().filter(self.p)
@@ -77,14 +66,7 @@ where
 {
     type Item = R;
     type State = I::State;
-    #[inline]
-    fn base_len(&self) -> usize {
-        self.base.base_len()
-    }
-    #[inline]
-    fn state(&self) -> I::State {
-        self.base.state()
-    }
+    forward_to_base!();
     #[inline]
     unsafe fn block<'s>(
         &'s self,
@@ -98,10 +80,6 @@ where
     #[inline]
     fn flush<'s>(&'s self, st: &'s mut I::State) -> impl Iterator<Item = R> {
         self.base.flush(st).filter_map(&self.f)
-    }
-    unsafe fn drop_block(&self, lo: usize, hi: usize) {
-        // SAFETY: forwarded contract.
-        unsafe { self.base.drop_block(lo, hi) }
     }
     fn into_seq(self) -> impl Iterator<Item = R> {
         self.base.into_seq().filter_map(self.f)

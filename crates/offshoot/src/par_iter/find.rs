@@ -7,47 +7,103 @@
 //! not, they drop it unrun. So `find_first` stops every piece to the right of a hit at its
 //! next block, but lets the pieces to its left finish; `find_last` does the mirror image.
 //!
-//! Invariant: `first` only decreases and `last` only increases, and a hit's block key is
-//! published only after the hit is in the finder's accumulator; skipped ranges lie wholly
-//! after (`first`) or before (`last`) a block that holds a hit, so the answer is exact.
+//! Invariant: the `First` mark only decreases and the `Last` mark only increases; skipped
+//! ranges lie wholly after (`First`) or before (`Last`) a block that holds a hit, whose
+//! piece keeps it, so the answer is exact.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::consumer::{drive, Consumer};
 use super::ParallelIterator;
 
-struct FindAny<F> {
-    f: F,
-    found: AtomicBool,
+/// Which hit a [`Find`] keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Which {
+    Any,
+    First,
+    Last,
 }
 
-impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for FindAny<F> {
+struct Find<F> {
+    f: F,
+    which: Which,
+    /// `Any`: 1 once a hit is known (0 before). `First`: the first index of the lowest
+    /// block known to hold a hit (`usize::MAX`: none yet). `Last`: one past the first index
+    /// of the highest block known to hold a hit (0: none yet).
+    mark: AtomicUsize,
+}
+
+impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
     type Acc = Option<R>;
     #[inline]
     fn identity(&self) -> Option<R> {
         None
     }
     #[inline]
-    fn consume(&self, acc: Option<R>, mut it: impl Iterator<Item = T>, _: usize) -> Option<R> {
-        if acc.is_some() {
-            return acc;
+    fn consume(&self, acc: Option<R>, mut it: impl Iterator<Item = T>, lo: usize) -> Option<R> {
+        // Relaxed marks: they only stop work early; the answer travels through the loop's
+        // join of the accumulators.
+        match self.which {
+            Which::Any | Which::First => {
+                if acc.is_some() {
+                    // This piece already has an earlier hit.
+                    return acc;
+                }
+                let r = it.find_map(&self.f);
+                if r.is_some() {
+                    if self.which == Which::Any {
+                        self.mark.store(1, Ordering::Relaxed);
+                    } else {
+                        self.mark.fetch_min(lo, Ordering::Relaxed);
+                    }
+                }
+                r
+            }
+            Which::Last => match it.filter_map(&self.f).last() {
+                Some(r) => {
+                    self.mark.fetch_max(lo + 1, Ordering::Relaxed);
+                    Some(r)
+                }
+                None => acc,
+            },
         }
-        let r = it.find_map(&self.f);
-        if r.is_some() {
-            // Relaxed: the flag only stops work early; the answer travels through the
-            // loop's join of the accumulators.
-            self.found.store(true, Ordering::Relaxed);
-        }
-        r
     }
     #[inline]
     fn combine(&self, a: Option<R>, b: Option<R>) -> Option<R> {
-        a.or(b)
+        match self.which {
+            Which::Last => b.or(a),
+            Which::Any | Which::First => a.or(b),
+        }
     }
     #[inline]
-    fn skip(&self, _: usize, _: usize) -> bool {
-        self.found.load(Ordering::Relaxed)
+    fn skip(&self, lo: usize, hi: usize) -> bool {
+        let mark = self.mark.load(Ordering::Relaxed);
+        match self.which {
+            Which::Any => mark != 0,
+            // Blocks are disjoint: one starting after a hit's block start lies wholly after.
+            Which::First => lo > mark,
+            // The rest of the piece ends at or before a hit's block start.
+            Which::Last => hi < mark,
+        }
     }
+}
+
+#[inline]
+fn find<I, R, F>(iter: I, f: F, which: Which) -> Option<R>
+where
+    I: ParallelIterator,
+    R: Send,
+    F: Fn(I::Item) -> Option<R> + Sync + Send,
+{
+    let mark = if which == Which::First { usize::MAX } else { 0 };
+    drive(
+        iter,
+        &Find {
+            f,
+            which,
+            mark: AtomicUsize::new(mark),
+        },
+    )
 }
 
 #[inline]
@@ -57,49 +113,7 @@ where
     R: Send,
     F: Fn(I::Item) -> Option<R> + Sync + Send,
 {
-    drive(
-        iter,
-        &FindAny {
-            f,
-            found: AtomicBool::new(false),
-        },
-    )
-}
-
-struct FindFirst<F> {
-    f: F,
-    /// The first index of the lowest block known to hold a hit (`usize::MAX`: none yet).
-    first: AtomicUsize,
-}
-
-impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for FindFirst<F> {
-    type Acc = Option<R>;
-    #[inline]
-    fn identity(&self) -> Option<R> {
-        None
-    }
-    #[inline]
-    fn consume(&self, acc: Option<R>, mut it: impl Iterator<Item = T>, lo: usize) -> Option<R> {
-        if acc.is_some() {
-            // This piece already has an earlier hit.
-            return acc;
-        }
-        let r = it.find_map(&self.f);
-        if r.is_some() {
-            // Relaxed: a hint to stop work; the answer travels through the loop's join.
-            self.first.fetch_min(lo, Ordering::Relaxed);
-        }
-        r
-    }
-    #[inline]
-    fn combine(&self, a: Option<R>, b: Option<R>) -> Option<R> {
-        a.or(b)
-    }
-    #[inline]
-    fn skip(&self, lo: usize, _: usize) -> bool {
-        // Blocks are disjoint: one starting after a hit's block start lies wholly after it.
-        lo > self.first.load(Ordering::Relaxed)
-    }
+    find(iter, f, Which::Any)
 }
 
 #[inline]
@@ -109,46 +123,7 @@ where
     R: Send,
     F: Fn(I::Item) -> Option<R> + Sync + Send,
 {
-    drive(
-        iter,
-        &FindFirst {
-            f,
-            first: AtomicUsize::new(usize::MAX),
-        },
-    )
-}
-
-struct FindLast<F> {
-    f: F,
-    /// One past the first index of the highest block known to hold a hit (0: none yet).
-    last: AtomicUsize,
-}
-
-impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for FindLast<F> {
-    type Acc = Option<R>;
-    #[inline]
-    fn identity(&self) -> Option<R> {
-        None
-    }
-    #[inline]
-    fn consume(&self, acc: Option<R>, it: impl Iterator<Item = T>, lo: usize) -> Option<R> {
-        let r = it.filter_map(&self.f).last();
-        if r.is_some() {
-            // Relaxed: a hint to stop work; the answer travels through the loop's join.
-            self.last.fetch_max(lo + 1, Ordering::Relaxed);
-            return r;
-        }
-        acc
-    }
-    #[inline]
-    fn combine(&self, a: Option<R>, b: Option<R>) -> Option<R> {
-        b.or(a)
-    }
-    #[inline]
-    fn skip(&self, _: usize, hi: usize) -> bool {
-        // The rest of the piece ends at or before a hit's block start.
-        hi < self.last.load(Ordering::Relaxed)
-    }
+    find(iter, f, Which::First)
 }
 
 #[inline]
@@ -158,11 +133,5 @@ where
     R: Send,
     F: Fn(I::Item) -> Option<R> + Sync + Send,
 {
-    drive(
-        iter,
-        &FindLast {
-            f,
-            last: AtomicUsize::new(0),
-        },
-    )
+    find(iter, f, Which::Last)
 }

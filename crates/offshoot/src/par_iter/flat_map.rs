@@ -5,7 +5,7 @@
 //!
 //! Invariant: each adaptor asks its base for exactly the indices it is asked for.
 
-use super::{IntoParallelIterator, ParallelIterator};
+use super::{forward_to_base, IntoParallelIterator, ParallelIterator};
 
 /// Defines a flattening adaptor: `$name<I, $($f)?>`, each base item `x` becoming the
 /// sequential iterator `$inner(self, x)`.
@@ -25,14 +25,7 @@ macro_rules! flattener {
         {
             type Item = $item;
             type State = I::State;
-            #[inline]
-            fn base_len(&self) -> usize {
-                self.base.base_len()
-            }
-            #[inline]
-            fn state(&self) -> I::State {
-                self.base.state()
-            }
+            forward_to_base!();
             #[inline]
             unsafe fn block<'s>(
                 &'s self,
@@ -48,10 +41,6 @@ macro_rules! flattener {
             fn flush<'s>(&'s self, st: &'s mut I::State) -> impl Iterator<Item = $item> {
                 let $s = self;
                 self.base.flush(st).flat_map(move |$x| $inner)
-            }
-            unsafe fn drop_block(&self, lo: usize, hi: usize) {
-                // SAFETY: forwarded contract.
-                unsafe { self.base.drop_block(lo, hi) }
             }
         }
     };

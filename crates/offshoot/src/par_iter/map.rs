@@ -4,7 +4,7 @@
 //!
 //! Invariant: a `Map` asks its base for exactly the indices it is asked for.
 
-use super::{IndexedParallelIterator, ParallelIterator};
+use super::{forward_shape, forward_to_base, IndexedParallelIterator, ParallelIterator};
 
 /// The operation of a [`Map`]: any `Fn(T) -> R`, or one of the named operations behind
 /// [`Cloned`], [`Copied`], [`Inspect`] and [`Update`].
@@ -103,14 +103,7 @@ impl<I, F> Map<I, F> {
 impl<I: ParallelIterator, F: MapOp<I::Item>> ParallelIterator for Map<I, F> {
     type Item = F::Out;
     type State = I::State;
-    #[inline]
-    fn base_len(&self) -> usize {
-        self.base.base_len()
-    }
-    #[inline]
-    fn state(&self) -> I::State {
-        self.base.state()
-    }
+    forward_to_base!();
     #[inline]
     unsafe fn block<'s>(
         &'s self,
@@ -124,10 +117,6 @@ impl<I: ParallelIterator, F: MapOp<I::Item>> ParallelIterator for Map<I, F> {
     #[inline]
     fn flush<'s>(&'s self, st: &'s mut I::State) -> impl Iterator<Item = F::Out> {
         self.base.flush(st).map(move |x| self.f.call(x))
-    }
-    unsafe fn drop_block(&self, lo: usize, hi: usize) {
-        // SAFETY: forwarded contract.
-        unsafe { self.base.drop_block(lo, hi) }
     }
     fn into_seq(self) -> impl Iterator<Item = F::Out> {
         let f = self.f;
@@ -149,10 +138,5 @@ impl<I: IndexedParallelIterator, F: MapOp<I::Item>> IndexedParallelIterator for 
         // SAFETY: forwarded contract.
         unsafe { self.base.iblock(st, lo, hi) }.map(move |x| self.f.call(x))
     }
-    fn truncate(&mut self, len: usize) {
-        self.base.truncate(len)
-    }
-    fn advance(&mut self, n: usize) {
-        self.base.advance(n)
-    }
+    forward_shape!();
 }

@@ -4,7 +4,7 @@
 //!
 //! Invariant: the value lives in the piece's state and never crosses threads.
 
-use super::{IndexedParallelIterator, ParallelIterator};
+use super::{forward_shape, IndexedParallelIterator, ParallelIterator};
 
 /// How a per-piece value is made: any `Fn() -> T`, or a clone ([`MapWith`]).
 #[doc(hidden)]
@@ -127,10 +127,5 @@ where
         unsafe { self.base.iblock(bst, lo, hi) }
             .map(move |x| (self.f)(v.get_or_insert_with(|| self.init.make()), x))
     }
-    fn truncate(&mut self, len: usize) {
-        self.base.truncate(len)
-    }
-    fn advance(&mut self, n: usize) {
-        self.base.advance(n)
-    }
+    forward_shape!();
 }

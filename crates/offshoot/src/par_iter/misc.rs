@@ -8,7 +8,8 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::{
-    block_via_iblock, IndexedParallelIterator, IntoIter, IntoParallelIterator, ParallelIterator,
+    block_via_iblock, forward_to_base, IndexedParallelIterator, IntoIter, IntoParallelIterator,
+    ParallelIterator,
 };
 
 /// A parallel iterator with no items: see [`empty`].
@@ -80,6 +81,17 @@ pub fn repeat_n<T: Clone + Send + Sync>(x: T, n: usize) -> RepeatN<T> {
     RepeatN { x, n }
 }
 
+/// `x` over and over: `usize::MAX` clones (cut it with `take` or `zip`).
+///
+/// ```
+/// use offshoot::iter::*;
+/// let v: Vec<(i32, char)> = (0..3).into_par_iter().zip(repeat('x')).collect();
+/// assert_eq!(v, [(0, 'x'), (1, 'x'), (2, 'x')]);
+/// ```
+pub fn repeat<T: Clone + Send + Sync>(x: T) -> RepeatN<T> {
+    repeat_n(x, usize::MAX)
+}
+
 /// rayon's older name for [`repeat_n`].
 pub fn repeatn<T: Clone + Send + Sync>(x: T, n: usize) -> RepeatN<T> {
     repeat_n(x, n)
@@ -136,12 +148,7 @@ where
 {
     type Item = T;
     type State = I::State;
-    fn base_len(&self) -> usize {
-        self.base.base_len()
-    }
-    fn state(&self) -> I::State {
-        self.base.state()
-    }
+    forward_to_base!();
     unsafe fn block<'s>(
         &'s self,
         st: &'s mut I::State,
@@ -154,10 +161,6 @@ where
     }
     fn flush<'s>(&'s self, st: &'s mut I::State) -> impl Iterator<Item = T> {
         self.take_while_some(self.base.flush(st))
-    }
-    unsafe fn drop_block(&self, lo: usize, hi: usize) {
-        // SAFETY: forwarded contract.
-        unsafe { self.base.drop_block(lo, hi) }
     }
 }
 
@@ -210,12 +213,7 @@ impl<I> TakeAny<I> {
 impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
     type Item = I::Item;
     type State = I::State;
-    fn base_len(&self) -> usize {
-        self.base.base_len()
-    }
-    fn state(&self) -> I::State {
-        self.base.state()
-    }
+    forward_to_base!();
     unsafe fn block<'s>(
         &'s self,
         st: &'s mut I::State,
@@ -227,9 +225,5 @@ impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
     }
     fn flush<'s>(&'s self, st: &'s mut I::State) -> impl Iterator<Item = I::Item> {
         self.base.flush(st).filter(move |_| self.keep())
-    }
-    unsafe fn drop_block(&self, lo: usize, hi: usize) {
-        // SAFETY: forwarded contract.
-        unsafe { self.base.drop_block(lo, hi) }
     }
 }

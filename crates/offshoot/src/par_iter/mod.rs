@@ -47,6 +47,7 @@ mod reduce;
 mod rev;
 mod slice;
 mod step_by;
+mod str;
 mod try_ops;
 mod vec;
 mod zip;
@@ -62,11 +63,12 @@ pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::{Fold, FoldWith, TryFold, TryFoldWith};
 pub use map::{Cloned, Copied, Inspect, Map, Update};
 pub use map_init::{MapInit, MapWith};
-pub use misc::{empty, once, repeat_n, repeatn, Empty, Once, RepeatN, TakeAny, WhileSome};
+pub use misc::{empty, once, repeat, repeat_n, repeatn, Empty, Once, RepeatN, TakeAny, WhileSome};
 pub use range::{CharRangeIter, RangeInteger, RangeIter};
 pub use rev::Rev;
 pub use slice::{Iter, IterMut};
 pub use step_by::StepBy;
+pub use str::{ParallelString, StrPieces};
 pub use try_ops::Try;
 pub use vec::IntoIter;
 pub use zip::Zip;
@@ -75,8 +77,8 @@ pub use zip::Zip;
 /// the free functions (`use offshoot::iter::*;`).
 pub mod iter {
     pub use super::{
-        empty, once, repeat_n, repeatn, Chain, Chunks, Cloned, Copied, Empty, Enumerate, Filter,
-        FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith,
+        empty, once, repeat, repeat_n, repeatn, Chain, Chunks, Cloned, Copied, Empty, Enumerate,
+        Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith,
         FromParallelIterator, IndexedParallelIterator, Inspect, IntoParallelIterator,
         IntoParallelRefIterator, IntoParallelRefMutIterator, Map, MapInit, MapWith, Once,
         ParallelExtend, ParallelIterator, RepeatN, Rev, StepBy, TakeAny, TryFold, TryFoldWith,
@@ -1143,6 +1145,18 @@ pub trait IndexedParallelIterator: ParallelIterator {
         self
     }
 
+    /// Returns the iterator unchanged: offshoot already walks every piece in blocks of
+    /// exponentially growing size (starting at one item), which is what rayon's
+    /// `by_exponential_blocks` asks for.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// assert_eq!((0..100).into_par_iter().by_exponential_blocks().find_first(|x| x % 9 == 8), Some(8));
+    /// ```
+    fn by_exponential_blocks(self) -> Self {
+        self
+    }
+
     /// The index of some item for which `p` holds; the others stop early.
     ///
     /// ```
@@ -1447,3 +1461,36 @@ macro_rules! block_via_iblock {
     };
 }
 pub(crate) use block_via_iblock;
+
+/// Implements the `ParallelIterator` methods an adaptor forwards unchanged to its `base`
+/// field: `base_len`, `state` (the adaptor's state is its base's) and `drop_block`.
+macro_rules! forward_to_base {
+    () => {
+        #[inline]
+        fn base_len(&self) -> usize {
+            self.base.base_len()
+        }
+        #[inline]
+        fn state(&self) -> Self::State {
+            self.base.state()
+        }
+        unsafe fn drop_block(&self, lo: usize, hi: usize) {
+            // SAFETY: forwarded contract.
+            unsafe { self.base.drop_block(lo, hi) }
+        }
+    };
+}
+pub(crate) use forward_to_base;
+
+/// Implements `truncate` and `advance` of an indexed adaptor whose indices are its base's.
+macro_rules! forward_shape {
+    () => {
+        fn truncate(&mut self, len: usize) {
+            self.base.truncate(len)
+        }
+        fn advance(&mut self, n: usize) {
+            self.base.advance(n)
+        }
+    };
+}
+pub(crate) use forward_shape;

@@ -9,6 +9,7 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::consumer::{drive, Consumer};
+use super::find::find_map_any;
 use super::ParallelIterator;
 
 mod sealed {
@@ -99,52 +100,14 @@ pub(super) fn is_break<R: Try>(r: R) -> Result<R::Output, R> {
     }
 }
 
-struct TryForEach<F> {
-    f: F,
-    failed: AtomicBool,
-}
-
-impl<T, R: Try<Output = ()> + Send, F: Fn(T) -> R + Sync> Consumer<T> for TryForEach<F> {
-    /// The failure, if any.
-    type Acc = Option<R>;
-    #[inline]
-    fn identity(&self) -> Option<R> {
-        None
-    }
-    #[inline]
-    fn consume(&self, acc: Option<R>, mut it: impl Iterator<Item = T>, _: usize) -> Option<R> {
-        if acc.is_some() {
-            return acc;
-        }
-        let r = it.find_map(|x| is_break((self.f)(x)).err());
-        if r.is_some() {
-            // Relaxed: the flag only stops work early; the failure travels through the
-            // loop's join.
-            self.failed.store(true, Ordering::Relaxed);
-        }
-        r
-    }
-    #[inline]
-    fn combine(&self, a: Option<R>, b: Option<R>) -> Option<R> {
-        a.or(b)
-    }
-    #[inline]
-    fn skip(&self, _: usize, _: usize) -> bool {
-        self.failed.load(Ordering::Relaxed)
-    }
-}
-
 pub(super) fn try_for_each<I, R, F>(iter: I, f: F) -> R
 where
     I: ParallelIterator,
     R: Try<Output = ()> + Send,
     F: Fn(I::Item) -> R + Sync + Send,
 {
-    let c = TryForEach {
-        f,
-        failed: AtomicBool::new(false),
-    };
-    drive(iter, &c).unwrap_or_else(|| R::from_output(()))
+    // The first failure found stops the others, as `find_map_any` does.
+    find_map_any(iter, move |x| is_break(f(x)).err()).unwrap_or_else(|| R::from_output(()))
 }
 
 /// Folds fallible items with a fallible associative `op`; the accumulator is the item
