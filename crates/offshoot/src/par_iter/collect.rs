@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -54,7 +55,7 @@ impl<T: Send> Consumer<T> for ToVec {
         Vec::new()
     }
     #[inline]
-    fn consume(&self, mut acc: Vec<T>, it: impl Iterator<Item = T>, _: usize) -> Vec<T> {
+    fn consume(&self, mut acc: Vec<T>, it: impl Iterator<Item = T>, _: usize, _: usize) -> Vec<T> {
         acc.extend(it);
         acc
     }
@@ -244,18 +245,18 @@ impl<T: Send> Consumer<T> for IntoSlots<T> {
     #[inline]
     fn identity(&self) {}
     #[inline]
-    fn consume(&self, _: (), it: impl Iterator<Item = T>, lo: usize) {
-        let mut n = 0;
-        for (i, x) in (lo..).zip(it) {
-            assert!(
-                i < self.len,
-                "offshoot: an indexed iterator yielded too many items"
-            );
-            // SAFETY: `i < len` is within the reserved capacity, and index `i` belongs to
-            // this block alone, so no other thread writes the slot.
-            unsafe { self.ptr.add(i).write(x) };
-            n += 1;
-        }
+    fn consume(&self, _: (), it: impl Iterator<Item = T>, lo: usize, hi: usize) {
+        assert!(lo <= hi && hi <= self.len, "offshoot: block out of range");
+        // SAFETY: `lo..hi` is within the reserved capacity, and these slots belong to this
+        // block alone (blocks are disjoint), so no other reference to them exists.
+        let slots = unsafe {
+            std::slice::from_raw_parts_mut(self.ptr.add(lo).cast::<MaybeUninit<T>>(), hi - lo)
+        };
+        // A zip of two exact-size iterators: the same loop as a sequential `extend`.
+        let n = slots.iter_mut().zip(it).fold(0, |n, (slot, x)| {
+            slot.write(x);
+            n + 1
+        });
         // Relaxed: read after the loop's join, which orders every block before it.
         self.written.fetch_add(n, Ordering::Relaxed);
     }
@@ -306,7 +307,13 @@ impl<T, A: Send, B: Send, P: Fn(T) -> Result<A, B> + Sync> Consumer<T> for Pairs
         (Vec::new(), Vec::new())
     }
     #[inline]
-    fn consume(&self, acc: Self::Acc, it: impl Iterator<Item = T>, _: usize) -> Self::Acc {
+    fn consume(
+        &self,
+        acc: Self::Acc,
+        it: impl Iterator<Item = T>,
+        _: usize,
+        _: usize,
+    ) -> Self::Acc {
         let (mut a, mut b) = acc;
         for x in it {
             match (self.0)(x) {
@@ -346,7 +353,13 @@ impl<A: Send, B: Send> Consumer<(A, B)> for Unzip {
         (Vec::new(), Vec::new())
     }
     #[inline]
-    fn consume(&self, acc: Self::Acc, it: impl Iterator<Item = (A, B)>, _: usize) -> Self::Acc {
+    fn consume(
+        &self,
+        acc: Self::Acc,
+        it: impl Iterator<Item = (A, B)>,
+        _: usize,
+        _: usize,
+    ) -> Self::Acc {
         let (mut a, mut b) = acc;
         for (x, y) in it {
             a.push(x);

@@ -18,9 +18,16 @@ pub(super) trait Consumer<T>: Sync {
     type Acc: Send;
     /// A piece's starting accumulator.
     fn identity(&self) -> Self::Acc;
-    /// Folds the items of one block, whose first index is `lo` (a position key for the
-    /// `find_first`/`find_last` family), into `acc`.
-    fn consume(&self, acc: Self::Acc, it: impl Iterator<Item = T>, lo: usize) -> Self::Acc;
+    /// Folds the items of block `lo..hi` into `acc` (`lo` is a position key for the
+    /// `find_first`/`find_last` family; items a piece's state yields at its end come with
+    /// the empty block `end..end`).
+    fn consume(
+        &self,
+        acc: Self::Acc,
+        it: impl Iterator<Item = T>,
+        lo: usize,
+        hi: usize,
+    ) -> Self::Acc;
     /// Combines the accumulators of two adjacent ranges, `a` the lower.
     fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
     /// Early exit: whether the indices `lo..hi` (the rest of a piece) are not needed.
@@ -54,7 +61,7 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> LoopBody for Run<'_, I, C> {
         let a = acc.take().unwrap_or_else(|| self.c.identity());
         // SAFETY: the loop hands every index to one block.
         let it = unsafe { self.iter.block(&mut local.0, lo, hi) };
-        *acc = Some(self.c.consume(a, it, lo));
+        *acc = Some(self.c.consume(a, it, lo, hi));
         local.1 = hi;
     }
     #[inline]
@@ -71,7 +78,7 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> LoopBody for Run<'_, I, C> {
         let mut flushed = self.iter.flush(&mut st).peekable();
         if flushed.peek().is_some() {
             let a = acc.take().unwrap_or_else(|| self.c.identity());
-            *acc = Some(self.c.consume(a, flushed, end));
+            *acc = Some(self.c.consume(a, flushed, end, end));
         }
     }
     #[inline]

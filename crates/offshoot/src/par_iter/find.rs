@@ -40,7 +40,13 @@ impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
         None
     }
     #[inline]
-    fn consume(&self, acc: Option<R>, mut it: impl Iterator<Item = T>, lo: usize) -> Option<R> {
+    fn consume(
+        &self,
+        acc: Option<R>,
+        mut it: impl Iterator<Item = T>,
+        lo: usize,
+        _: usize,
+    ) -> Option<R> {
         // Relaxed marks: they only stop work early; the answer travels through the loop's
         // join of the accumulators.
         match self.which {

@@ -17,7 +17,7 @@ impl<T, F: Fn(T) + Sync> Consumer<T> for ForEach<F> {
     #[inline]
     fn identity(&self) {}
     #[inline]
-    fn consume(&self, _: (), it: impl Iterator<Item = T>, _: usize) {
+    fn consume(&self, _: (), it: impl Iterator<Item = T>, _: usize, _: usize) {
         it.for_each(&self.0)
     }
     #[inline]
@@ -38,7 +38,7 @@ impl<T> Consumer<T> for Count {
         0
     }
     #[inline]
-    fn consume(&self, acc: usize, it: impl Iterator<Item = T>, _: usize) -> usize {
+    fn consume(&self, acc: usize, it: impl Iterator<Item = T>, _: usize, _: usize) -> usize {
         acc + it.count()
     }
     #[inline]
@@ -61,7 +61,7 @@ impl<T, S: Send + Sum<T> + Sum<S>> Consumer<T> for SumOf<S> {
         std::iter::empty::<S>().sum()
     }
     #[inline]
-    fn consume(&self, acc: S, it: impl Iterator<Item = T>, _: usize) -> S {
+    fn consume(&self, acc: S, it: impl Iterator<Item = T>, _: usize, _: usize) -> S {
         let s: S = it.sum();
         once(acc).chain(once(s)).sum()
     }
@@ -89,7 +89,7 @@ impl<T, P: Send + Product<T> + Product<P>> Consumer<T> for ProductOf<P> {
         std::iter::empty::<P>().product()
     }
     #[inline]
-    fn consume(&self, acc: P, it: impl Iterator<Item = T>, _: usize) -> P {
+    fn consume(&self, acc: P, it: impl Iterator<Item = T>, _: usize, _: usize) -> P {
         let p: P = it.product();
         once(acc).chain(once(p)).product()
     }
@@ -118,7 +118,13 @@ impl<T: Send, OP: Fn(T, T) -> T + Sync> Consumer<T> for ReduceWith<OP> {
         None
     }
     #[inline]
-    fn consume(&self, acc: Option<T>, mut it: impl Iterator<Item = T>, _: usize) -> Option<T> {
+    fn consume(
+        &self,
+        acc: Option<T>,
+        mut it: impl Iterator<Item = T>,
+        _: usize,
+        _: usize,
+    ) -> Option<T> {
         let first = match acc {
             Some(a) => a,
             None => it.next()?,
@@ -154,7 +160,7 @@ impl<T: Send, ID: Fn() -> T + Sync, OP: Fn(T, T) -> T + Sync> Consumer<T> for Re
         (self.0)()
     }
     #[inline]
-    fn consume(&self, acc: T, it: impl Iterator<Item = T>, _: usize) -> T {
+    fn consume(&self, acc: T, it: impl Iterator<Item = T>, _: usize, _: usize) -> T {
         it.fold(acc, &self.1)
     }
     #[inline]

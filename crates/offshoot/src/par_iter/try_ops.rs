@@ -146,7 +146,13 @@ impl<T, R: Try<Output = T> + Send, OP: Fn(T, T) -> R + Sync> Consumer<R> for Try
         None
     }
     #[inline]
-    fn consume(&self, acc: Option<R>, it: impl Iterator<Item = R>, _: usize) -> Option<R> {
+    fn consume(
+        &self,
+        acc: Option<R>,
+        it: impl Iterator<Item = R>,
+        _: usize,
+        _: usize,
+    ) -> Option<R> {
         let mut acc = acc;
         for x in it {
             let r = match acc.take() {
