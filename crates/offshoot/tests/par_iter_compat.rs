@@ -82,6 +82,35 @@ proptest! {
     }
 
     #[test]
+    fn interleave_matches_a_sequential_merge(a in vecs(), b in vecs(), k in 0usize..50, j in 0usize..50) {
+        let merged = |a: &[i32], b: &[i32]| {
+            let mut out = Vec::new();
+            for i in 0..a.len().max(b.len()) {
+                out.extend(a.get(i));
+                out.extend(b.get(i));
+            }
+            out
+        };
+        let shortest = |a: &[i32], b: &[i32]| {
+            let n = if a.len() > b.len() { 2 * b.len() + 1 } else { 2 * a.len() };
+            merged(a, b)[..n].to_vec()
+        };
+        for p in pools() {
+            let got: Vec<i32> = p.run(|| a.par_iter().copied().interleave(b.par_iter().copied()).collect());
+            prop_assert_eq!(&got, &merged(&a, &b));
+            let got: Vec<i32> = p.run(|| a.par_iter().copied().interleave(b.par_iter().copied()).skip(k).take(j).rev().collect());
+            let mut want: Vec<i32> = merged(&a, &b).into_iter().skip(k).take(j).collect();
+            want.reverse();
+            prop_assert_eq!(got, want);
+            let got: Vec<i32> = p.run(|| a.par_iter().copied().interleave_shortest(b.par_iter().copied()).collect());
+            prop_assert_eq!(got, shortest(&a, &b));
+            let got: Vec<i32> = p.run(|| a.par_iter().copied().interleave(b.par_iter().copied()).skip(k).interleave(a.par_iter().copied()).collect());
+            let first: Vec<i32> = merged(&a, &b).into_iter().skip(k).collect();
+            prop_assert_eq!(got, merged(&first, &a));
+        }
+    }
+
+    #[test]
     fn unindexed_adaptors_match_std(v in vecs()) {
         for p in pools() {
             let got: Vec<i32> = p.run(|| v.par_iter().filter_map(|x| (x % 3 == 0).then_some(x / 3)).collect());
@@ -182,6 +211,13 @@ proptest! {
             let mut e = vec![1, 2];
             p.run(|| e.par_extend(v.par_iter()));
             prop_assert_eq!(&e[2..], &v[..]);
+            let (l, r): (Vec<i32>, Vec<String>) = p.run(|| v.par_iter().partition_map(|&x| if x > 0 { Either::Left(x) } else { Either::Right(x.to_string()) }));
+            prop_assert_eq!(l, v.iter().copied().filter(|&x| x > 0).collect::<Vec<_>>());
+            prop_assert_eq!(r, v.iter().filter(|&&x| x <= 0).map(|x| x.to_string()).collect::<Vec<_>>());
+            let list = p.run(|| v.par_iter().copied().filter(|x| x % 2 == 0).collect_vec_list());
+            prop_assert_eq!(list.into_iter().flatten().collect::<Vec<_>>(), v.iter().copied().filter(|x| x % 2 == 0).collect::<Vec<_>>());
+            let got: Vec<i64> = p.run(|| v.par_iter().fold_chunks_with(3, 1i64, |a, &x| a + x as i64).collect());
+            prop_assert_eq!(got, v.chunks(3).map(|c| c.iter().fold(1i64, |a, &x| a + x as i64)).collect::<Vec<_>>());
         }
     }
 

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::consumer::{drive, Consumer};
-use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use super::{Either, IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
 /// Builds a collection from a parallel iterator, keeping the items' order.
 ///
@@ -386,4 +386,60 @@ where
     a.par_extend(left);
     b.par_extend(right);
     (a, b)
+}
+
+pub(super) fn partition_map<I, A, B, P, L, R>(iter: I, op: P) -> (A, B)
+where
+    I: ParallelIterator,
+    A: Default + Send + ParallelExtend<L>,
+    B: Default + Send + ParallelExtend<R>,
+    P: Fn(I::Item) -> Either<L, R> + Sync + Send,
+    L: Send,
+    R: Send,
+{
+    let (left, right) = drive(
+        iter,
+        &Pairs(|x| match op(x) {
+            Either::Left(l) => Ok(l),
+            Either::Right(r) => Err(r),
+        }),
+    );
+    let (mut a, mut b) = (A::default(), B::default());
+    a.par_extend(left);
+    b.par_extend(right);
+    (a, b)
+}
+
+/// One `Vec` per piece, in a list in index order.
+struct ToList;
+
+impl<T: Send> Consumer<T> for ToList {
+    type Acc = LinkedList<Vec<T>>;
+    #[inline]
+    fn identity(&self) -> LinkedList<Vec<T>> {
+        LinkedList::new()
+    }
+    #[inline]
+    fn consume(
+        &self,
+        mut acc: LinkedList<Vec<T>>,
+        it: impl Iterator<Item = T>,
+        _: usize,
+        _: usize,
+    ) -> LinkedList<Vec<T>> {
+        match acc.back_mut() {
+            Some(v) => v.extend(it),
+            None => acc.push_back(it.collect()),
+        }
+        acc
+    }
+    #[inline]
+    fn combine(&self, mut a: LinkedList<Vec<T>>, mut b: LinkedList<Vec<T>>) -> Self::Acc {
+        a.append(&mut b);
+        a
+    }
+}
+
+pub(super) fn collect_vec_list<I: ParallelIterator>(iter: I) -> LinkedList<Vec<I::Item>> {
+    drive(iter, &ToList)
 }

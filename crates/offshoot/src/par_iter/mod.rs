@@ -39,6 +39,7 @@ mod filter;
 mod find;
 mod flat_map;
 mod fold;
+mod interleave;
 mod map;
 mod map_init;
 mod misc;
@@ -54,6 +55,8 @@ mod zip;
 
 use std::cmp::Ordering;
 
+pub use either::Either;
+
 pub use chain::Chain;
 pub use chunks::Chunks;
 pub use collect::{FromParallelIterator, ParallelExtend};
@@ -61,6 +64,7 @@ pub use enumerate::Enumerate;
 pub use filter::{Filter, FilterMap};
 pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::{Fold, FoldWith, TryFold, TryFoldWith};
+pub use interleave::Interleave;
 pub use map::{Cloned, Copied, Inspect, Map, Update};
 pub use map_init::{MapInit, MapWith};
 pub use misc::{empty, once, repeat, repeat_n, repeatn, Empty, Once, RepeatN, TakeAny, WhileSome};
@@ -77,9 +81,9 @@ pub use zip::Zip;
 /// the free functions (`use offshoot::iter::*;`).
 pub mod iter {
     pub use super::{
-        empty, once, repeat, repeat_n, repeatn, Chain, Chunks, Cloned, Copied, Empty, Enumerate,
-        Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith,
-        FromParallelIterator, IndexedParallelIterator, Inspect, IntoParallelIterator,
+        empty, once, repeat, repeat_n, repeatn, Chain, Chunks, Cloned, Copied, Either, Empty,
+        Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith,
+        FromParallelIterator, IndexedParallelIterator, Inspect, Interleave, IntoParallelIterator,
         IntoParallelRefIterator, IntoParallelRefMutIterator, Map, MapInit, MapWith, Once,
         ParallelExtend, ParallelIterator, RepeatN, Rev, StepBy, TakeAny, TryFold, TryFoldWith,
         Update, WhileSome, Zip,
@@ -945,6 +949,37 @@ pub trait ParallelIterator: Sized + Sync + Send {
         collect::partition(self, p)
     }
 
+    /// Splits the items into two collections by `op`'s `Left` and `Right`, in order.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// use offshoot::iter::Either;
+    /// let (even, odd): (Vec<i32>, Vec<String>) = (0..5).into_par_iter()
+    ///     .partition_map(|x| if x % 2 == 0 { Either::Left(x) } else { Either::Right(x.to_string()) });
+    /// assert_eq!((even, odd), (vec![0, 2, 4], vec!["1".to_string(), "3".to_string()]));
+    /// ```
+    fn partition_map<A, B, P, L, R>(self, op: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<L>,
+        B: Default + Send + ParallelExtend<R>,
+        P: Fn(Self::Item) -> Either<L, R> + Sync + Send,
+        L: Send,
+        R: Send,
+    {
+        collect::partition_map(self, op)
+    }
+
+    /// Collects the items into a list of `Vec`s (one per piece that ran), in order.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let list = (0..100).into_par_iter().collect_vec_list();
+    /// assert_eq!(list.into_iter().flatten().collect::<Vec<_>>(), (0..100).collect::<Vec<_>>());
+    /// ```
+    fn collect_vec_list(self) -> std::collections::LinkedList<Vec<Self::Item>> {
+        collect::collect_vec_list(self)
+    }
+
     /// The number of items if it is known without running anything (indexed iterators).
     fn opt_len(&self) -> Option<usize> {
         None
@@ -1041,6 +1076,42 @@ pub trait IndexedParallelIterator: ParallelIterator {
             "offshoot: zip_eq of iterators of different lengths"
         );
         Zip::new(self, other)
+    }
+
+    /// The items of `self` and `other` in turn, then the rest of the longer one.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<i32> = (0..3).into_par_iter().interleave(10..15).collect();
+    /// assert_eq!(v, [0, 10, 1, 11, 2, 12, 13, 14]);
+    /// ```
+    fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+    {
+        Interleave::new(self, other.into_par_iter())
+    }
+
+    /// The items of `self` and `other` in turn, until the side whose turn it is has none.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<i32> = (0..3).into_par_iter().interleave_shortest(10..15).collect();
+    /// assert_eq!(v, [0, 10, 1, 11, 2, 12]);
+    /// let w: Vec<i32> = (0..5).into_par_iter().interleave_shortest(10..12).collect();
+    /// assert_eq!(w, [0, 10, 1, 11, 2]);
+    /// ```
+    fn interleave_shortest<I>(mut self, other: I) -> Interleave<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+    {
+        let mut other = other.into_par_iter();
+        let (na, nb) = (self.len(), other.len());
+        self.truncate(na.min(nb + 1));
+        other.truncate(nb.min(na));
+        Interleave::new(self, other)
     }
 
     /// The items in reverse order.
@@ -1142,6 +1213,42 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// [`with_min_len`](IndexedParallelIterator::with_min_len)).
     fn with_max_len(self, max: usize) -> Self {
         let _ = max;
+        self
+    }
+
+    /// Folds every chunk of `size` items from a clone of `init`.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<i32> = (1..=5).into_par_iter().fold_chunks_with(2, 10, |a, x| a + x).collect();
+    /// assert_eq!(v, [13, 17, 15]);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    fn fold_chunks_with<T, F>(
+        self,
+        size: usize,
+        init: T,
+        fold_op: F,
+    ) -> Map<Chunks<Self>, impl Fn(Vec<Self::Item>) -> T + Sync + Send>
+    where
+        T: Send + Sync + Clone,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+    {
+        self.chunks(size)
+            .map(move |c| c.into_iter().fold(init.clone(), &fold_op))
+    }
+
+    /// Returns the iterator unchanged, with the same results as rayon's: rayon walks the
+    /// blocks of `size` one after the other (each in parallel), which matters only for
+    /// early exits; offshoot's early exits (`find_first`, ...) already stop every piece
+    /// past a hit at its next block.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// assert_eq!((0..100).into_par_iter().by_uniform_blocks(10).find_first(|x| x % 9 == 8), Some(8));
+    /// ```
+    fn by_uniform_blocks(self, size: usize) -> Self {
+        assert!(size != 0, "offshoot: by_uniform_blocks(0)");
         self
     }
 
