@@ -112,8 +112,8 @@ pub mod prelude {
     pub use crate::bridge::ParallelBridge;
     pub use crate::par_iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
-        ParallelString,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelDrainRange, ParallelExtend,
+        ParallelIterator, ParallelString,
     };
 }
 

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use offshoot::iter::*;
+use offshoot::prelude::ParallelDrainRange;
 use offshoot::str::ParallelString;
 use offshoot::ThreadPool;
 use proptest::prelude::*;
@@ -180,6 +181,9 @@ proptest! {
     #[test]
     fn collect_targets_keep_order(v in vecs()) {
         for p in pools() {
+            let (a, b): (Vec<i32>, BTreeSet<i32>) = p.run(|| v.par_iter().map(|&x| (x, x / 2)).collect());
+            prop_assert_eq!(a, v.clone());
+            prop_assert_eq!(b, v.iter().map(|x| x / 2).collect::<BTreeSet<_>>());
             let m: HashMap<i32, usize> = p.run(|| v.par_iter().enumerate().map(|(i, &x)| (x, i)).collect());
             prop_assert_eq!(m, v.iter().enumerate().map(|(i, &x)| (x, i)).collect::<HashMap<_, _>>());
             let m: BTreeMap<i32, usize> = p.run(|| v.par_iter().enumerate().map(|(i, &x)| (x, i)).collect());
@@ -418,6 +422,17 @@ fn owned_items_are_dropped_once_through_every_adaptor() {
             assert!(out.iter().rev().enumerate().all(|(i, t)| t.0 == i as u32));
             drop(out);
             check("collect_into_vec", len);
+            let mut v = make();
+            let (a, b) = (len / 3, 2 * len / 3);
+            let hit = p.run(|| v.par_drain(a..b).find_first(|t| t.0 % 5 == 0).map(|t| t.0));
+            assert_eq!(hit, (a as u32..b as u32).find(|i| i % 5 == 0));
+            assert_eq!(drops.load(Ordering::SeqCst), b - a, "par_drain, len {len}");
+            assert!(v
+                .iter()
+                .map(|t| t.0)
+                .eq((0..a as u32).chain(b as u32..len as u32)));
+            drop(v);
+            check("par_drain", b - a);
         }
     });
 }

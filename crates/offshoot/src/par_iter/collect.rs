@@ -443,3 +443,36 @@ impl<T: Send> Consumer<T> for ToList {
 pub(super) fn collect_vec_list<I: ParallelIterator>(iter: I) -> LinkedList<Vec<I::Item>> {
     drive(iter, &ToList)
 }
+
+/// Collects pairs into two collections, in order (as [`ParallelIterator::unzip`]).
+///
+/// ```
+/// use offshoot::prelude::*;
+/// let (a, b): (Vec<i32>, String) = (0..3).into_par_iter().map(|x| (x, 'z')).collect();
+/// assert_eq!((a, b), (vec![0, 1, 2], "zzz".to_string()));
+/// ```
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Default + Send + ParallelExtend<A>,
+    FromB: Default + Send + ParallelExtend<B>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
+        unzip(par_iter.into_par_iter())
+    }
+}
+
+impl<A, B, FromA, FromB> ParallelExtend<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Send + ParallelExtend<A>,
+    FromB: Send + ParallelExtend<B>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = (A, B)>>(&mut self, par_iter: I) {
+        let (left, right) = drive(par_iter.into_par_iter(), &Unzip);
+        self.0.par_extend(left);
+        self.1.par_extend(right);
+    }
+}

@@ -74,7 +74,7 @@ pub use slice::{Iter, IterMut};
 pub use step_by::StepBy;
 pub use str::{ParallelString, StrPieces};
 pub use try_ops::Try;
-pub use vec::IntoIter;
+pub use vec::{IntoIter, ParallelDrainRange};
 pub use zip::Zip;
 
 /// The names rayon users import from `rayon::iter`: the traits, the adaptor types and
@@ -85,8 +85,8 @@ pub mod iter {
         Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith,
         FromParallelIterator, IndexedParallelIterator, Inspect, Interleave, IntoParallelIterator,
         IntoParallelRefIterator, IntoParallelRefMutIterator, Map, MapInit, MapWith, Once,
-        ParallelExtend, ParallelIterator, RepeatN, Rev, StepBy, TakeAny, TryFold, TryFoldWith,
-        Update, WhileSome, Zip,
+        ParallelDrainRange, ParallelExtend, ParallelIterator, RepeatN, Rev, StepBy, TakeAny,
+        TryFold, TryFoldWith, Update, WhileSome, Zip,
     };
     pub use super::{CharRangeIter, IntoIter, Iter, IterMut, RangeInteger, RangeIter, Try};
     pub use crate::bridge::{IterBridge, ParallelBridge};

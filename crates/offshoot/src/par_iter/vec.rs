@@ -260,3 +260,42 @@ gathered! {
     ['a, T: Sync] &'a BinaryHeap<T> => &'a T, iter;
     [T: Send] BinaryHeap<T> => T, into_iter;
 }
+
+/// `par_drain` on `Vec` (rayon's `ParallelDrainRange`): removes a range of elements and
+/// yields them, in order, as an owning parallel iterator.
+///
+/// The range is moved out of the vector when `par_drain` is called (the elements after it
+/// move down, as `Vec::drain` moves them), so the vector is shortened even if the iterator
+/// is dropped unused; the drained elements are then owned by the iterator, which moves or
+/// drops each exactly once.
+///
+/// ```
+/// use offshoot::prelude::*;
+/// let mut v: Vec<i32> = (0..10).collect();
+/// let evens: Vec<i32> = v.par_drain(2..6).filter(|x| x % 2 == 0).collect();
+/// assert_eq!(evens, [2, 4]);
+/// assert_eq!(v, [0, 1, 6, 7, 8, 9]);
+/// ```
+pub trait ParallelDrainRange<Idx = usize> {
+    /// The iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items.
+    type Item: Send;
+    /// Removes `range` and returns its elements as a parallel iterator.
+    ///
+    /// # Panics
+    ///
+    /// If the range is out of bounds or decreasing (as `Vec::drain`).
+    fn par_drain<R: std::ops::RangeBounds<Idx>>(self, range: R) -> Self::Iter;
+}
+
+impl<T: Send> ParallelDrainRange<usize> for &mut Vec<T> {
+    type Iter = IntoIter<T>;
+    type Item = T;
+    fn par_drain<R: std::ops::RangeBounds<usize>>(self, range: R) -> IntoIter<T> {
+        // `Vec::drain` checks the range and moves the tail down; the drained elements are
+        // moved once more, into a buffer the iterator owns.
+        let drained: Vec<T> = self.drain(range).collect();
+        drained.into_par_iter()
+    }
+}
