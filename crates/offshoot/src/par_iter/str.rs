@@ -122,7 +122,7 @@ impl PieceKind for Chars {
     fn cut(&self, s: &str, x: usize) -> usize {
         char_cut(s, x)
     }
-    fn pieces<'a>(&self, s: &'a str, a: usize, b: usize) -> impl Iterator<Item = char> {
+    fn pieces(&self, s: &str, a: usize, b: usize) -> impl Iterator<Item = char> {
         s[a..b].chars()
     }
 }
@@ -140,7 +140,7 @@ impl PieceKind for CharIndices {
     fn cut(&self, s: &str, x: usize) -> usize {
         char_cut(s, x)
     }
-    fn pieces<'a>(&self, s: &'a str, a: usize, b: usize) -> impl Iterator<Item = (usize, char)> {
+    fn pieces(&self, s: &str, a: usize, b: usize) -> impl Iterator<Item = (usize, char)> {
         s[a..b].char_indices().map(move |(i, c)| (a + i, c))
     }
 }
