@@ -143,6 +143,12 @@ proptest! {
             prop_assert!(got.starts_with(&want) || v.contains(&500));
             if !v.contains(&500) { prop_assert_eq!(got, want); }
             prop_assert_eq!(p.run(|| v.par_iter().take_any(5).count()), v.len().min(5));
+            let got: Vec<i32> = p.run(|| v.par_iter().copied().take_any_while(|x| *x != 7).collect());
+            prop_assert!(got.iter().all(|x| *x != 7));
+            if !v.contains(&7) { prop_assert_eq!(&got, &v); }
+            let got: Vec<i32> = p.run(|| v.par_iter().copied().skip_any_while(|x| *x != 7).collect());
+            prop_assert_eq!(got.contains(&7), v.contains(&7));
+            if !v.contains(&7) { prop_assert!(got.is_empty()); }
             prop_assert_eq!(p.run(|| v.par_iter().skip_any(5).count()), v.len().saturating_sub(5));
         }
     }

@@ -227,3 +227,78 @@ impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
         self.base.flush(st).filter(move |_| self.keep())
     }
 }
+
+/// See [`ParallelIterator::take_any_while`] and [`ParallelIterator::skip_any_while`].
+#[derive(Debug)]
+pub struct AnyWhile<I, P> {
+    base: I,
+    p: P,
+    /// `take_any_while` (true) or `skip_any_while` (false).
+    take: bool,
+    /// Set once `p` failed for some item.
+    failed: AtomicBool,
+}
+
+impl<I, P> AnyWhile<I, P> {
+    pub(super) fn new(base: I, p: P, take: bool) -> Self {
+        AnyWhile {
+            base,
+            p,
+            take,
+            failed: AtomicBool::new(false),
+        }
+    }
+}
+
+impl<I: ParallelIterator, P: Fn(&I::Item) -> bool + Sync + Send> AnyWhile<I, P> {
+    /// Whether `x` is yielded; notes the first failure of `p`. Relaxed: the flag only
+    /// decides which items pass; nothing else is published through it.
+    fn keep(&self, x: &I::Item) -> bool {
+        let failed = self.failed.load(Ordering::Relaxed) || {
+            let f = !(self.p)(x);
+            if f {
+                self.failed.store(true, Ordering::Relaxed);
+            }
+            f
+        };
+        failed != self.take
+    }
+
+    fn pass<'s>(
+        &'s self,
+        it: impl Iterator<Item = I::Item> + 's,
+    ) -> impl Iterator<Item = I::Item> + 's {
+        // `take_any_while` ends a block at its first rejected item (the rest are dropped);
+        // `skip_any_while` filters.
+        let take = self.take;
+        let mut done = false;
+        it.filter(move |x| {
+            !done
+                && (self.keep(x)
+                    || (take && {
+                        done = true;
+                        false
+                    }))
+        })
+    }
+}
+
+impl<I: ParallelIterator, P: Fn(&I::Item) -> bool + Sync + Send> ParallelIterator
+    for AnyWhile<I, P>
+{
+    type Item = I::Item;
+    type State = I::State;
+    forward_to_base!();
+    unsafe fn block<'s>(
+        &'s self,
+        st: &'s mut I::State,
+        lo: usize,
+        hi: usize,
+    ) -> impl Iterator<Item = I::Item> {
+        // SAFETY: forwarded contract.
+        self.pass(unsafe { self.base.block(st, lo, hi) })
+    }
+    fn flush<'s>(&'s self, st: &'s mut I::State) -> impl Iterator<Item = I::Item> {
+        self.pass(self.base.flush(st))
+    }
+}

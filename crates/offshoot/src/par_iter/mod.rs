@@ -67,7 +67,9 @@ pub use fold::{Fold, FoldWith, TryFold, TryFoldWith};
 pub use interleave::Interleave;
 pub use map::{Cloned, Copied, Inspect, Map, Update};
 pub use map_init::{MapInit, MapWith};
-pub use misc::{empty, once, repeat, repeat_n, repeatn, Empty, Once, RepeatN, TakeAny, WhileSome};
+pub use misc::{
+    empty, once, repeat, repeat_n, repeatn, AnyWhile, Empty, Once, RepeatN, TakeAny, WhileSome,
+};
 pub use range::{CharRangeIter, RangeInteger, RangeIter};
 pub use rev::Rev;
 pub use slice::{Iter, IterMut};
@@ -487,6 +489,36 @@ pub trait ParallelIterator: Sized + Sync + Send {
     /// ```
     fn skip_any(self, n: usize) -> TakeAny<Self> {
         TakeAny::new(self, n, false)
+    }
+
+    /// Yields items while `p` holds for them; once it fails for some item, no more items
+    /// are yielded (which items came before that, in parallel, is not fixed: as rayon).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<i32> = (0..100).into_par_iter().take_any_while(|x| *x < 50).collect();
+    /// assert!(v.iter().all(|x| *x < 50));
+    /// ```
+    fn take_any_while<P>(self, p: P) -> AnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        AnyWhile::new(self, p, true)
+    }
+
+    /// Skips items while `p` holds for them; once it fails for some item, every item seen
+    /// after that is yielded (as rayon: which ones is not fixed).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<i32> = (0..100).into_par_iter().skip_any_while(|x| *x < 50).collect();
+    /// assert!(v.contains(&50) && v.len() >= 50);
+    /// ```
+    fn skip_any_while<P>(self, p: P) -> AnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        AnyWhile::new(self, p, false)
     }
 
     /// A no-op kept for rayon compatibility: offshoot already stops the other workers
