@@ -386,8 +386,9 @@ pub trait ParallelIterator: Sized + Sync + Send {
     }
 
     /// Folds the items of every split piece into one accumulator, starting from
-    /// `identity()`; yields one accumulator per piece, in order (reduce them with
-    /// `reduce` or `sum`).
+    /// `identity()`; yields one accumulator per piece that ran, in order (reduce them with
+    /// `reduce` or `sum`). An empty input yields no accumulator (rayon yields one
+    /// `identity()`), which `reduce`, `sum` and `collect` of the accumulators do not notice.
     ///
     /// ```
     /// use offshoot::prelude::*;
