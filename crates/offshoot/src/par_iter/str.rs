@@ -20,7 +20,7 @@ use super::{Copied, Iter, ParallelIterator};
 /// let text = "one two\nthree  four\n";
 /// assert_eq!(text.par_lines().count(), 2);
 /// assert_eq!(text.par_split_whitespace().map(str::len).sum::<usize>(), 15);
-/// assert_eq!(text.par_chars().filter(|c| *c == 'o').count(), 4);
+/// assert_eq!(text.par_chars().filter(|c| *c == 'o').count(), 3);
 /// let fields: Vec<&str> = "a,b,,c".par_split(',').collect();
 /// assert_eq!(fields, ["a", "b", "", "c"]);
 /// ```
