@@ -101,10 +101,11 @@ pub mod probe {
     pub use crate::finish::{spawn_phases, SpawnPhases};
 }
 pub use loops::{par_for, par_for_each, par_for_each_mut, par_reduce};
+pub use par_iter::iter;
 pub use par_iter::{
     Enumerate, Filter, FromParallelIterator, IndexedParallelIterator, IntoIter,
     IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Iter, IterMut, Map,
-    ParallelIterator, RangeIter, Zip,
+    ParallelExtend, ParallelIterator, RangeIter, Zip,
 };
 
 /// The traits that give collections and ranges `par_iter()`, `par_iter_mut()` and
@@ -113,8 +114,14 @@ pub mod prelude {
     pub use crate::bridge::ParallelBridge;
     pub use crate::par_iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelDrainRange, ParallelExtend,
+        ParallelIterator, ParallelString,
     };
+}
+
+/// Parallel iterators over strings (rayon's `rayon::str`): [`ParallelString`](str::ParallelString).
+pub mod str {
+    pub use crate::par_iter::{ParallelString, StrPieces};
 }
 pub use pool::{
     current_num_workers, BuildError, Builder, ThreadPool, MAX_STACK_SIZE, MAX_WORKERS, WORKERS_ENV,

@@ -38,11 +38,35 @@ use crate::unwind::raise_stopped;
 use crate::worker::Worker;
 
 /// What a loop does with its iterations: the body, and how partial results combine.
+///
+/// A loop runs as pieces (its whole range, and every part handed to a thief); each piece
+/// has one accumulator (`identity`) and one `Local` scratch value, made and dropped on the
+/// worker that runs the piece, and is walked in blocks of increasing index.
 pub(crate) trait LoopBody: Sync {
     type Acc: Send;
+    /// Per-piece scratch that never crosses threads (e.g. a `map_init` value).
+    type Local;
     fn identity(&self) -> Self::Acc;
+    fn local(&self) -> Self::Local;
     /// Runs iterations `lo..hi` into `acc`.
-    fn run(&self, acc: &mut Self::Acc, lo: usize, hi: usize);
+    fn run(&self, local: &mut Self::Local, acc: &mut Self::Acc, lo: usize, hi: usize);
+    /// Early exit: whether iterations `lo..hi` (the rest of a piece) are no longer needed.
+    /// Checked once per block.
+    #[inline]
+    fn skip(&self, lo: usize, hi: usize) -> bool {
+        let _ = (lo, hi);
+        false
+    }
+    /// Disposes of iterations `lo..hi` that `skip` let go, without running them.
+    #[inline]
+    fn discard(&self, lo: usize, hi: usize) {
+        let _ = (lo, hi);
+    }
+    /// Ends a piece that was not unwound: last use of its scratch value.
+    #[inline]
+    fn finish(&self, local: Self::Local, acc: &mut Self::Acc) {
+        let _ = (local, acc);
+    }
     fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
 }
 
@@ -274,6 +298,10 @@ impl<L: LoopBody> Piece<'_, L> {
 }
 
 /// Runs `lo..hi` of `body` on `w`, splitting on request; returns the combined result.
+///
+/// `#[inline]` so that it is instantiated in the caller's crate and codegen unit, where
+/// the body's block loop can be inlined and vectorised without LTO.
+#[inline]
 pub(crate) fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize) -> L::Acc {
     let frame = LoopFrame {
         frame: Frame {
@@ -289,6 +317,7 @@ pub(crate) fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize)
     w.push(fp);
     let own = catch_unwind(AssertUnwindSafe(|| {
         let mut acc = body.identity();
+        let mut local = body.local();
         let mut block = 1usize;
         loop {
             let next = frame.next.get();
@@ -296,12 +325,18 @@ pub(crate) fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize)
             if next >= end {
                 break;
             }
+            if body.skip(next, end) {
+                // Early exit: the rest of this piece is not needed. Claimed first, as a block.
+                frame.next.set(end);
+                body.discard(next, end);
+                break;
+            }
             let stop = next + block.min(end - next);
             // Claim the block before running it: the body may poll (a nested join or loop),
             // and a request answered there must split only what lies beyond the block.
             frame.next.set(stop);
             let t = Instant::now();
-            body.run(&mut acc, next, stop);
+            body.run(&mut local, &mut acc, next, stop);
             w.poll();
             let took = t.elapsed();
             if took < FAST {
@@ -310,6 +345,7 @@ pub(crate) fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize)
                 block /= 2;
             }
         }
+        body.finish(local, &mut acc);
         acc
     }));
     w.pop(fp);
@@ -341,9 +377,11 @@ where
     struct For<F>(F);
     impl<F: Fn(usize) + Sync> LoopBody for For<F> {
         type Acc = ();
+        type Local = ();
         fn identity(&self) {}
+        fn local(&self) {}
         #[inline]
-        fn run(&self, _: &mut (), lo: usize, hi: usize) {
+        fn run(&self, _: &mut (), _: &mut (), lo: usize, hi: usize) {
             for i in lo..hi {
                 (self.0)(i);
             }
@@ -441,11 +479,13 @@ where
         C: Fn(R, R) -> R + Sync,
     {
         type Acc = Option<R>;
+        type Local = ();
         fn identity(&self) -> Option<R> {
             None
         }
+        fn local(&self) {}
         #[inline]
-        fn run(&self, acc: &mut Option<R>, lo: usize, hi: usize) {
+        fn run(&self, _: &mut (), acc: &mut Option<R>, lo: usize, hi: usize) {
             let mut a = acc.take().unwrap_or_else(&self.0);
             for i in lo..hi {
                 a = (self.2)(a, (self.1)(i));

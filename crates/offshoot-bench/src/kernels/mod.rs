@@ -37,6 +37,7 @@ pub mod fib;
 pub mod futures_fib;
 pub mod heat;
 pub mod items;
+pub mod iter;
 pub mod knapsack;
 pub mod loop21;
 pub mod loop6;
@@ -147,6 +148,11 @@ pub fn all() -> Vec<KernelInfo> {
         uts::INFO_BINOMIAL,
         tree_sum::INFO,
         par_for::INFO,
+        iter::INFO_SUM,
+        iter::INFO_DOT,
+        iter::INFO_FILTER_COUNT,
+        iter::INFO_COLLECT,
+        iter::INFO_MINMAX,
         pentomino::INFO,
         pentomino_copy::INFO,
         mandelbrot::INFO,

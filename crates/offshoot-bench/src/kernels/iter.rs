@@ -1,0 +1,434 @@
+//! The parallel-iterator pipelines users write (issue 12, item 3), each as a plain serial
+//! loop (the baseline), an offshoot `par_iter` pipeline and the same rayon pipeline,
+//! character for character apart from the import:
+//!
+//! - `iter-sum`: `(0..n).into_par_iter().map(|x| x * x % 7).sum::<u64>()`, a cheap
+//!   arithmetic body the compiler vectorises in the serial loop;
+//! - `iter-dot`: `a.par_iter().zip(&b).map(|(x, y)| x * y).sum::<f64>()` over two `f64`
+//!   slices (the values make every partial sum exact, so any order gives the same answer);
+//! - `iter-filter-count`: `v.par_iter().filter(|x| *x % 3 == 0).count()` over `u32`s;
+//! - `iter-collect`: `(0..n).into_par_iter().map(f).collect::<Vec<u64>>()`;
+//! - `iter-minmax`: `items.par_iter().min_by_key(|it| it.key)` over a slice of structs
+//!   (ties: the first, as `Iterator::min_by_key`).
+//!
+//! Inputs: test 10^4–10^5 items; quick and full 10^8 (sum), 10^7 (dot, filter-count,
+//! collect) and 4·10^6 (minmax) items, from the suite's seeded generator. Each kernel's
+//! serial answer is checked by an independent oracle (a closed form, or a loop written
+//! differently); every other contender must give the same answer. The pipelines have no
+//! grain size or cutoff: offshoot splits on request, rayon adaptively.
+
+// Every version has the signature `fn(&D) -> T` of its kernel's input type `D`, which is a
+// `Vec` for the slice kernels.
+#![allow(clippy::ptr_arg)]
+
+use std::fmt::Debug;
+use std::hint::black_box;
+
+use super::{Answer, Instance, KernelInfo, Size};
+use crate::harness::Contender;
+use crate::rng::SplitMix64;
+
+const CONTENDERS: &[Contender] = &[Contender::Offshoot, Contender::Rayon];
+
+/// Registry entry of `iter-sum`.
+pub const INFO_SUM: KernelInfo = KernelInfo {
+    name: "iter-sum",
+    about: "(0..n).into_par_iter().map(|x| x * x % 7).sum() over 10^8 integers",
+    cutoff: "none",
+    source: "issue 12 (parallel iterators as fast as the plain loop)",
+    contenders: CONTENDERS,
+    prepare: prepare_sum,
+};
+
+/// Registry entry of `iter-dot`.
+pub const INFO_DOT: KernelInfo = KernelInfo {
+    name: "iter-dot",
+    about: "dot product of two f64 slices of 10^7: zip, map, sum",
+    cutoff: "none",
+    source: "issue 12 (parallel iterators as fast as the plain loop)",
+    contenders: CONTENDERS,
+    prepare: prepare_dot,
+};
+
+/// Registry entry of `iter-filter-count`.
+pub const INFO_FILTER_COUNT: KernelInfo = KernelInfo {
+    name: "iter-filter-count",
+    about: "count the multiples of 3 among 10^7 random u32s: filter, count",
+    cutoff: "none",
+    source: "issue 12 (parallel iterators as fast as the plain loop)",
+    contenders: CONTENDERS,
+    prepare: prepare_filter_count,
+};
+
+/// Registry entry of `iter-collect`.
+pub const INFO_COLLECT: KernelInfo = KernelInfo {
+    name: "iter-collect",
+    about: "map 10^7 integers and collect them into a Vec, in order",
+    cutoff: "none",
+    source: "issue 12 (parallel iterators as fast as the plain loop)",
+    contenders: CONTENDERS,
+    prepare: prepare_collect,
+};
+
+/// Registry entry of `iter-minmax`.
+pub const INFO_MINMAX: KernelInfo = KernelInfo {
+    name: "iter-minmax",
+    about: "min_by_key over a slice of 4*10^6 structs (first of equal keys)",
+    cutoff: "none",
+    source: "issue 12 (parallel iterators as fast as the plain loop)",
+    contenders: CONTENDERS,
+    prepare: prepare_minmax,
+};
+
+/// One contender's version of a kernel.
+type Version<D, T> = fn(&D) -> T;
+
+/// A prepared iterator kernel: its input and its versions.
+struct IterKernel<D, T> {
+    data: D,
+    label: String,
+    serial: Version<D, T>,
+    offshoot: Version<D, T>,
+    rayon: Version<D, T>,
+    /// The independent check of the serial answer.
+    oracle: Version<D, T>,
+    out: Answer<T>,
+}
+
+impl<D: Send + Sync, T: Copy + PartialEq + Debug + Send> Instance for IterKernel<D, T> {
+    fn input(&self) -> String {
+        self.label.clone()
+    }
+    fn reset(&mut self) {
+        self.out.clear();
+    }
+    fn serial(&mut self) {
+        self.out.set((self.serial)(black_box(&self.data)));
+    }
+    fn offshoot(&mut self) {
+        self.out.set((self.offshoot)(black_box(&self.data)));
+    }
+    fn rayon(&mut self) {
+        self.out.set((self.rayon)(black_box(&self.data)));
+    }
+    fn accept_reference(&mut self) -> Result<(), String> {
+        let want = (self.oracle)(&self.data);
+        self.out.accept(|got| {
+            if got == want {
+                Ok(())
+            } else {
+                Err(format!("answer {got:?}, expected {want:?}"))
+            }
+        })
+    }
+    fn check(&self) -> Result<(), String> {
+        self.out.check()
+    }
+}
+
+fn boxed<D: Send + Sync + 'static, T: Copy + PartialEq + Debug + Send + 'static>(
+    data: D,
+    label: String,
+    versions: [Version<D, T>; 4],
+) -> Box<dyn Instance> {
+    let [serial, offshoot, rayon, oracle] = versions;
+    Box::new(IterKernel {
+        data,
+        label,
+        serial,
+        offshoot,
+        rayon,
+        oracle,
+        out: Answer::new(),
+    })
+}
+
+// ---- iter-sum ----
+
+/// The plain loop.
+pub fn sum_serial(n: &u64) -> u64 {
+    let mut s = 0u64;
+    for x in 0..*n {
+        s += x * x % 7;
+    }
+    s
+}
+
+/// offshoot's pipeline.
+pub fn sum_offshoot(n: &u64) -> u64 {
+    use offshoot::prelude::*;
+    (0..*n).into_par_iter().map(|x| x * x % 7).sum::<u64>()
+}
+
+/// rayon's pipeline.
+pub fn sum_rayon(n: &u64) -> u64 {
+    use rayon::prelude::*;
+    (0..*n).into_par_iter().map(|x| x * x % 7).sum::<u64>()
+}
+
+/// `x * x % 7` has period 7 in `x`: 0, 1, 4, 2, 2, 4, 1.
+fn sum_oracle(n: &u64) -> u64 {
+    const PERIOD: [u64; 7] = [0, 1, 4, 2, 2, 4, 1];
+    n / 7 * PERIOD.iter().sum::<u64>() + PERIOD[..(n % 7) as usize].iter().sum::<u64>()
+}
+
+fn prepare_sum(size: Size) -> Box<dyn Instance> {
+    let n: u64 = match size {
+        Size::Test => 100_000,
+        Size::Quick | Size::Full => 100_000_000,
+    };
+    boxed(
+        n,
+        format!("{n} integers"),
+        [sum_serial, sum_offshoot, sum_rayon, sum_oracle],
+    )
+}
+
+// ---- iter-dot ----
+
+/// Two vectors whose products and partial sums are small integers (exact in `f64`).
+pub struct Vectors {
+    a: Vec<f64>,
+    b: Vec<f64>,
+}
+
+/// The plain loop.
+pub fn dot_serial(v: &Vectors) -> f64 {
+    let mut s = 0.0;
+    for (x, y) in v.a.iter().zip(&v.b) {
+        s += x * y;
+    }
+    s
+}
+
+/// offshoot's pipeline.
+pub fn dot_offshoot(v: &Vectors) -> f64 {
+    use offshoot::prelude::*;
+    v.a.par_iter().zip(&v.b).map(|(x, y)| x * y).sum::<f64>()
+}
+
+/// rayon's pipeline.
+pub fn dot_rayon(v: &Vectors) -> f64 {
+    use rayon::prelude::*;
+    v.a.par_iter().zip(&v.b).map(|(x, y)| x * y).sum::<f64>()
+}
+
+fn dot_oracle(v: &Vectors) -> f64 {
+    // Integer arithmetic on the same values, walked backwards.
+    let s: u64 = (0..v.a.len())
+        .rev()
+        .map(|i| v.a[i] as u64 * v.b[i] as u64)
+        .sum();
+    s as f64
+}
+
+fn prepare_dot(size: Size) -> Box<dyn Instance> {
+    let n = match size {
+        Size::Test => 10_000,
+        Size::Quick | Size::Full => 10_000_000,
+    };
+    let mut rng = SplitMix64::new(12);
+    let a = (0..n).map(|_| (rng.next_u64() % 1024) as f64).collect();
+    let b = (0..n).map(|_| (rng.next_u64() % 1024) as f64).collect();
+    boxed(
+        Vectors { a, b },
+        format!("2 x {n} f64"),
+        [dot_serial, dot_offshoot, dot_rayon, dot_oracle],
+    )
+}
+
+// ---- iter-filter-count ----
+
+/// The plain loop.
+pub fn filter_count_serial(v: &Vec<u32>) -> usize {
+    let mut c = 0;
+    for x in v {
+        if x % 3 == 0 {
+            c += 1;
+        }
+    }
+    c
+}
+
+/// offshoot's pipeline.
+pub fn filter_count_offshoot(v: &Vec<u32>) -> usize {
+    use offshoot::prelude::*;
+    v.par_iter().filter(|x| *x % 3 == 0).count()
+}
+
+/// rayon's pipeline.
+pub fn filter_count_rayon(v: &Vec<u32>) -> usize {
+    use rayon::prelude::*;
+    v.par_iter().filter(|x| *x % 3 == 0).count()
+}
+
+fn filter_count_oracle(v: &Vec<u32>) -> usize {
+    v.len() - v.iter().filter(|x| **x % 3 != 0).count()
+}
+
+fn prepare_filter_count(size: Size) -> Box<dyn Instance> {
+    let n = match size {
+        Size::Test => 10_000,
+        Size::Quick | Size::Full => 10_000_000,
+    };
+    let mut rng = SplitMix64::new(13);
+    let v: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
+    boxed(
+        v,
+        format!("{n} u32"),
+        [
+            filter_count_serial,
+            filter_count_offshoot,
+            filter_count_rayon,
+            filter_count_oracle,
+        ],
+    )
+}
+
+// ---- iter-collect ----
+
+#[inline]
+fn hash(x: u64) -> u64 {
+    (x ^ (x >> 3)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The answer of `iter-collect`: the length and a position-weighted checksum (so that
+/// any reordering changes it).
+fn digest(v: &[u64]) -> (usize, u64) {
+    let mut h = 0u64;
+    for (i, x) in v.iter().enumerate() {
+        h = h.wrapping_add(x.wrapping_mul(i as u64 | 1));
+    }
+    (v.len(), h)
+}
+
+/// The plain loop.
+pub fn collect_serial(n: &u64) -> (usize, u64) {
+    let mut out = Vec::with_capacity(*n as usize);
+    for x in 0..*n {
+        out.push(hash(x));
+    }
+    digest(&out)
+}
+
+/// offshoot's pipeline.
+pub fn collect_offshoot(n: &u64) -> (usize, u64) {
+    use offshoot::prelude::*;
+    let out: Vec<u64> = (0..*n).into_par_iter().map(hash).collect();
+    digest(&out)
+}
+
+/// rayon's pipeline.
+pub fn collect_rayon(n: &u64) -> (usize, u64) {
+    use rayon::prelude::*;
+    let out: Vec<u64> = (0..*n).into_par_iter().map(hash).collect();
+    digest(&out)
+}
+
+fn collect_oracle(n: &u64) -> (usize, u64) {
+    let h = (0..*n).fold(0u64, |h, i| h.wrapping_add(hash(i).wrapping_mul(i | 1)));
+    (*n as usize, h)
+}
+
+fn prepare_collect(size: Size) -> Box<dyn Instance> {
+    let n: u64 = match size {
+        Size::Test => 10_000,
+        Size::Quick | Size::Full => 10_000_000,
+    };
+    boxed(
+        n,
+        format!("{n} integers"),
+        [
+            collect_serial,
+            collect_offshoot,
+            collect_rayon,
+            collect_oracle,
+        ],
+    )
+}
+
+// ---- iter-minmax ----
+
+/// A record with a key (many equal keys, so ties matter).
+#[derive(Clone, Copy, Debug)]
+pub struct Item {
+    id: u32,
+    key: u32,
+    _payload: u64,
+}
+
+/// The plain loop: the first item with the smallest key.
+pub fn minmax_serial(v: &Vec<Item>) -> Option<u32> {
+    let mut best: Option<&Item> = None;
+    for it in v {
+        match best {
+            Some(b) if b.key <= it.key => {}
+            _ => best = Some(it),
+        }
+    }
+    best.map(|b| b.id)
+}
+
+/// offshoot's pipeline.
+pub fn minmax_offshoot(v: &Vec<Item>) -> Option<u32> {
+    use offshoot::prelude::*;
+    v.par_iter().min_by_key(|it| it.key).map(|it| it.id)
+}
+
+/// rayon's pipeline.
+pub fn minmax_rayon(v: &Vec<Item>) -> Option<u32> {
+    use rayon::prelude::*;
+    v.par_iter().min_by_key(|it| it.key).map(|it| it.id)
+}
+
+fn minmax_oracle(v: &Vec<Item>) -> Option<u32> {
+    let min = v.iter().map(|it| it.key).min()?;
+    v.iter().position(|it| it.key == min).map(|i| v[i].id)
+}
+
+fn prepare_minmax(size: Size) -> Box<dyn Instance> {
+    let n = match size {
+        Size::Test => 10_000,
+        Size::Quick | Size::Full => 4_000_000,
+    };
+    let mut rng = SplitMix64::new(14);
+    let v: Vec<Item> = (0..n)
+        .map(|i| Item {
+            id: i as u32,
+            // Keys from a range much smaller than n: the minimum occurs many times.
+            key: 5 + (rng.next_u64() % 100_000) as u32,
+            _payload: rng.next_u64(),
+        })
+        .collect();
+    boxed(
+        v,
+        format!("{n} structs"),
+        [minmax_serial, minmax_offshoot, minmax_rayon, minmax_oracle],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oracles_agree_with_serial() {
+        for n in [0u64, 1, 6, 7, 13, 1000] {
+            assert_eq!(sum_serial(&n), sum_oracle(&n));
+            assert_eq!(collect_serial(&n), collect_oracle(&n));
+        }
+    }
+
+    #[test]
+    fn contenders_agree_with_serial() {
+        for prepare in [
+            prepare_sum,
+            prepare_dot,
+            prepare_filter_count,
+            prepare_collect,
+            prepare_minmax,
+        ] {
+            super::super::verify_contenders(prepare(Size::Test), CONTENDERS);
+        }
+    }
+}

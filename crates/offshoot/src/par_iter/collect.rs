@@ -1,0 +1,478 @@
+//! Collecting: [`FromParallelIterator`] (what `collect` builds) and [`ParallelExtend`]
+//! (what `par_extend`, `unzip` and `partition` fill), for the standard collections,
+//! `String`, `Result<C, E>`, `Option<C>` and `()`; and `collect_into_vec`, which writes an
+//! indexed iterator's items straight into place.
+//!
+//! Invariants: every target keeps the items' order (pieces' `Vec`s are appended in index
+//! order); `collect_into_vec` writes each slot once and sets the length only after all
+//! `len` slots were written.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::hash::{BuildHasher, Hash};
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use super::consumer::{drive, Consumer};
+use super::{Either, IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+
+/// Builds a collection from a parallel iterator, keeping the items' order.
+///
+/// ```
+/// use offshoot::prelude::*;
+/// use std::collections::BTreeSet;
+/// let s: BTreeSet<i32> = (0..5).into_par_iter().map(|x| x % 3).collect();
+/// assert_eq!(s.into_iter().collect::<Vec<_>>(), [0, 1, 2]);
+/// let text: String = vec!["ab", "c"].into_par_iter().collect();
+/// assert_eq!(text, "abc");
+/// ```
+pub trait FromParallelIterator<T: Send>: Sized {
+    /// Collects `par_iter`.
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self;
+}
+
+/// Extends a collection with a parallel iterator's items, in order.
+///
+/// ```
+/// use offshoot::prelude::*;
+/// let mut v = vec![0];
+/// v.par_extend((1..4).into_par_iter());
+/// assert_eq!(v, [0, 1, 2, 3]);
+/// ```
+pub trait ParallelExtend<T: Send> {
+    /// Extends `self` with the items of `par_iter`.
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I);
+}
+
+/// Gathers the items into one `Vec` per piece and appends them in order.
+struct ToVec;
+
+impl<T: Send> Consumer<T> for ToVec {
+    type Acc = Vec<T>;
+    #[inline]
+    fn identity(&self) -> Vec<T> {
+        Vec::new()
+    }
+    #[inline]
+    fn consume(&self, mut acc: Vec<T>, it: impl Iterator<Item = T>, _: usize, _: usize) -> Vec<T> {
+        acc.extend(it);
+        acc
+    }
+    #[inline]
+    fn combine(&self, a: Vec<T>, b: Vec<T>) -> Vec<T> {
+        append(a, b)
+    }
+}
+
+/// `a` followed by `b`, moving the shorter one.
+fn append<T>(mut a: Vec<T>, mut b: Vec<T>) -> Vec<T> {
+    if a.len() >= b.len() || b.capacity() - b.len() < a.len() {
+        a.append(&mut b);
+        a
+    } else {
+        b.splice(0..0, a);
+        b
+    }
+}
+
+/// The items of `iter`, in order.
+#[inline]
+pub(super) fn collect_vec<I: ParallelIterator>(iter: I) -> Vec<I::Item> {
+    drive(iter, &ToVec)
+}
+
+impl<T: Send> FromParallelIterator<T> for Vec<T> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        let iter = par_iter.into_par_iter();
+        if iter.opt_len().is_some() {
+            // One item per index: each block writes its items straight into place.
+            let mut v = Vec::new();
+            collect_exact(iter, &mut v);
+            v
+        } else {
+            collect_vec(iter)
+        }
+    }
+}
+
+/// Collections built from the ordered `Vec` of the items.
+macro_rules! via_vec {
+    ($([$($g:tt)*] $ty:ty, $item:ty;)*) => {$(
+        impl<$($g)*> FromParallelIterator<$item> for $ty {
+            fn from_par_iter<I: IntoParallelIterator<Item = $item>>(par_iter: I) -> Self {
+                collect_vec(par_iter.into_par_iter()).into_iter().collect()
+            }
+        }
+        impl<$($g)*> ParallelExtend<$item> for $ty {
+            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
+                self.extend(collect_vec(par_iter.into_par_iter()))
+            }
+        }
+    )*};
+}
+
+via_vec! {
+    [T: Send] VecDeque<T>, T;
+    [T: Send] LinkedList<T>, T;
+    [T: Send + Ord] BinaryHeap<T>, T;
+    [T: Send + Ord] BTreeSet<T>, T;
+    [K: Send + Ord, V: Send] BTreeMap<K, V>, (K, V);
+    [T: Send + Eq + Hash, S: BuildHasher + Default + Send] HashSet<T, S>, T;
+    [K: Send + Eq + Hash, V: Send, S: BuildHasher + Default + Send] HashMap<K, V, S>, (K, V);
+    [] String, char;
+    ['a] String, &'a char;
+    ['a] String, &'a str;
+    [] String, String;
+    [] String, Box<str>;
+    ['a] String, Cow<'a, str>;
+}
+
+impl<'a, T: Send + Sync + Copy + 'a> ParallelExtend<&'a T> for Vec<T> {
+    fn par_extend<I: IntoParallelIterator<Item = &'a T>>(&mut self, par_iter: I) {
+        self.extend(collect_vec(par_iter.into_par_iter()))
+    }
+}
+
+impl<T: Send> ParallelExtend<T> for Vec<T> {
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+        let mut v = collect_vec(par_iter.into_par_iter());
+        self.append(&mut v);
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for Box<[T]> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        collect_vec(par_iter.into_par_iter()).into_boxed_slice()
+    }
+}
+
+impl FromParallelIterator<()> for () {
+    fn from_par_iter<I: IntoParallelIterator<Item = ()>>(par_iter: I) -> Self {
+        par_iter.into_par_iter().for_each(|()| ())
+    }
+}
+
+impl ParallelExtend<()> for () {
+    fn par_extend<I: IntoParallelIterator<Item = ()>>(&mut self, par_iter: I) {
+        par_iter.into_par_iter().for_each(|()| ())
+    }
+}
+
+/// Collects the `Ok` items into `C`, or returns an error: the other workers stop soon
+/// after the first error is seen.
+///
+/// ```
+/// use offshoot::prelude::*;
+/// let r: Result<Vec<i32>, String> = (0..10).into_par_iter()
+///     .map(|x| if x == 7 { Err(format!("bad {x}")) } else { Ok(x) })
+///     .collect();
+/// assert_eq!(r, Err("bad 7".to_string()));
+/// ```
+impl<C, T, E> FromParallelIterator<Result<T, E>> for Result<C, E>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+    E: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Result<T, E>>>(par_iter: I) -> Self {
+        let err: Mutex<Option<E>> = Mutex::new(None);
+        let c = C::from_par_iter(
+            par_iter
+                .into_par_iter()
+                .map(|r| match r {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        let mut slot = err.lock().unwrap_or_else(|p| p.into_inner());
+                        slot.get_or_insert(e);
+                        None
+                    }
+                })
+                .while_some(),
+        );
+        match err.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(c),
+        }
+    }
+}
+
+/// Collects the `Some` items into `C`, or returns `None` if any item is `None`.
+///
+/// ```
+/// use offshoot::prelude::*;
+/// let all: Option<Vec<i32>> = (0..4).into_par_iter().map(Some).collect();
+/// assert_eq!(all, Some(vec![0, 1, 2, 3]));
+/// let gap: Option<Vec<i32>> = (0..4).into_par_iter().map(|x| (x != 2).then_some(x)).collect();
+/// assert_eq!(gap, None);
+/// ```
+impl<C, T> FromParallelIterator<Option<T>> for Option<C>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Option<T>>>(par_iter: I) -> Self {
+        let missing = std::sync::atomic::AtomicBool::new(false);
+        let c = C::from_par_iter(
+            par_iter
+                .into_par_iter()
+                .map(|x| {
+                    if x.is_none() {
+                        missing.store(true, Ordering::Relaxed);
+                    }
+                    x
+                })
+                .while_some(),
+        );
+        (!missing.into_inner()).then_some(c)
+    }
+}
+
+/// Writes each item into its slot of a buffer of `len` items.
+struct IntoSlots<T> {
+    ptr: *mut T,
+    len: usize,
+    written: AtomicUsize,
+}
+
+// SAFETY: each slot is written by the one block that holds its index (iterators with a
+// known length yield exactly the items of their block's indices, and every write is
+// bounds-checked); `T: Send` lets items move there.
+unsafe impl<T: Send> Sync for IntoSlots<T> {}
+
+impl<T: Send> Consumer<T> for IntoSlots<T> {
+    type Acc = ();
+    #[inline]
+    fn identity(&self) {}
+    #[inline]
+    fn consume(&self, _: (), it: impl Iterator<Item = T>, lo: usize, hi: usize) {
+        assert!(lo <= hi && hi <= self.len, "offshoot: block out of range");
+        // SAFETY: `lo..hi` is within the reserved capacity, and these slots belong to this
+        // block alone (blocks are disjoint), so no other reference to them exists.
+        let slots = unsafe {
+            std::slice::from_raw_parts_mut(self.ptr.add(lo).cast::<MaybeUninit<T>>(), hi - lo)
+        };
+        // A zip of two exact-size iterators: the same loop as a sequential `extend`.
+        let n = slots.iter_mut().zip(it).fold(0, |n, (slot, x)| {
+            slot.write(x);
+            n + 1
+        });
+        // Relaxed: read after the loop's join, which orders every block before it.
+        self.written.fetch_add(n, Ordering::Relaxed);
+    }
+    #[inline]
+    fn combine(&self, _: (), _: ()) {}
+}
+
+pub(super) fn collect_into_vec<I: IndexedParallelIterator>(iter: I, target: &mut Vec<I::Item>) {
+    collect_exact(iter, target)
+}
+
+/// Collects an iterator whose [`ParallelIterator::opt_len`] is known (one item per index,
+/// so block `lo..hi` yields the items `lo..hi`) into `target`, each block writing its items
+/// into their final slots.
+///
+/// # Panics
+///
+/// If the iterator yields a different number of items than its length (an incorrect
+/// `opt_len`); the items written are then leaked, never read.
+fn collect_exact<I: ParallelIterator>(iter: I, target: &mut Vec<I::Item>) {
+    target.clear();
+    let len = iter.base_len();
+    debug_assert_eq!(iter.opt_len(), Some(len));
+    target.reserve(len);
+    let slots = IntoSlots {
+        ptr: target.as_mut_ptr(),
+        len,
+        written: AtomicUsize::new(0),
+    };
+    drive(iter, &slots);
+    let written = slots.written.into_inner();
+    // Every slot was written exactly once (one per index), so all `len` are initialised.
+    assert_eq!(
+        written, len,
+        "offshoot: an indexed iterator yielded the wrong number of items"
+    );
+    // SAFETY: slots `0..len` are initialised (above) and within the capacity.
+    unsafe { target.set_len(len) };
+}
+
+/// Two `Vec`s filled side by side.
+struct Pairs<P>(P);
+
+impl<T, A: Send, B: Send, P: Fn(T) -> Result<A, B> + Sync> Consumer<T> for Pairs<P> {
+    type Acc = (Vec<A>, Vec<B>);
+    #[inline]
+    fn identity(&self) -> (Vec<A>, Vec<B>) {
+        (Vec::new(), Vec::new())
+    }
+    #[inline]
+    fn consume(
+        &self,
+        acc: Self::Acc,
+        it: impl Iterator<Item = T>,
+        _: usize,
+        _: usize,
+    ) -> Self::Acc {
+        let (mut a, mut b) = acc;
+        for x in it {
+            match (self.0)(x) {
+                Ok(x) => a.push(x),
+                Err(y) => b.push(y),
+            }
+        }
+        (a, b)
+    }
+    #[inline]
+    fn combine(&self, l: Self::Acc, r: Self::Acc) -> Self::Acc {
+        (append(l.0, r.0), append(l.1, r.1))
+    }
+}
+
+pub(super) fn partition<I, A, B, P>(iter: I, p: P) -> (A, B)
+where
+    I: ParallelIterator,
+    A: Default + Send + ParallelExtend<I::Item>,
+    B: Default + Send + ParallelExtend<I::Item>,
+    P: Fn(&I::Item) -> bool + Sync + Send,
+{
+    let (yes, no) = drive(iter, &Pairs(|x| if p(&x) { Ok(x) } else { Err(x) }));
+    let (mut a, mut b) = (A::default(), B::default());
+    a.par_extend(yes);
+    b.par_extend(no);
+    (a, b)
+}
+
+/// The two halves of pairs, in two `Vec`s.
+struct Unzip;
+
+impl<A: Send, B: Send> Consumer<(A, B)> for Unzip {
+    type Acc = (Vec<A>, Vec<B>);
+    #[inline]
+    fn identity(&self) -> (Vec<A>, Vec<B>) {
+        (Vec::new(), Vec::new())
+    }
+    #[inline]
+    fn consume(
+        &self,
+        acc: Self::Acc,
+        it: impl Iterator<Item = (A, B)>,
+        _: usize,
+        _: usize,
+    ) -> Self::Acc {
+        let (mut a, mut b) = acc;
+        for (x, y) in it {
+            a.push(x);
+            b.push(y);
+        }
+        (a, b)
+    }
+    #[inline]
+    fn combine(&self, l: Self::Acc, r: Self::Acc) -> Self::Acc {
+        (append(l.0, r.0), append(l.1, r.1))
+    }
+}
+
+pub(super) fn unzip<I, A, B, FromA, FromB>(iter: I) -> (FromA, FromB)
+where
+    I: ParallelIterator<Item = (A, B)>,
+    A: Send,
+    B: Send,
+    FromA: Default + Send + ParallelExtend<A>,
+    FromB: Default + Send + ParallelExtend<B>,
+{
+    let (left, right) = drive(iter, &Unzip);
+    let (mut a, mut b) = (FromA::default(), FromB::default());
+    a.par_extend(left);
+    b.par_extend(right);
+    (a, b)
+}
+
+pub(super) fn partition_map<I, A, B, P, L, R>(iter: I, op: P) -> (A, B)
+where
+    I: ParallelIterator,
+    A: Default + Send + ParallelExtend<L>,
+    B: Default + Send + ParallelExtend<R>,
+    P: Fn(I::Item) -> Either<L, R> + Sync + Send,
+    L: Send,
+    R: Send,
+{
+    let (left, right) = drive(
+        iter,
+        &Pairs(|x| match op(x) {
+            Either::Left(l) => Ok(l),
+            Either::Right(r) => Err(r),
+        }),
+    );
+    let (mut a, mut b) = (A::default(), B::default());
+    a.par_extend(left);
+    b.par_extend(right);
+    (a, b)
+}
+
+/// One `Vec` per piece, in a list in index order.
+struct ToList;
+
+impl<T: Send> Consumer<T> for ToList {
+    type Acc = LinkedList<Vec<T>>;
+    #[inline]
+    fn identity(&self) -> LinkedList<Vec<T>> {
+        LinkedList::new()
+    }
+    #[inline]
+    fn consume(
+        &self,
+        mut acc: LinkedList<Vec<T>>,
+        it: impl Iterator<Item = T>,
+        _: usize,
+        _: usize,
+    ) -> LinkedList<Vec<T>> {
+        match acc.back_mut() {
+            Some(v) => v.extend(it),
+            None => acc.push_back(it.collect()),
+        }
+        acc
+    }
+    #[inline]
+    fn combine(&self, mut a: LinkedList<Vec<T>>, mut b: LinkedList<Vec<T>>) -> Self::Acc {
+        a.append(&mut b);
+        a
+    }
+}
+
+pub(super) fn collect_vec_list<I: ParallelIterator>(iter: I) -> LinkedList<Vec<I::Item>> {
+    drive(iter, &ToList)
+}
+
+/// Collects pairs into two collections, in order (as [`ParallelIterator::unzip`]).
+///
+/// ```
+/// use offshoot::prelude::*;
+/// let (a, b): (Vec<i32>, String) = (0..3).into_par_iter().map(|x| (x, 'z')).collect();
+/// assert_eq!((a, b), (vec![0, 1, 2], "zzz".to_string()));
+/// ```
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Default + Send + ParallelExtend<A>,
+    FromB: Default + Send + ParallelExtend<B>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
+        unzip(par_iter.into_par_iter())
+    }
+}
+
+impl<A, B, FromA, FromB> ParallelExtend<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Send + ParallelExtend<A>,
+    FromB: Send + ParallelExtend<B>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = (A, B)>>(&mut self, par_iter: I) {
+        let (left, right) = drive(par_iter.into_par_iter(), &Unzip);
+        self.0.par_extend(left);
+        self.1.par_extend(right);
+    }
+}

@@ -1,0 +1,87 @@
+//! `filter` and `filter_map`: keep some items. The result is not indexed (which items
+//! remain is known only by running the closure).
+//!
+//! Invariant: each adaptor asks its base for exactly the indices it is asked for.
+
+use super::{forward_to_base, ParallelIterator};
+
+/// See [`ParallelIterator::filter`].
+#[derive(Clone, Debug)]
+pub struct Filter<I, P> {
+    base: I,
+    p: P,
+}
+
+impl<I, P> Filter<I, P> {
+    pub(super) fn new(base: I, p: P) -> Self {
+        Filter { base, p }
+    }
+}
+
+impl<I, P> ParallelIterator for Filter<I, P>
+where
+    I: ParallelIterator,
+    P: Fn(&I::Item) -> bool + Sync + Send,
+{
+    type Item = I::Item;
+    type State = I::State;
+    forward_to_base!();
+    #[inline]
+    unsafe fn block<'s>(
+        &'s self,
+        st: &'s mut I::State,
+        lo: usize,
+        hi: usize,
+    ) -> impl Iterator<Item = I::Item> {
+        // SAFETY: forwarded contract.
+        unsafe { self.base.block(st, lo, hi) }.filter(&self.p)
+    }
+    #[inline]
+    fn flush<'s>(&'s self, st: &'s mut I::State) -> impl Iterator<Item = I::Item> {
+        self.base.flush(st).filter(&self.p)
+    }
+    fn into_seq(self) -> impl Iterator<Item = I::Item> {
+        self.base.into_seq().filter(self.p)
+    }
+}
+
+/// See [`ParallelIterator::filter_map`].
+#[derive(Clone, Debug)]
+pub struct FilterMap<I, F> {
+    base: I,
+    f: F,
+}
+
+impl<I, F> FilterMap<I, F> {
+    pub(super) fn new(base: I, f: F) -> Self {
+        FilterMap { base, f }
+    }
+}
+
+impl<I, F, R> ParallelIterator for FilterMap<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(I::Item) -> Option<R> + Sync + Send,
+    R: Send,
+{
+    type Item = R;
+    type State = I::State;
+    forward_to_base!();
+    #[inline]
+    unsafe fn block<'s>(
+        &'s self,
+        st: &'s mut I::State,
+        lo: usize,
+        hi: usize,
+    ) -> impl Iterator<Item = R> {
+        // SAFETY: forwarded contract.
+        unsafe { self.base.block(st, lo, hi) }.filter_map(&self.f)
+    }
+    #[inline]
+    fn flush<'s>(&'s self, st: &'s mut I::State) -> impl Iterator<Item = R> {
+        self.base.flush(st).filter_map(&self.f)
+    }
+    fn into_seq(self) -> impl Iterator<Item = R> {
+        self.base.into_seq().filter_map(self.f)
+    }
+}

@@ -1,0 +1,143 @@
+//! Early-exit consumers: `find_map_any` (behind `any`, `all`, `find_any`,
+//! `position_any`), `find_map_first` and `find_map_last` (behind `find_first`,
+//! `find_last`, `position_first`, `position_last`).
+//!
+//! A hit is known by the first index of the block it was found in. Pieces check, before
+//! each block, whether the rest of their range can still matter ([`Consumer::skip`]); if
+//! not, they drop it unrun. So `find_first` stops every piece to the right of a hit at its
+//! next block, but lets the pieces to its left finish; `find_last` does the mirror image.
+//!
+//! Invariant: the `First` mark only decreases and the `Last` mark only increases; skipped
+//! ranges lie wholly after (`First`) or before (`Last`) a block that holds a hit, whose
+//! piece keeps it, so the answer is exact.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::consumer::{drive, Consumer};
+use super::ParallelIterator;
+
+/// Which hit a [`Find`] keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Which {
+    Any,
+    First,
+    Last,
+}
+
+struct Find<F> {
+    f: F,
+    which: Which,
+    /// `Any`: 1 once a hit is known (0 before). `First`: the first index of the lowest
+    /// block known to hold a hit (`usize::MAX`: none yet). `Last`: one past the first index
+    /// of the highest block known to hold a hit (0: none yet).
+    mark: AtomicUsize,
+}
+
+impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
+    type Acc = Option<R>;
+    #[inline]
+    fn identity(&self) -> Option<R> {
+        None
+    }
+    #[inline]
+    fn consume(
+        &self,
+        acc: Option<R>,
+        mut it: impl Iterator<Item = T>,
+        lo: usize,
+        _: usize,
+    ) -> Option<R> {
+        // Relaxed marks: they only stop work early; the answer travels through the loop's
+        // join of the accumulators.
+        match self.which {
+            Which::Any | Which::First => {
+                if acc.is_some() {
+                    // This piece already has an earlier hit.
+                    return acc;
+                }
+                let r = it.find_map(&self.f);
+                if r.is_some() {
+                    if self.which == Which::Any {
+                        self.mark.store(1, Ordering::Relaxed);
+                    } else {
+                        self.mark.fetch_min(lo, Ordering::Relaxed);
+                    }
+                }
+                r
+            }
+            Which::Last => match it.filter_map(&self.f).last() {
+                Some(r) => {
+                    self.mark.fetch_max(lo + 1, Ordering::Relaxed);
+                    Some(r)
+                }
+                None => acc,
+            },
+        }
+    }
+    #[inline]
+    fn combine(&self, a: Option<R>, b: Option<R>) -> Option<R> {
+        match self.which {
+            Which::Last => b.or(a),
+            Which::Any | Which::First => a.or(b),
+        }
+    }
+    #[inline]
+    fn skip(&self, lo: usize, hi: usize) -> bool {
+        let mark = self.mark.load(Ordering::Relaxed);
+        match self.which {
+            Which::Any => mark != 0,
+            // Blocks are disjoint: one starting after a hit's block start lies wholly after.
+            Which::First => lo > mark,
+            // The rest of the piece ends at or before a hit's block start.
+            Which::Last => hi < mark,
+        }
+    }
+}
+
+#[inline]
+fn find<I, R, F>(iter: I, f: F, which: Which) -> Option<R>
+where
+    I: ParallelIterator,
+    R: Send,
+    F: Fn(I::Item) -> Option<R> + Sync + Send,
+{
+    let mark = if which == Which::First { usize::MAX } else { 0 };
+    drive(
+        iter,
+        &Find {
+            f,
+            which,
+            mark: AtomicUsize::new(mark),
+        },
+    )
+}
+
+#[inline]
+pub(super) fn find_map_any<I, R, F>(iter: I, f: F) -> Option<R>
+where
+    I: ParallelIterator,
+    R: Send,
+    F: Fn(I::Item) -> Option<R> + Sync + Send,
+{
+    find(iter, f, Which::Any)
+}
+
+#[inline]
+pub(super) fn find_map_first<I, R, F>(iter: I, f: F) -> Option<R>
+where
+    I: ParallelIterator,
+    R: Send,
+    F: Fn(I::Item) -> Option<R> + Sync + Send,
+{
+    find(iter, f, Which::First)
+}
+
+#[inline]
+pub(super) fn find_map_last<I, R, F>(iter: I, f: F) -> Option<R>
+where
+    I: ParallelIterator,
+    R: Send,
+    F: Fn(I::Item) -> Option<R> + Sync + Send,
+{
+    find(iter, f, Which::Last)
+}

@@ -1,0 +1,92 @@
+//! `flat_map`, `flat_map_iter`, `flatten`, `flatten_iter`: every item becomes an inner
+//! iterator whose items are yielded in order. An inner parallel iterator runs sequentially
+//! on the worker that produced it ([`ParallelIterator::into_seq`]); the outer range is what
+//! splits. The results are not indexed.
+//!
+//! Invariant: each adaptor asks its base for exactly the indices it is asked for.
+
+use super::{forward_to_base, IntoParallelIterator, ParallelIterator};
+
+/// Defines a flattening adaptor: `$name<I, $($f)?>`, each base item `x` becoming the
+/// sequential iterator `$inner(self, x)`.
+macro_rules! flattener {
+    ($(#[$doc:meta])* $name:ident [$($f:ident)?] ($($bound:tt)*) $item:ty, |$s:ident, $x:ident| $inner:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        pub struct $name<I $(, $f)?> {
+            base: I,
+            $(f: $f,)?
+        }
+
+        impl<I, $($f,)? U> ParallelIterator for $name<I $(, $f)?>
+        where
+            I: ParallelIterator,
+            $($bound)*
+        {
+            type Item = $item;
+            type State = I::State;
+            forward_to_base!();
+            #[inline]
+            unsafe fn block<'s>(
+                &'s self,
+                st: &'s mut I::State,
+                lo: usize,
+                hi: usize,
+            ) -> impl Iterator<Item = $item> {
+                let $s = self;
+                // SAFETY: forwarded contract.
+                unsafe { self.base.block(st, lo, hi) }.flat_map(move |$x| $inner)
+            }
+            #[inline]
+            fn flush<'s>(&'s self, st: &'s mut I::State) -> impl Iterator<Item = $item> {
+                let $s = self;
+                self.base.flush(st).flat_map(move |$x| $inner)
+            }
+        }
+    };
+}
+
+flattener!(
+    /// See [`ParallelIterator::flat_map`].
+    FlatMap[F] (F: Fn(I::Item) -> U + Sync + Send, U: IntoParallelIterator,) U::Item,
+    |s, x| (s.f)(x).into_par_iter().into_seq()
+);
+flattener!(
+    /// See [`ParallelIterator::flat_map_iter`].
+    FlatMapIter[F] (F: Fn(I::Item) -> U + Sync + Send, U: IntoIterator, U::Item: Send,) U::Item,
+    |s, x| { let _ = s; (s.f)(x) }
+);
+flattener!(
+    /// See [`ParallelIterator::flatten`].
+    Flatten[] (I: ParallelIterator<Item = U>, U: IntoParallelIterator,) U::Item,
+    |s, x| { let _ = s; x.into_par_iter().into_seq() }
+);
+flattener!(
+    /// See [`ParallelIterator::flatten_iter`].
+    FlattenIter[] (I: ParallelIterator<Item = U>, U: IntoIterator, U::Item: Send,) U::Item,
+    |s, x| { let _ = s; x }
+);
+
+impl<I, F> FlatMap<I, F> {
+    pub(super) fn new(base: I, f: F) -> Self {
+        FlatMap { base, f }
+    }
+}
+
+impl<I, F> FlatMapIter<I, F> {
+    pub(super) fn new(base: I, f: F) -> Self {
+        FlatMapIter { base, f }
+    }
+}
+
+impl<I> Flatten<I> {
+    pub(super) fn new(base: I) -> Self {
+        Flatten { base }
+    }
+}
+
+impl<I> FlattenIter<I> {
+    pub(super) fn new(base: I) -> Self {
+        FlattenIter { base }
+    }
+}

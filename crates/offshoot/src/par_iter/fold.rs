@@ -1,0 +1,182 @@
+//! `fold`, `fold_with`, `try_fold`, `try_fold_with`: fold the items of every split piece
+//! into one accumulator, kept in the piece's state, and yield it when the piece ends
+//! (`flush`). So there is one accumulator per piece, not per item or per block, as in
+//! rayon; the results are not indexed.
+//!
+//! Invariant: a block's items are all folded (or, after a `try_fold` failure, dropped)
+//! before `block` returns; the accumulator is yielded once, by `flush`.
+
+use std::marker::PhantomData;
+
+use super::map_init::{CloneState, MakeState};
+use super::try_ops::{is_break, Try};
+use super::ParallelIterator;
+
+/// See [`ParallelIterator::fold`].
+#[derive(Clone, Debug)]
+pub struct Fold<I, ID, F> {
+    base: I,
+    identity: ID,
+    f: F,
+}
+
+/// See [`ParallelIterator::fold_with`].
+pub type FoldWith<I, T, F> = Fold<I, CloneState<T>, F>;
+
+impl<I, ID, F> Fold<I, ID, F> {
+    pub(super) fn new(base: I, identity: ID, f: F) -> Self {
+        Fold { base, identity, f }
+    }
+}
+
+impl<I, T, F> Fold<I, CloneState<T>, F> {
+    pub(super) fn with(base: I, init: T, f: F) -> Self {
+        Fold {
+            base,
+            identity: CloneState(init),
+            f,
+        }
+    }
+}
+
+impl<I, ID, F> ParallelIterator for Fold<I, ID, F>
+where
+    I: ParallelIterator,
+    ID: MakeState,
+    ID::T: Send,
+    F: Fn(ID::T, I::Item) -> ID::T + Sync + Send,
+{
+    type Item = ID::T;
+    type State = (Option<ID::T>, I::State);
+    fn base_len(&self) -> usize {
+        self.base.base_len()
+    }
+    fn state(&self) -> Self::State {
+        (None, self.base.state())
+    }
+    #[inline]
+    unsafe fn block<'s>(
+        &'s self,
+        st: &'s mut Self::State,
+        lo: usize,
+        hi: usize,
+    ) -> impl Iterator<Item = ID::T> {
+        let (acc, bst) = st;
+        let a = acc.take().unwrap_or_else(|| self.identity.make());
+        // SAFETY: forwarded contract.
+        *acc = Some(unsafe { self.base.block(bst, lo, hi) }.fold(a, &self.f));
+        std::iter::empty()
+    }
+    fn flush<'s>(&'s self, st: &'s mut Self::State) -> impl Iterator<Item = ID::T> {
+        let (acc, bst) = st;
+        let mut rest = self.base.flush(bst).peekable();
+        if rest.peek().is_some() {
+            let a = acc.take().unwrap_or_else(|| self.identity.make());
+            *acc = Some(rest.fold(a, &self.f));
+        }
+        acc.take().into_iter()
+    }
+    unsafe fn drop_block(&self, lo: usize, hi: usize) {
+        // SAFETY: forwarded contract.
+        unsafe { self.base.drop_block(lo, hi) }
+    }
+}
+
+/// See [`ParallelIterator::try_fold`].
+#[derive(Clone, Debug)]
+pub struct TryFold<I, R, ID, F> {
+    base: I,
+    identity: ID,
+    f: F,
+    marker: PhantomData<fn() -> R>,
+}
+
+/// See [`ParallelIterator::try_fold_with`].
+pub type TryFoldWith<I, R, F> = TryFold<I, R, CloneState<<R as Try>::Output>, F>;
+
+impl<I, R, ID, F> TryFold<I, R, ID, F> {
+    pub(super) fn new(base: I, identity: ID, f: F) -> Self {
+        TryFold {
+            base,
+            identity,
+            f,
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<I, R: Try, F> TryFold<I, R, CloneState<R::Output>, F> {
+    pub(super) fn with(base: I, init: R::Output, f: F) -> Self {
+        TryFold::new(base, CloneState(init), f)
+    }
+}
+
+impl<I, R, ID, F> TryFold<I, R, ID, F>
+where
+    I: ParallelIterator,
+    R: Try<Output = ID::T> + Send,
+    ID: MakeState,
+    F: Fn(ID::T, I::Item) -> R + Sync + Send,
+{
+    /// Folds `it` into `acc` until the first failure (the rest of `it` is dropped).
+    fn fold_into(&self, acc: &mut Option<R>, it: impl Iterator<Item = I::Item>) {
+        let mut t = match acc.take().map(is_break) {
+            None => self.identity.make(),
+            Some(Ok(t)) => t,
+            Some(Err(failed)) => {
+                *acc = Some(failed);
+                return;
+            }
+        };
+        for x in it {
+            match is_break((self.f)(t, x)) {
+                Ok(next) => t = next,
+                Err(failed) => {
+                    *acc = Some(failed);
+                    return;
+                }
+            }
+        }
+        *acc = Some(R::from_output(t));
+    }
+}
+
+impl<I, R, ID, F> ParallelIterator for TryFold<I, R, ID, F>
+where
+    I: ParallelIterator,
+    R: Try<Output = ID::T> + Send,
+    ID: MakeState,
+    F: Fn(ID::T, I::Item) -> R + Sync + Send,
+{
+    type Item = R;
+    type State = (Option<R>, I::State);
+    fn base_len(&self) -> usize {
+        self.base.base_len()
+    }
+    fn state(&self) -> Self::State {
+        (None, self.base.state())
+    }
+    unsafe fn block<'s>(
+        &'s self,
+        st: &'s mut Self::State,
+        lo: usize,
+        hi: usize,
+    ) -> impl Iterator<Item = R> {
+        let (acc, bst) = st;
+        // SAFETY: forwarded contract.
+        self.fold_into(acc, unsafe { self.base.block(bst, lo, hi) });
+        std::iter::empty()
+    }
+    fn flush<'s>(&'s self, st: &'s mut Self::State) -> impl Iterator<Item = R> {
+        let (acc, bst) = st;
+        let mut rest = self.base.flush(bst).peekable();
+        if rest.peek().is_some() {
+            self.fold_into(acc, rest);
+        }
+        acc.take().into_iter()
+    }
+    unsafe fn drop_block(&self, lo: usize, hi: usize) {
+        // SAFETY: forwarded contract.
+        unsafe { self.base.drop_block(lo, hi) }
+    }
+}

@@ -1,0 +1,131 @@
+//! `map_init` and `map_with`: a map whose operation gets a per-piece value, made (by
+//! `init()`, or by cloning) on the worker that runs the piece, the first time the piece
+//! yields an item — once per split piece, not per item or per block.
+//!
+//! Invariant: the value lives in the piece's state and never crosses threads.
+
+use super::{forward_shape, IndexedParallelIterator, ParallelIterator};
+
+/// How a per-piece value is made: any `Fn() -> T`, or a clone ([`MapWith`]).
+#[doc(hidden)]
+pub trait MakeState: Sync + Send {
+    /// The value.
+    type T;
+    /// Makes one.
+    fn make(&self) -> Self::T;
+}
+
+impl<T, F: Fn() -> T + Sync + Send> MakeState for F {
+    type T = T;
+    #[inline]
+    fn make(&self) -> T {
+        self()
+    }
+}
+
+/// A value cloned for every piece.
+#[doc(hidden)]
+#[derive(Clone, Debug)]
+pub struct CloneState<T>(pub(super) T);
+
+impl<T: Clone + Send + Sync> MakeState for CloneState<T> {
+    type T = T;
+    #[inline]
+    fn make(&self) -> T {
+        self.0.clone()
+    }
+}
+
+/// See [`ParallelIterator::map_init`].
+#[derive(Clone, Debug)]
+pub struct MapInit<I, INIT, F> {
+    base: I,
+    init: INIT,
+    f: F,
+}
+
+/// See [`ParallelIterator::map_with`].
+pub type MapWith<I, T, F> = MapInit<I, CloneState<T>, F>;
+
+impl<I, INIT, F> MapInit<I, INIT, F> {
+    pub(super) fn new(base: I, init: INIT, f: F) -> Self {
+        MapInit { base, init, f }
+    }
+}
+
+impl<I, T, F> MapInit<I, CloneState<T>, F> {
+    pub(super) fn with(base: I, init: T, f: F) -> Self {
+        MapInit {
+            base,
+            init: CloneState(init),
+            f,
+        }
+    }
+}
+
+impl<I, INIT, F, R> ParallelIterator for MapInit<I, INIT, F>
+where
+    I: ParallelIterator,
+    INIT: MakeState,
+    F: Fn(&mut INIT::T, I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    type Item = R;
+    type State = (Option<INIT::T>, I::State);
+    #[inline]
+    fn base_len(&self) -> usize {
+        self.base.base_len()
+    }
+    #[inline]
+    fn state(&self) -> Self::State {
+        (None, self.base.state())
+    }
+    #[inline]
+    unsafe fn block<'s>(
+        &'s self,
+        st: &'s mut Self::State,
+        lo: usize,
+        hi: usize,
+    ) -> impl Iterator<Item = R> {
+        let (v, bst) = st;
+        // SAFETY: forwarded contract.
+        unsafe { self.base.block(bst, lo, hi) }
+            .map(move |x| (self.f)(v.get_or_insert_with(|| self.init.make()), x))
+    }
+    #[inline]
+    fn flush<'s>(&'s self, st: &'s mut Self::State) -> impl Iterator<Item = R> {
+        let (v, bst) = st;
+        self.base
+            .flush(bst)
+            .map(move |x| (self.f)(v.get_or_insert_with(|| self.init.make()), x))
+    }
+    unsafe fn drop_block(&self, lo: usize, hi: usize) {
+        // SAFETY: forwarded contract.
+        unsafe { self.base.drop_block(lo, hi) }
+    }
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
+}
+
+impl<I, INIT, F, R> IndexedParallelIterator for MapInit<I, INIT, F>
+where
+    I: IndexedParallelIterator,
+    INIT: MakeState,
+    F: Fn(&mut INIT::T, I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    #[inline]
+    unsafe fn iblock<'s>(
+        &'s self,
+        st: &'s mut Self::State,
+        lo: usize,
+        hi: usize,
+    ) -> impl DoubleEndedIterator<Item = R> + ExactSizeIterator {
+        let (v, bst) = st;
+        // SAFETY: forwarded contract.
+        unsafe { self.base.iblock(bst, lo, hi) }
+            .map(move |x| (self.f)(v.get_or_insert_with(|| self.init.make()), x))
+    }
+    forward_shape!();
+}

@@ -1,0 +1,61 @@
+//! `rev`: an indexed iterator backwards. Index `i` of the `Rev` is index `n - 1 - i` of
+//! its base, so block `lo..hi` is the base's block `n - hi..n - lo`, walked from its end.
+//!
+//! Invariant: asks its base for exactly the mirrored indices it is asked for.
+
+use super::{block_via_iblock, IndexedParallelIterator, ParallelIterator};
+
+/// See [`IndexedParallelIterator::rev`].
+#[derive(Clone, Debug)]
+pub struct Rev<I> {
+    base: I,
+}
+
+impl<I> Rev<I> {
+    pub(super) fn new(base: I) -> Self {
+        Rev { base }
+    }
+}
+
+impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
+    type Item = I::Item;
+    type State = I::State;
+    #[inline]
+    fn base_len(&self) -> usize {
+        self.base.base_len()
+    }
+    #[inline]
+    fn state(&self) -> I::State {
+        self.base.state()
+    }
+    block_via_iblock!();
+    unsafe fn drop_block(&self, lo: usize, hi: usize) {
+        let n = self.base.base_len();
+        // SAFETY: forwarded contract (the mirror of a valid range is valid).
+        unsafe { self.base.drop_block(n - hi, n - lo) }
+    }
+}
+
+impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {
+    #[inline]
+    unsafe fn iblock<'s>(
+        &'s self,
+        st: &'s mut I::State,
+        lo: usize,
+        hi: usize,
+    ) -> impl DoubleEndedIterator<Item = I::Item> + ExactSizeIterator {
+        let n = self.base.base_len();
+        // SAFETY: forwarded contract (the mirror of a valid range is valid).
+        unsafe { self.base.iblock(st, n - hi, n - lo) }.rev()
+    }
+    fn truncate(&mut self, len: usize) {
+        let n = self.base.base_len();
+        if len < n {
+            self.base.advance(n - len);
+        }
+    }
+    fn advance(&mut self, k: usize) {
+        let n = self.base.base_len();
+        self.base.truncate(n - k.min(n));
+    }
+}

@@ -1,0 +1,522 @@
+//! rayon's parallel-iterator surface against `std::iter` (proptest, random inputs, pools
+//! of 1, 2 and 3 workers): every adaptor and consumer, empty and one-element inputs,
+//! lengths that are not powers of two, every integer range type including ranges that end
+//! at the type's `MAX`, `char` ranges, early-exit consumers stopping the others (items
+//! visited are counted), drop counting for owning sources through every indexed adaptor,
+//! panics inside closures surfacing once, order preservation, and one per-piece value for
+//! `map_init`/`fold`.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, LinkedList, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use offshoot::iter::*;
+use offshoot::prelude::ParallelDrainRange;
+use offshoot::str::ParallelString;
+use offshoot::ThreadPool;
+use proptest::prelude::*;
+
+fn pools() -> &'static [ThreadPool] {
+    static P: OnceLock<Vec<ThreadPool>> = OnceLock::new();
+    P.get_or_init(|| [1, 2, 3].iter().map(|&n| common::pool(n)).collect())
+}
+
+fn on_each_pool(f: impl Fn(&ThreadPool) + Sync) {
+    for p in pools() {
+        f(p);
+    }
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 32,
+        ..ProptestConfig::default()
+    }
+}
+
+fn vecs() -> impl Strategy<Value = Vec<i32>> {
+    prop_oneof![
+        prop::collection::vec(-1000i32..1000, 0..3),
+        prop::collection::vec(-1000i32..1000, 0..2500),
+    ]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn indexed_adaptors_match_std(v in vecs(), k in 0usize..40, step in 1usize..9, size in 1usize..9) {
+        for p in pools() {
+            let got: Vec<i32> = p.run(|| v.par_iter().rev().cloned().collect());
+            prop_assert_eq!(got, v.iter().rev().cloned().collect::<Vec<_>>());
+            let got: Vec<i32> = p.run(|| v.par_iter().copied().skip(k).collect());
+            prop_assert_eq!(got, v.iter().copied().skip(k).collect::<Vec<_>>());
+            let got: Vec<i32> = p.run(|| v.par_iter().copied().take(k).collect());
+            prop_assert_eq!(got, v.iter().copied().take(k).collect::<Vec<_>>());
+            let got: Vec<i32> = p.run(|| v.par_iter().copied().step_by(step).collect());
+            prop_assert_eq!(got, v.iter().copied().step_by(step).collect::<Vec<_>>());
+            let got: Vec<Vec<i32>> = p.run(|| v.par_iter().copied().chunks(size).collect());
+            prop_assert_eq!(got, v.chunks(size).map(|c| c.to_vec()).collect::<Vec<_>>());
+            let got: Vec<(usize, i32)> = p.run(|| v.par_iter().copied().enumerate().skip(k).rev().collect());
+            prop_assert_eq!(got, v.iter().copied().enumerate().skip(k).rev().collect::<Vec<_>>());
+            let got: Vec<(usize, &i32)> = p.run(|| v.par_iter().rev().enumerate().step_by(step).take(k).collect());
+            prop_assert_eq!(got, v.iter().rev().enumerate().step_by(step).take(k).collect::<Vec<_>>());
+            let got: Vec<Vec<i32>> = p.run(|| v.par_iter().copied().rev().chunks(size).rev().collect());
+            let mut want: Vec<Vec<i32>> = v.iter().copied().rev().collect::<Vec<_>>().chunks(size).map(|c| c.to_vec()).collect();
+            want.reverse();
+            prop_assert_eq!(got, want);
+            let got: Vec<(i32, i32)> = p.run(|| v.par_iter().copied().zip(v.par_iter().copied().skip(k)).rev().collect());
+            prop_assert_eq!(got, v.iter().copied().zip(v.iter().copied().skip(k)).rev().collect::<Vec<_>>());
+            let got: Vec<i32> = p.run(|| v.par_iter().copied().chain(v.par_iter().copied().rev()).skip(k).rev().collect());
+            let mut want: Vec<i32> = v.iter().copied().chain(v.iter().copied().rev()).skip(k).collect();
+            want.reverse();
+            prop_assert_eq!(got, want);
+            let got: Vec<i32> = p.run(|| v.par_iter().copied().update(|x| *x *= 2).inspect(|x| assert!(x % 2 == 0)).collect());
+            prop_assert_eq!(got, v.iter().map(|x| x * 2).collect::<Vec<_>>());
+            let mut out = vec![7; 3];
+            p.run(|| v.par_iter().map(|x| x - 1).collect_into_vec(&mut out));
+            prop_assert_eq!(out, v.iter().map(|x| x - 1).collect::<Vec<_>>());
+            prop_assert_eq!(p.run(|| v.par_iter().skip(k).len()), v.len().saturating_sub(k));
+        }
+    }
+
+    #[test]
+    fn interleave_matches_a_sequential_merge(a in vecs(), b in vecs(), k in 0usize..50, j in 0usize..50) {
+        let merged = |a: &[i32], b: &[i32]| {
+            let mut out = Vec::new();
+            for i in 0..a.len().max(b.len()) {
+                out.extend(a.get(i));
+                out.extend(b.get(i));
+            }
+            out
+        };
+        let shortest = |a: &[i32], b: &[i32]| {
+            let n = if a.len() > b.len() { 2 * b.len() + 1 } else { 2 * a.len() };
+            merged(a, b)[..n].to_vec()
+        };
+        for p in pools() {
+            let got: Vec<i32> = p.run(|| a.par_iter().copied().interleave(b.par_iter().copied()).collect());
+            prop_assert_eq!(&got, &merged(&a, &b));
+            let got: Vec<i32> = p.run(|| a.par_iter().copied().interleave(b.par_iter().copied()).skip(k).take(j).rev().collect());
+            let mut want: Vec<i32> = merged(&a, &b).into_iter().skip(k).take(j).collect();
+            want.reverse();
+            prop_assert_eq!(got, want);
+            let got: Vec<i32> = p.run(|| a.par_iter().copied().interleave_shortest(b.par_iter().copied()).collect());
+            prop_assert_eq!(got, shortest(&a, &b));
+            let got: Vec<i32> = p.run(|| a.par_iter().copied().interleave(b.par_iter().copied()).skip(k).interleave(a.par_iter().copied()).collect());
+            let first: Vec<i32> = merged(&a, &b).into_iter().skip(k).collect();
+            prop_assert_eq!(got, merged(&first, &a));
+        }
+    }
+
+    #[test]
+    fn unindexed_adaptors_match_std(v in vecs()) {
+        for p in pools() {
+            let got: Vec<i32> = p.run(|| v.par_iter().filter_map(|x| (x % 3 == 0).then_some(x / 3)).collect());
+            prop_assert_eq!(got, v.iter().filter_map(|x| (x % 3 == 0).then_some(x / 3)).collect::<Vec<_>>());
+            let got: Vec<i32> = p.run(|| v.par_iter().flat_map(|&x| 0..(x.rem_euclid(4))).collect());
+            prop_assert_eq!(got, v.iter().flat_map(|&x| 0..(x.rem_euclid(4))).collect::<Vec<_>>());
+            let got: Vec<i32> = p.run(|| v.par_iter().flat_map_iter(|&x| std::iter::repeat_n(x, (x & 3) as usize)).collect());
+            prop_assert_eq!(got, v.iter().flat_map(|&x| std::iter::repeat_n(x, (x & 3) as usize)).collect::<Vec<_>>());
+            let nested: Vec<Vec<i32>> = v.chunks(7).map(|c| c.to_vec()).collect();
+            let got: Vec<i32> = p.run(|| nested.clone().into_par_iter().flatten().collect());
+            prop_assert_eq!(&got, &v);
+            let got: Vec<i32> = p.run(|| nested.par_iter().flatten_iter().copied().collect());
+            prop_assert_eq!(&got, &v);
+            let got: Vec<i32> = p.run(|| v.par_iter().filter(|x| **x > 0).copied().chain(v.par_iter().copied().filter(|x| *x < 0)).collect());
+            prop_assert_eq!(got, v.iter().copied().filter(|x| *x > 0).chain(v.iter().copied().filter(|x| *x < 0)).collect::<Vec<_>>());
+            // fold: one accumulator per piece, in order; concatenated they are the input.
+            let parts: Vec<Vec<i32>> = p.run(|| v.par_iter().fold(Vec::new, |mut a, &x| { a.push(x); a }).collect());
+            prop_assert_eq!(parts.concat(), v.clone());
+            let s: i64 = p.run(|| v.par_iter().fold_with(0i64, |a, &x| a + x as i64).sum());
+            prop_assert_eq!(s, v.iter().map(|&x| x as i64).sum::<i64>());
+            let r: Option<i64> = p.run(|| v.par_iter().try_fold(|| 0i64, |a, &x| (x != 999).then_some(a + x as i64)).try_reduce(|| 0, |a, b| Some(a + b)));
+            prop_assert_eq!(r, (!v.contains(&999)).then(|| v.iter().map(|&x| x as i64).sum::<i64>()));
+            let got: Vec<i32> = p.run(|| v.par_iter().map_init(|| 3, |three, x| x * *three).collect());
+            prop_assert_eq!(got, v.iter().map(|x| x * 3).collect::<Vec<_>>());
+            let got: Vec<i32> = p.run(|| v.par_iter().map_with(5, |five, x| x + *five).filter(|x| x % 2 == 0).collect());
+            prop_assert_eq!(got, v.iter().map(|x| x + 5).filter(|x| x % 2 == 0).collect::<Vec<_>>());
+            let got: Vec<i32> = p.run(|| v.par_iter().map(|&x| (x != 500).then_some(x)).while_some().collect());
+            let want: Vec<i32> = v.iter().copied().take_while(|&x| x != 500).collect();
+            prop_assert!(got.starts_with(&want) || v.contains(&500));
+            if !v.contains(&500) { prop_assert_eq!(got, want); }
+            prop_assert_eq!(p.run(|| v.par_iter().take_any(5).count()), v.len().min(5));
+            let got: Vec<i32> = p.run(|| v.par_iter().copied().take_any_while(|x| *x != 7).collect());
+            prop_assert!(got.iter().all(|x| *x != 7));
+            if !v.contains(&7) { prop_assert_eq!(&got, &v); }
+            let got: Vec<i32> = p.run(|| v.par_iter().copied().skip_any_while(|x| *x != 7).collect());
+            prop_assert_eq!(got.contains(&7), v.contains(&7));
+            if !v.contains(&7) { prop_assert!(got.is_empty()); }
+            prop_assert_eq!(p.run(|| v.par_iter().skip_any(5).count()), v.len().saturating_sub(5));
+        }
+    }
+
+    #[test]
+    fn consumers_match_std(v in vecs(), t in -1000i32..1000) {
+        for p in pools() {
+            prop_assert_eq!(p.run(|| v.par_iter().map(|&x| x as i64).sum::<i64>()), v.iter().map(|&x| x as i64).sum::<i64>());
+            let small = || v.iter().take(40).map(|x| 1 + (x & 1) as i64);
+            prop_assert_eq!(p.run(|| v.par_iter().take(40).map(|x| 1 + (x & 1) as i64).product::<i64>()), small().product::<i64>());
+            prop_assert_eq!(p.run(|| v.par_iter().copied().reduce_with(|a, b| a.max(b))), v.iter().copied().reduce(|a, b| a.max(b)));
+            prop_assert_eq!(p.run(|| v.par_iter().min_by(|a, b| (*a / 10).cmp(&(*b / 10)))), v.iter().min_by(|a, b| (*a / 10).cmp(&(*b / 10))));
+            prop_assert_eq!(p.run(|| v.par_iter().max_by(|a, b| (*a / 10).cmp(&(*b / 10)))), v.iter().max_by(|a, b| (*a / 10).cmp(&(*b / 10))));
+            prop_assert_eq!(p.run(|| v.par_iter().find_first(|x| **x > t)), v.iter().find(|x| **x > t));
+            prop_assert_eq!(p.run(|| v.par_iter().find_last(|x| **x > t)), v.iter().rev().find(|x| **x > t));
+            prop_assert_eq!(p.run(|| v.par_iter().position_first(|x| *x > t)), v.iter().position(|x| *x > t));
+            prop_assert_eq!(p.run(|| v.par_iter().position_last(|x| *x > t)), v.iter().rposition(|x| *x > t));
+            prop_assert_eq!(p.run(|| v.par_iter().find_map_first(|x| (*x > t).then_some(x * 2))), v.iter().find_map(|x| (*x > t).then_some(x * 2)));
+            prop_assert_eq!(p.run(|| v.par_iter().find_map_last(|x| (*x > t).then_some(x * 2))), v.iter().rev().find_map(|x| (*x > t).then_some(x * 2)));
+            let any = p.run(|| v.par_iter().find_any(|x| **x > t));
+            prop_assert_eq!(any.is_some(), v.iter().any(|x| *x > t));
+            prop_assert!(any.is_none_or(|x| *x > t));
+            let pos = p.run(|| v.par_iter().position_any(|x| *x == t));
+            prop_assert!(pos.map_or(!v.contains(&t), |i| v[i] == t));
+            let got: Vec<usize> = p.run(|| v.par_iter().positions(|x| *x > t).collect());
+            prop_assert_eq!(got, v.iter().enumerate().filter(|(_, x)| **x > t).map(|(i, _)| i).collect::<Vec<_>>());
+            let r: Result<(), i32> = p.run(|| v.par_iter().try_for_each(|&x| if x == t { Err(x) } else { Ok(()) }));
+            prop_assert_eq!(r, if v.contains(&t) { Err(t) } else { Ok(()) });
+            let r: Option<i64> = p.run(|| v.par_iter().map(|&x| (x != t).then_some(x as i64)).try_reduce(|| 0, |a, b| Some(a + b)));
+            prop_assert_eq!(r, (!v.contains(&t)).then(|| v.iter().map(|&x| x as i64).sum::<i64>()));
+            prop_assert!(p.run(|| v.par_iter().eq(&v)));
+            prop_assert_eq!(p.run(|| v.par_iter().cmp(v.par_iter().skip(1))), v.iter().cmp(v.iter().skip(1)));
+        }
+    }
+
+    #[test]
+    fn collect_targets_keep_order(v in vecs()) {
+        for p in pools() {
+            let (a, b): (Vec<i32>, BTreeSet<i32>) = p.run(|| v.par_iter().map(|&x| (x, x / 2)).collect());
+            prop_assert_eq!(a, v.clone());
+            prop_assert_eq!(b, v.iter().map(|x| x / 2).collect::<BTreeSet<_>>());
+            let m: HashMap<i32, usize> = p.run(|| v.par_iter().enumerate().map(|(i, &x)| (x, i)).collect());
+            prop_assert_eq!(m, v.iter().enumerate().map(|(i, &x)| (x, i)).collect::<HashMap<_, _>>());
+            let m: BTreeMap<i32, usize> = p.run(|| v.par_iter().enumerate().map(|(i, &x)| (x, i)).collect());
+            prop_assert_eq!(m, v.iter().enumerate().map(|(i, &x)| (x, i)).collect::<BTreeMap<_, _>>());
+            let s: HashSet<i32> = p.run(|| v.par_iter().copied().collect());
+            prop_assert_eq!(s, v.iter().copied().collect::<HashSet<_>>());
+            let s: BTreeSet<i32> = p.run(|| v.par_iter().copied().collect());
+            prop_assert_eq!(s, v.iter().copied().collect::<BTreeSet<_>>());
+            let d: VecDeque<i32> = p.run(|| v.par_iter().copied().collect());
+            prop_assert_eq!(d, v.iter().copied().collect::<VecDeque<_>>());
+            let l: LinkedList<i32> = p.run(|| v.par_iter().copied().collect());
+            prop_assert_eq!(l, v.iter().copied().collect::<LinkedList<_>>());
+            let s: String = p.run(|| v.par_iter().map(|x| char::from(b'a' + x.rem_euclid(26) as u8)).collect());
+            prop_assert_eq!(s, v.iter().map(|x| char::from(b'a' + x.rem_euclid(26) as u8)).collect::<String>());
+            let s: String = p.run(|| v.par_iter().map(|x| x.to_string()).collect());
+            prop_assert_eq!(s, v.iter().map(|x| x.to_string()).collect::<String>());
+            let r: Result<Vec<i32>, i32> = p.run(|| v.par_iter().map(|&x| if x == 77 { Err(x) } else { Ok(x) }).collect());
+            prop_assert_eq!(r, v.iter().map(|&x| if x == 77 { Err(x) } else { Ok(x) }).collect::<Result<Vec<_>, _>>());
+            let o: Option<Vec<i32>> = p.run(|| v.par_iter().map(|&x| (x != 77).then_some(x)).collect());
+            prop_assert_eq!(o, v.iter().map(|&x| (x != 77).then_some(x)).collect::<Option<Vec<_>>>());
+            let (a, b): (Vec<i32>, Vec<i32>) = p.run(|| v.par_iter().partition(|x| **x % 2 == 0));
+            prop_assert_eq!((a, b), v.iter().partition::<Vec<i32>, _>(|x| *x % 2 == 0));
+            let (a, b): (Vec<i32>, VecDeque<usize>) = p.run(|| v.par_iter().enumerate().map(|(i, &x)| (x, i)).unzip());
+            prop_assert_eq!(a, v.clone());
+            prop_assert_eq!(b, (0..v.len()).collect::<VecDeque<_>>());
+            let mut e = vec![1, 2];
+            p.run(|| e.par_extend(v.par_iter().copied()));
+            prop_assert_eq!(&e[2..], &v[..]);
+            let mut e = vec![1, 2];
+            p.run(|| e.par_extend(v.par_iter()));
+            prop_assert_eq!(&e[2..], &v[..]);
+            let (l, r): (Vec<i32>, Vec<String>) = p.run(|| v.par_iter().partition_map(|&x| if x > 0 { Either::Left(x) } else { Either::Right(x.to_string()) }));
+            prop_assert_eq!(l, v.iter().copied().filter(|&x| x > 0).collect::<Vec<_>>());
+            prop_assert_eq!(r, v.iter().filter(|&&x| x <= 0).map(|x| x.to_string()).collect::<Vec<_>>());
+            let list = p.run(|| v.par_iter().copied().filter(|x| x % 2 == 0).collect_vec_list());
+            prop_assert_eq!(list.into_iter().flatten().collect::<Vec<_>>(), v.iter().copied().filter(|x| x % 2 == 0).collect::<Vec<_>>());
+            let got: Vec<i64> = p.run(|| v.par_iter().fold_chunks_with(3, 1i64, |a, &x| a + x as i64).collect());
+            prop_assert_eq!(got, v.chunks(3).map(|c| c.iter().fold(1i64, |a, &x| a + x as i64)).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn ranges_of_every_integer_type(lo in -200i64..200, len in 0i64..600) {
+        for p in pools() {
+            macro_rules! check {
+                ($($t:ty),*) => {$(
+                    #[allow(irrefutable_let_patterns)]
+                    if let (Ok(a), Ok(b)) = (<$t>::try_from(lo), <$t>::try_from(lo + len)) {
+                        let got: Vec<$t> = p.run(|| (a..b).into_par_iter().collect());
+                        prop_assert_eq!(got, (a..b).collect::<Vec<_>>());
+                        let got: Vec<$t> = p.run(|| (a..=b).into_par_iter().rev().collect());
+                        prop_assert_eq!(got, (a..=b).rev().collect::<Vec<_>>());
+                        prop_assert_eq!(p.run(|| (a..b).into_par_iter().len()), (a..b).count());
+                    }
+                    let m = <$t>::MAX;
+                    let k = (len as usize).min(100);
+                    let got: Vec<$t> = p.run(|| (m - k as $t..=m).into_par_iter().collect());
+                    prop_assert_eq!(got, (m - k as $t..=m).collect::<Vec<_>>());
+                    let n = <$t>::MIN;
+                    prop_assert_eq!(p.run(|| (n..n + k as $t).into_par_iter().count()), k);
+                )*};
+            }
+            check!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+        }
+    }
+
+    #[test]
+    fn string_pieces_match_str(chars in prop::collection::vec(prop::sample::select(vec!['a', 'b', ' ', '\n', '\r', ',', 'é', '€', '\u{3000}', '\t']), 0..3000)) {
+        let s: String = chars.into_iter().collect();
+        for p in pools() {
+            let got: Vec<char> = p.run(|| s.par_chars().collect());
+            prop_assert_eq!(got, s.chars().collect::<Vec<_>>());
+            let got: Vec<(usize, char)> = p.run(|| s.par_char_indices().collect());
+            prop_assert_eq!(got, s.char_indices().collect::<Vec<_>>());
+            let got: Vec<u8> = p.run(|| s.par_bytes().rev().collect());
+            prop_assert_eq!(got, s.bytes().rev().collect::<Vec<_>>());
+            let got: Vec<&str> = p.run(|| s.par_lines().collect());
+            prop_assert_eq!(got, s.lines().collect::<Vec<_>>());
+            let got: Vec<&str> = p.run(|| s.par_split_whitespace().collect());
+            prop_assert_eq!(got, s.split_whitespace().collect::<Vec<_>>());
+            let got: Vec<&str> = p.run(|| s.par_split_ascii_whitespace().collect());
+            prop_assert_eq!(got, s.split_ascii_whitespace().collect::<Vec<_>>());
+            for sep in [',', '€', '\n'] {
+                let got: Vec<&str> = p.run(|| s.par_split(sep).collect());
+                prop_assert_eq!(got, s.split(sep).collect::<Vec<_>>());
+            }
+            // A word count, as users write it.
+            let counts = p.run(|| {
+                s.par_lines()
+                    .fold(HashMap::new, |mut m: HashMap<&str, usize>, line| {
+                        for w in line.split_whitespace() {
+                            *m.entry(w).or_default() += 1;
+                        }
+                        m
+                    })
+                    .reduce(HashMap::new, |mut a, b| {
+                        for (w, c) in b {
+                            *a.entry(w).or_default() += c;
+                        }
+                        a
+                    })
+            });
+            let mut want: HashMap<&str, usize> = HashMap::new();
+            for w in s.split_whitespace() {
+                *want.entry(w).or_default() += 1;
+            }
+            prop_assert_eq!(counts, want);
+        }
+    }
+
+    #[test]
+    fn char_ranges(a in 0xD000u32..0xD900, len in 0u32..0x1200, k in 0usize..3000) {
+        let lo = char::from_u32(a).unwrap_or('a');
+        let hi = char::from_u32(a + len).unwrap_or('z');
+        for p in pools() {
+            let got: Vec<char> = p.run(|| (lo..hi).into_par_iter().collect());
+            prop_assert_eq!(got, (lo..hi).collect::<Vec<_>>());
+            let got: Vec<char> = p.run(|| (lo..=hi).into_par_iter().skip(k).rev().collect());
+            let mut want: Vec<char> = (lo..=hi).skip(k).collect();
+            want.reverse();
+            prop_assert_eq!(got, want);
+        }
+    }
+}
+
+#[test]
+fn untyped_ranges_and_max_ends() {
+    // Rust's integer fallback applies: these are i32 ranges.
+    let s = (0..100).into_par_iter().map(|x| x * 2).sum::<i32>();
+    assert_eq!(s, 9900);
+    let v: Vec<_> = (1..=4).into_par_iter().collect();
+    assert_eq!(v, [1, 2, 3, 4]);
+    assert_eq!((u32::MAX - 5..=u32::MAX).into_par_iter().count(), 6);
+    assert_eq!(
+        (u64::MAX - 5..=u64::MAX).into_par_iter().max(),
+        Some(u64::MAX)
+    );
+    assert_eq!((i8::MIN..=i8::MAX).into_par_iter().count(), 256);
+    #[allow(clippy::reversed_empty_ranges)]
+    let empty = (5..=4).into_par_iter().count();
+    assert_eq!(empty, 0);
+    assert_eq!(('a'..='e').into_par_iter().collect::<String>(), "abcde");
+}
+
+/// Generic code: `Item: Send` is implied by the trait, so this needs no extra bound.
+fn total<I: ParallelIterator<Item = u64>>(it: I) -> u64 {
+    it.reduce(|| 0, |a, b| a + b)
+}
+
+#[test]
+fn generic_code_needs_no_extra_bounds() {
+    assert_eq!(total((1..=10u64).into_par_iter()), 55);
+    assert_eq!(
+        empty::<u8>().count() + once(3).count() + repeat_n(1, 7).count(),
+        8
+    );
+}
+
+/// Counts drops of an owned item.
+#[derive(Debug)]
+struct Tracked(u32, Arc<AtomicUsize>);
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn owned_items_are_dropped_once_through_every_adaptor() {
+    on_each_pool(|p| {
+        for len in [0usize, 1, 7, 1000, 4099] {
+            let drops = Arc::new(AtomicUsize::new(0));
+            let make = || {
+                (0..len as u32)
+                    .map(|i| Tracked(i, drops.clone()))
+                    .collect::<Vec<_>>()
+            };
+            let check = |what: &str, kept: usize| {
+                assert_eq!(
+                    drops.swap(0, Ordering::SeqCst),
+                    len,
+                    "{what}, len {len}, kept {kept}"
+                );
+            };
+            let n = p.run(|| {
+                make()
+                    .into_par_iter()
+                    .skip(3)
+                    .take(len / 2)
+                    .rev()
+                    .step_by(3)
+                    .count()
+            });
+            check("skip/take/rev/step_by", n);
+            let n = p.run(|| {
+                make()
+                    .into_par_iter()
+                    .chunks(4)
+                    .map(|c| c.len())
+                    .sum::<usize>()
+            });
+            check("chunks", n);
+            let n = p.run(|| {
+                make()
+                    .into_par_iter()
+                    .chain(make())
+                    .filter(|t| t.0 % 2 == 0)
+                    .count()
+            });
+            drops.fetch_sub(len, Ordering::SeqCst);
+            check("chain", n);
+            let hit = p.run(|| make().into_par_iter().find_first(|t| t.0 == 5).map(|t| t.0));
+            check("find_first", hit.is_some() as usize);
+            let hit = p.run(|| make().into_par_iter().position_last(|t| t.0 % 3 == 0));
+            check("position_last", hit.unwrap_or(0));
+            let r = p.run(|| {
+                make()
+                    .into_par_iter()
+                    .try_for_each(|t| if t.0 == 9 { Err(()) } else { Ok(()) })
+            });
+            check("try_for_each", r.is_err() as usize);
+            let n = p.run(|| make().into_par_iter().take_any(3).count());
+            check("take_any", n);
+            let got: Vec<u32> = p.run(|| {
+                make()
+                    .into_par_iter()
+                    .flat_map(|t| vec![t])
+                    .map(|t| t.0)
+                    .collect()
+            });
+            assert!(got.iter().enumerate().all(|(i, &x)| x == i as u32));
+            check("flat_map", got.len());
+            let mut out = Vec::new();
+            p.run(|| make().into_par_iter().rev().collect_into_vec(&mut out));
+            assert!(out.iter().rev().enumerate().all(|(i, t)| t.0 == i as u32));
+            drop(out);
+            check("collect_into_vec", len);
+            let mut v = make();
+            let (a, b) = (len / 3, 2 * len / 3);
+            let hit = p.run(|| v.par_drain(a..b).find_first(|t| t.0 % 5 == 0).map(|t| t.0));
+            assert_eq!(hit, (a as u32..b as u32).find(|i| i % 5 == 0));
+            assert_eq!(drops.load(Ordering::SeqCst), b - a, "par_drain, len {len}");
+            assert!(v
+                .iter()
+                .map(|t| t.0)
+                .eq((0..a as u32).chain(b as u32..len as u32)));
+            drop(v);
+            check("par_drain", b - a);
+        }
+    });
+}
+
+/// `find_first` stops the workers past a hit: with the hit near the front of a long
+/// range, far fewer than all items are visited (printed for the report).
+#[test]
+fn find_first_stops_early_and_finds_the_first() {
+    on_each_pool(|p| {
+        let visited = AtomicUsize::new(0);
+        let n = 50_000_000usize;
+        let hit = p.run(|| {
+            (0..n)
+                .into_par_iter()
+                .inspect(|_| {
+                    visited.fetch_add(1, Ordering::Relaxed);
+                })
+                .find_first(|x| x % 1_000 == 999)
+        });
+        assert_eq!(hit, Some(999));
+        let seen = visited.load(Ordering::Relaxed);
+        println!(
+            "find_first on {} workers: {seen} of {n} items visited",
+            p.workers()
+        );
+        assert!(seen < n / 10, "{seen} items visited");
+        let m = 2_000_000usize;
+        let last = p.run(|| (0..m).into_par_iter().find_last(|x| x % 1_000 == 999));
+        assert_eq!(last, Some(m - 1));
+    });
+}
+
+#[test]
+fn map_init_makes_one_value_per_piece() {
+    // One worker: nothing is ever split, so one value and one accumulator in all.
+    let p = &pools()[0];
+    let made = AtomicUsize::new(0);
+    let v: Vec<u32> = p.run(|| {
+        (0..10_000u32)
+            .into_par_iter()
+            .map_init(
+                || {
+                    made.fetch_add(1, Ordering::Relaxed);
+                    1u32
+                },
+                |one, x| x + *one,
+            )
+            .collect()
+    });
+    assert_eq!(v.len(), 10_000);
+    assert_eq!(made.into_inner(), 1);
+    let parts = p.run(|| {
+        (0..10_000u32)
+            .into_par_iter()
+            .fold(|| 0u64, |a, x| a + x as u64)
+            .count()
+    });
+    assert_eq!(parts, 1);
+}
+
+#[test]
+fn a_panicking_closure_surfaces_once() {
+    common::install_panic_hook();
+    on_each_pool(|p| {
+        let what = format!("iter boom {}", p.workers());
+        let msg = common::panic_message(|| {
+            p.run(|| {
+                (0..100_000u32)
+                    .into_par_iter()
+                    .map(|x| x * 2)
+                    .for_each(|x| {
+                        if x == 2 * 77_777 {
+                            common::boom(&what)
+                        }
+                    })
+            })
+        });
+        assert_eq!(msg, common::boom_msg(&what));
+        assert_eq!(common::times_raised(&common::boom_msg(&what)), 1);
+    });
+}
