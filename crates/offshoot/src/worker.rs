@@ -898,7 +898,11 @@ impl Worker {
         LOCAL.with(|l| l.worker.set(self));
         self.drive(stack_size);
         debug_assert_eq!(self.seed_count(), 0, "a worker ended with seeds counted");
-        LOCAL.with(|l| l.worker.set(ptr::null()));
+        // Both together: a count of at least one must never outlive the worker it implies.
+        LOCAL.with(|l| {
+            l.seeds.set(0);
+            l.worker.set(ptr::null());
+        });
     }
 
     /// The scheduler loop, at the base of every fiber: take injected work, else work on
