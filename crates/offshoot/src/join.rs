@@ -393,6 +393,9 @@ where
         w.poll();
         a()
     }));
+    // SAFETY: as above; the same worker (this thread's), read again from the thread-local
+    // rather than kept in a register across the call of `a`.
+    let w = unsafe { &*Worker::current() };
     w.pop(fp);
     if seed.frame.vtable.get().is_none() {
         return seed.join_stolen(w, ra);
