@@ -29,7 +29,8 @@ pub struct Machine {
     pub rustc: String,
     /// Versions of the runtimes under test (from Cargo.lock at build time).
     pub runtimes: String,
-    /// "release" or "debug" (timings of a debug build mean nothing).
+    /// The Cargo profile and the settings the workspace gives it (recorded at
+    /// build time), or "debug" (timings of a debug build mean nothing).
     pub build_profile: String,
 }
 
@@ -91,7 +92,7 @@ impl Machine {
             build_profile: if cfg!(debug_assertions) {
                 "debug".to_string()
             } else {
-                "release".to_string()
+                env!("OFFSHOOT_BENCH_PROFILE").to_string()
             },
         }
     }

@@ -335,6 +335,15 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          is faster).\n",
         report.runs, report.runs
     );
+    let _ = writeln!(
+        md,
+        "- Build: every contender is compiled into this one binary with the Cargo profile in \
+         the machine table's `build` row. The headline figures use the workspace's `release` \
+         profile, which keeps Cargo's default code generation (no LTO, 16 codegen units), so \
+         each runtime's fast path must inline into the calling crate as it would in a user's \
+         crate. `cargo run --profile tuned -p offshoot-bench` builds with thin LTO and one \
+         codegen unit, for comparison only.\n"
+    );
 
     if let Some(svg) = svg {
         let link = relative_link(markdown_path, svg);

@@ -2,17 +2,27 @@
 //!
 //! `join(a, b)` builds a [`JoinSeed`] for `b` in its own stack frame, links it at the head
 //! of the worker's frame chain, polls once, runs `a`, unlinks the seed and — if nobody took
-//! it — calls `b` inline. That path is: a thread-local load, the seed count test, three
-//! stores (the seed's link, its table, the chain head), `b`'s captures, one relaxed load of
-//! the mailbox, the call of `a`, one store (unlink), one null test of the seed's table (was
-//! the seed handed out?), and the call of `b`. No allocation, no atomic read-modify-write,
-//! no fence.
+//! it — calls `b` inline. That path is: two thread-local loads (the seed count, the worker),
+//! the count test, a null test of the worker, the count's increment, three stores (the
+//! seed's link, its table, the chain head), `b`'s captures, one relaxed load of the
+//! mailbox, the call of `a`, one store (unlink), one null test of the seed's table (was the
+//! seed handed out?), the count's decrement and the call of `b`. No allocation, no atomic
+//! read-modify-write, no fence.
 //!
 //! Most joins take a shorter path still: when the worker already holds [`SEED_LIMIT`]
-//! unstolen seeds, the join plants none — a thread-local load, the count test, the poll,
-//! and two plain calls. Requests always take the *oldest* seed, so the seeds a worker
-//! already has go before any younger one could; as soon as one is taken or popped, the next
-//! join plants again.
+//! unstolen seeds, the join plants none — a thread-local load of the seed count and its
+//! test, a thread-local load of the worker, the poll (a load and a test), and two plain
+//! calls. Requests always take the *oldest* seed, so the seeds a worker already has go
+//! before any younger one could; as soon as one is taken or popped, the next join plants
+//! again.
+//!
+//! All of this is inlined into the caller's crate however that crate is built (no LTO, 16
+//! codegen units): `join` and the path it takes are generic or `#[inline(always)]`, the
+//! thread-locals are `const`-initialised (a plain `%fs`-relative load, no lazy-init test),
+//! and everything that is not on the path (`join_outside`, a stolen seed's end, the poll's
+//! slow side) is a `#[cold]` out-of-line call. The closures are moved into memory only on
+//! the paths that need them there (the seed, `join_outside`), so on the shorter path their
+//! captures stay in registers.
 //!
 //! When a thief asks, the victim (at a poll) hands out its **oldest** seed: it initialises
 //! the seed's job header and clears the seed's table (`None`: now it behaves as
@@ -84,16 +94,33 @@ where
     RA: Send,
     RB: Send,
 {
+    if Worker::seeds_full() {
+        // Enough older seeds wait for thieves: this join runs as two plain calls (and still
+        // polls). Thieves take the oldest seed first, so a younger one would only be taken
+        // after all of those; by then this join has usually returned.
+        // SAFETY: counted seeds mean that this thread runs a worker (`seeds_full`), which
+        // belongs to a live registry.
+        unsafe { (*Worker::current()).poll() };
+        let ra = a();
+        return (ra, b());
+    }
     let w = Worker::current();
     if w.is_null() {
-        return join_outside(a, b);
+        // Moved into a tuple built here, not passed as two arguments: a closure argument
+        // larger than two registers is passed by pointer to the caller's own copy, which
+        // would then have to be in memory on every path — the compiler does not sink those
+        // stores into this cold branch. Built here, the copy is made only here, and on the
+        // other paths the closures' captures stay in registers.
+        return join_outside((a, b));
     }
     // SAFETY: a non-null current worker belongs to a live registry and is run by this thread.
     unsafe { join_in_worker(&*w, a, b) }
 }
 
+/// `join` outside every pool: the whole join runs in the global pool.
 #[cold]
-fn join_outside<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+#[inline(never)]
+fn join_outside<A, B, RA, RB>((a, b): (A, B)) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -339,7 +366,7 @@ pub(crate) fn join_stolen_seed<RA, RB>(
     }
 }
 
-/// The body of [`join`] on a worker. See the module docs for the fast path.
+/// The body of [`join`] on a worker that plants a seed. See the module docs for the path.
 #[inline(always)]
 unsafe fn join_in_worker<A, B, RA, RB>(w: &Worker, a: A, b: B) -> (RA, RB)
 where
@@ -348,14 +375,6 @@ where
     RA: Send,
     RB: Send,
 {
-    if w.seeds_full() {
-        // Enough older seeds wait for thieves: this join runs as two plain calls (and
-        // still polls). Thieves take the oldest seed first, so a younger one would only be
-        // taken after all of those; by then this join has usually returned.
-        w.poll();
-        let ra = a();
-        return (ra, b());
-    }
     w.count_seed(1);
     let seed = JoinSeed::<B, RB> {
         frame: Frame {
@@ -374,6 +393,9 @@ where
         w.poll();
         a()
     }));
+    // SAFETY: as above; the same worker (this thread's), read again from the thread-local
+    // rather than kept in a register across the call of `a`.
+    let w = unsafe { &*Worker::current() };
     w.pop(fp);
     if seed.frame.vtable.get().is_none() {
         return seed.join_stolen(w, ra);

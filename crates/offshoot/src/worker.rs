@@ -3,8 +3,10 @@
 //!
 //! Invariants:
 //! * The `Cell` fields (`head`, `current_finish`, `rng`, the block cache) are touched only by the thread that
-//!   runs this worker; other threads only use `mailbox`, `sleep_state`, `thread` and the
-//!   statistics counters (which the owner alone writes, with plain relaxed stores).
+//!   runs this worker, and so is the worker's count of unstolen join seeds, which lives in
+//!   that thread's `LOCAL` (so that `join` can test it before it loads the worker); other
+//!   threads only use `mailbox`, `sleep_state`, `thread` and the statistics counters
+//!   (which the owner alone writes, with plain relaxed stores).
 //! * Free task blocks live in the owner's free list, or in the pool's spare batches (under
 //!   a lock, moved a batch at a time); a block is in at most one place, and in none while a
 //!   task lives in it.
@@ -115,8 +117,26 @@ impl Patience {
     }
 }
 
+/// What a thread knows about the worker it runs. One thread-local, so that `join` reaches
+/// both fields from one address.
+struct Local {
+    /// The worker this thread runs, or null.
+    worker: Cell<*const Worker>,
+    /// Join seeds on the running chain of that worker that were not handed out
+    /// (`Worker::count_seed`); 0 on every thread that runs no worker, so a count of at least
+    /// one means `worker` is set. Here rather than in the `Worker` so that `join`'s
+    /// commonest path (enough seeds planted: plant none) is a thread-local load and a
+    /// compare, before it needs the worker's address.
+    seeds: Cell<u32>,
+}
+
 thread_local! {
-    static CURRENT: Cell<*const Worker> = const { Cell::new(ptr::null()) };
+    static LOCAL: Local = const {
+        Local {
+            worker: Cell::new(ptr::null()),
+            seeds: Cell::new(0),
+        }
+    };
 }
 
 /// The recycled blocks spawned tasks live in: one size and alignment for all, so a block
@@ -243,8 +263,6 @@ pub(crate) struct Worker {
     pub(crate) index: usize,
     registry: *const Registry,
     head: Cell<*const Frame>,
-    /// Join seeds on the chain that were not handed out.
-    seeds: Cell<u32>,
     current_finish: Cell<*const FinishFrame>,
     rng: Cell<u64>,
     /// Free task blocks (owner only); see `alloc_block`.
@@ -273,7 +291,6 @@ impl Worker {
             index,
             registry,
             head: Cell::new(ptr::null()),
-            seeds: Cell::new(0),
             current_finish: Cell::new(ptr::null()),
             rng: Cell::new(
                 0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
@@ -292,7 +309,7 @@ impl Worker {
     /// The worker the calling thread runs, or null outside every pool.
     #[inline(always)]
     pub(crate) fn current() -> *const Worker {
-        CURRENT.with(|c| c.get())
+        LOCAL.with(|l| l.worker.get())
     }
 
     #[inline(always)]
@@ -318,7 +335,7 @@ impl Worker {
     /// Installs the chain state of the fiber about to run (driver only).
     pub(crate) fn restore_chain(&self, s: Saved) {
         self.head.set(s.head);
-        self.seeds.set(s.seeds);
+        self.set_seed_count(s.seeds);
         self.current_finish.set(s.finish);
         self.task.set(s.task);
     }
@@ -328,7 +345,7 @@ impl Worker {
     pub(crate) fn take_chain(&self) -> Saved {
         Saved {
             head: self.head.replace(ptr::null()),
-            seeds: self.seeds.replace(0),
+            seeds: self.replace_seed_count(0),
             finish: self.current_finish.replace(ptr::null()),
             task: self.task.replace(0),
         }
@@ -381,17 +398,48 @@ impl Worker {
         self.head.set(unsafe { (*frame).prev });
     }
 
-    /// Whether the chain holds enough unstolen join seeds that one more is not worth
-    /// planting (see `join.rs`).
+    /// Whether the chain that the calling thread's worker runs holds enough unstolen join
+    /// seeds that one more is not worth planting (see `join.rs`). Never true on a thread
+    /// that runs no worker; when true, [`Worker::current`] is not null.
     #[inline(always)]
-    pub(crate) fn seeds_full(&self) -> bool {
-        self.seeds.get() >= crate::join::SEED_LIMIT
+    pub(crate) fn seeds_full() -> bool {
+        LOCAL.with(|l| l.seeds.get()) >= crate::join::SEED_LIMIT
     }
 
-    /// One more (`+1`) or one fewer (`-1`) unstolen join seed on the chain.
+    /// One more (`+1`) or one fewer (`-1`) unstolen join seed on the chain. Only on the
+    /// thread that runs this worker.
     #[inline(always)]
     pub(crate) fn count_seed(&self, d: i32) {
-        self.seeds.set(self.seeds.get().wrapping_add_signed(d));
+        debug_assert!(
+            ptr::eq(self, Worker::current()),
+            "seed counted off its worker"
+        );
+        LOCAL.with(|l| l.seeds.set(l.seeds.get().wrapping_add_signed(d)));
+    }
+
+    /// The seed count of the running chain (owner thread only).
+    fn seed_count(&self) -> u32 {
+        debug_assert!(
+            ptr::eq(self, Worker::current()),
+            "seed count read off its worker"
+        );
+        LOCAL.with(|l| l.seeds.get())
+    }
+
+    fn set_seed_count(&self, n: u32) {
+        debug_assert!(
+            ptr::eq(self, Worker::current()),
+            "seed count set off its worker"
+        );
+        LOCAL.with(|l| l.seeds.set(n));
+    }
+
+    fn replace_seed_count(&self, n: u32) -> u32 {
+        debug_assert!(
+            ptr::eq(self, Worker::current()),
+            "seed count set off its worker"
+        );
+        LOCAL.with(|l| l.seeds.replace(n))
     }
 
     pub(crate) fn current_finish(&self) -> *const FinishFrame {
@@ -529,11 +577,11 @@ impl Worker {
             if let Some((f, ctx)) = found_here {
                 // Handing out a join seed uncounts it from the running chain's count: move
                 // that to the parked chain it belongs to.
-                let before = self.seeds.get();
+                let before = self.seed_count();
                 // SAFETY: as above.
                 found = Some(unsafe { ((*f).table().offer)(f, self, thief, ctx) });
-                let uncounted = before.wrapping_sub(self.seeds.get());
-                self.seeds.set(before);
+                let uncounted = before.wrapping_sub(self.seed_count());
+                self.set_seed_count(before);
                 let mut s = saved.get();
                 s.seeds = s.seeds.wrapping_sub(uncounted);
                 saved.set(s);
@@ -694,12 +742,12 @@ impl Worker {
     /// *it* can take back.
     pub(crate) fn run_stolen(&self, job: JobRef) {
         self.mailbox.raise_stop();
-        let held = self.seeds.replace(0);
+        let held = self.replace_seed_count(0);
         // SAFETY: the job came through a reply to this worker's request, so this worker
         // owns it (mailbox invariant 3) and it is live until it signals completion.
         self.as_new_task(|| unsafe { job.execute(self, Mode::Stolen) });
-        debug_assert_eq!(self.seeds.get(), 0, "a finished job left seeds counted");
-        self.seeds.set(held);
+        debug_assert_eq!(self.seed_count(), 0, "a finished job left seeds counted");
+        self.set_seed_count(held);
     }
 
     // ----- waiting --------------------------------------------------------------------
@@ -881,9 +929,14 @@ impl Worker {
         crate::deadlock::woke();
         let _awake = Awake;
         let _starting = Starting(self);
-        CURRENT.with(|c| c.set(self));
+        LOCAL.with(|l| l.worker.set(self));
         self.drive(stack_size);
-        CURRENT.with(|c| c.set(ptr::null()));
+        debug_assert_eq!(self.seed_count(), 0, "a worker ended with seeds counted");
+        // Both together: a count of at least one must never outlive the worker it implies.
+        LOCAL.with(|l| {
+            l.seeds.set(0);
+            l.worker.set(ptr::null());
+        });
     }
 
     /// The scheduler loop, at the base of every fiber: take injected work, else work on
