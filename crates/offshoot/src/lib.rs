@@ -83,6 +83,7 @@ mod par_iter;
 mod pool;
 mod scope;
 pub mod search;
+pub mod slice;
 mod stats;
 pub mod sync;
 mod token;
@@ -113,6 +114,7 @@ pub mod prelude {
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
         IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator,
     };
+    pub use crate::slice::ParallelSliceMut;
 }
 pub use pool::{current_num_workers, BuildError, Builder, ThreadPool, MAX_WORKERS, WORKERS_ENV};
 pub use scope::{scope, try_scope, Scope, TryScope};
