@@ -22,10 +22,13 @@ mod quicksort;
 
 /// Leaf length for a parallel sort of `n` elements: about eight leaves per worker of the
 /// current pool (enough for idle workers to balance the load, few enough that the merge or
-/// partition passes above the leaves stay few), and never below `min`.
+/// partition passes above the leaves stay few), and never below `min`. A pool of one
+/// worker has nobody to share with: its whole slice is one leaf (std's sort, no passes).
 fn leaf_len(n: usize, min: usize) -> usize {
-    let workers = crate::current_num_workers().max(1);
-    n.div_ceil(workers.saturating_mul(8)).max(min)
+    match crate::current_num_workers() {
+        0 | 1 => n,
+        workers => n.div_ceil(workers.saturating_mul(8)).max(min),
+    }
 }
 
 /// Parallel methods on mutable slices (rayon's `ParallelSliceMut`): implemented for `[T]`,
