@@ -70,6 +70,7 @@
 
 mod atomics;
 mod bridge;
+mod compat;
 mod deadlock;
 mod fiber;
 mod finish;
@@ -91,6 +92,10 @@ mod unwind;
 mod worker;
 
 pub use bridge::{BridgeMap, IterBridge, ParallelBridge};
+pub use compat::{
+    current_num_threads, current_thread_index, in_place_scope, join_context, max_num_threads,
+    yield_now, FnContext, ThreadPoolBuildError, ThreadPoolBuilder, Yield,
+};
 pub use finish::{finish, spawn, try_finish, try_spawn};
 pub use join::{join, try_join};
 

@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{JoinHandle, Thread};
 
+use crate::compat::Hooks;
 use crate::finish::finish_core;
 use crate::job::{JobHeader, JobRef, Mode};
 use crate::stats::Stats;
@@ -45,6 +46,8 @@ pub(crate) struct Registry {
     deadlock_detection: bool,
     /// Batches of free task blocks passed between the workers' free lists.
     pub(crate) spare_blocks: SpareBlocks,
+    /// The rayon-style handlers set through `ThreadPoolBuilder` (`compat.rs`).
+    pub(crate) hooks: Hooks,
 }
 
 impl Registry {
@@ -58,7 +61,7 @@ impl Registry {
         self.workers.len()
     }
 
-    fn inject(&self, job: JobRef) {
+    pub(crate) fn inject(&self, job: JobRef) {
         let mut q = self.injector.lock().unwrap_or_else(|e| e.into_inner());
         q.push_back(job);
         self.injected.fetch_add(1, Ordering::SeqCst);
@@ -348,6 +351,8 @@ pub struct Builder {
     stack_size: Option<usize>,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     no_deadlock_detection: bool,
+    /// Start, exit and panic handlers (set by `ThreadPoolBuilder`, `compat.rs`).
+    pub(crate) hooks: Hooks,
 }
 
 impl fmt::Debug for Builder {
@@ -456,6 +461,7 @@ impl Builder {
                 terminating: AtomicBool::new(false),
                 deadlock_detection: !self.no_deadlock_detection,
                 spare_blocks: SpareBlocks::new(),
+                hooks: self.hooks.clone(),
             }
         });
         crate::deadlock::register(&registry);
@@ -479,7 +485,11 @@ impl Builder {
                 .stack_size(DRIVER_STACK);
             let reg = registry.clone();
             let stack = fiber_stack;
-            match b.spawn(move || reg.worker(i).thread_main(stack)) {
+            match b.spawn(move || {
+                reg.hooks.started(i);
+                reg.worker(i).thread_main(stack);
+                reg.hooks.exiting(i);
+            }) {
                 Ok(h) => threads.push(h),
                 Err(e) => {
                     let pool = ThreadPool { registry, threads };
@@ -508,15 +518,29 @@ impl Builder {
     }
 }
 
+/// The worker count of a pool that does not set one: `OFFSHOOT_WORKERS`, else every core.
+/// With `zero_is_auto` (rayon's reading, for `ThreadPoolBuilder`), `OFFSHOOT_WORKERS=0`
+/// also means every core.
+pub(crate) fn env_workers(zero_is_auto: bool) -> Result<usize, BuildError> {
+    match default_workers()? {
+        0 if zero_is_auto => Ok(available_cores()),
+        n => Ok(n),
+    }
+}
+
+fn available_cores() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
 fn default_workers() -> Result<usize, BuildError> {
     match std::env::var(WORKERS_ENV) {
         Ok(v) => match v.trim().parse::<usize>() {
             Ok(n) => Ok(n),
             Err(_) => Err(BuildError::InvalidEnv { value: v }),
         },
-        Err(std::env::VarError::NotPresent) => Ok(std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)),
+        Err(std::env::VarError::NotPresent) => Ok(available_cores()),
         Err(std::env::VarError::NotUnicode(v)) => Err(BuildError::InvalidEnv {
             value: v.to_string_lossy().into_owned(),
         }),
@@ -597,6 +621,10 @@ impl ThreadPool {
             };
         }
         self.registry.run_outside(f)
+    }
+
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
     }
 
     /// The scheduler's counters since the pool started.
