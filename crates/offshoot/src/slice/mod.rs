@@ -2,10 +2,10 @@
 //! (or `offshoot::prelude::*`) gives every `&mut [T]` and `Vec<T>` the parallel sorts.
 //!
 //! * [`par_sort`](ParallelSliceMut::par_sort) and its `_by`, `_by_key`, `_by_cached_key`
-//!   forms are **stable**: a parallel merge sort ([`mergesort`]) with one scratch buffer of
+//!   forms are **stable**: a parallel merge sort (`slice/mergesort.rs`) with one scratch buffer of
 //!   the slice's length.
 //! * [`par_sort_unstable`](ParallelSliceMut::par_sort_unstable) and its forms sort in place
-//!   without allocating: a parallel pdqsort-style quicksort ([`quicksort`]).
+//!   without allocating: a parallel pdqsort-style quicksort (`slice/quicksort.rs`).
 //!
 //! Both split with [`join`](crate::join), so on one worker they cost about what a
 //! sequential sort does, and they use std's sorts on the pieces they no longer split.
