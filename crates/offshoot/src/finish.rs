@@ -806,10 +806,18 @@ pub(crate) fn try_outcome<R, E: 'static>(r: Result<Option<R>, Failure>) -> Resul
 /// or [`ThreadPool::run`](crate::ThreadPool::run)): the call returns at once and `f` runs
 /// later, on this worker or on one that asked for work.
 ///
-/// # Panics
+/// Outside every pool there is no finish to join it: then, as rayon's `spawn`, `f` starts
+/// in the global pool and nothing waits for it (see [`ThreadPool::spawn`](crate::ThreadPool::spawn);
+/// its panic aborts the process unless the global pool was built with a
+/// [panic handler](crate::ThreadPoolBuilder::panic_handler)). Inside a pool — where rayon's
+/// `spawn` would still detach — offshoot's joins at the innermost finish.
 ///
-/// When called outside every pool (there is no finish to join it): call it inside
-/// `offshoot::finish`, `offshoot::scope` or `ThreadPool::run`.
+/// ```
+/// // Outside every pool: fire and forget, on the global pool.
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// offshoot::spawn(move || tx.send("done").unwrap());
+/// assert_eq!(rx.recv().unwrap(), "done");
+/// ```
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU32, Ordering};
@@ -826,6 +834,10 @@ pub fn spawn<F>(f: F)
 where
     F: FnOnce() + Send + 'static,
 {
+    if Worker::current().is_null() {
+        crate::compat::spawn_detached(crate::pool::ThreadPool::global().registry(), f);
+        return;
+    }
     spawn_into(innermost_finish("offshoot::spawn", INSIDE_ANY_FINISH), f);
 }
 

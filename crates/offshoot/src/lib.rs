@@ -60,6 +60,45 @@
 //! println!("{}", pool.stats());
 //! ```
 //!
+//! ## Coming from rayon
+//!
+//! Most rayon code ports by changing the import (`use offshoot as rayon;` or
+//! `use offshoot::prelude::*;`). offshoot keeps its own names where it had them and offers
+//! rayon's as equivalents:
+//!
+//! | rayon | offshoot | note |
+//! |---|---|---|
+//! | `rayon::join`, `join_context`, `scope`, `in_place_scope` | [`join`](join()), [`join_context`], [`scope()`], [`in_place_scope`] | a panic stops the siblings (below); `in_place_scope` needs a `Send` body |
+//! | `ThreadPoolBuilder::new().num_threads(n)` | [`ThreadPoolBuilder`], or offshoot's [`ThreadPool::builder()`](ThreadPool::builder)`.workers(n)` | `num_threads(0)` picks automatically; `workers(0)` is an error ([`BuildError::ZeroWorkers`]) |
+//! | `RAYON_NUM_THREADS` | `OFFSHOOT_WORKERS` ([`WORKERS_ENV`]) | `0` means every core for [`ThreadPoolBuilder`], and is an error for offshoot's [`Builder`] |
+//! | `thread_name`, `stack_size`, `start_handler`, `exit_handler`, `panic_handler`, `build`, `build_global` | the same, on [`ThreadPoolBuilder`] | `stack_size` sizes the fiber stacks tasks run on |
+//! | `ThreadPoolBuildError` | [`ThreadPoolBuildError`] = [`BuildError`] | |
+//! | `pool.install(op)` | [`ThreadPool::install`] = [`ThreadPool::run`] | also waits for the tasks `op` [`spawn`]s |
+//! | `pool.spawn(f)` | [`ThreadPool::spawn`] | detached, as in rayon; its panic goes to the panic handler |
+//! | `rayon::spawn(f)` | [`spawn`] | outside every pool: detached on the global pool, as in rayon. **Inside a pool it joins at the innermost [`finish()`], [`scope()`] or `run`/`install`** |
+//! | `pool.join`, `pool.scope`, `pool.current_num_threads()`, `pool.current_thread_index()`, `pool.yield_now()` | the same names on [`ThreadPool`] | |
+//! | `current_num_threads()`, `current_thread_index()`, `max_num_threads()` | [`current_num_threads`] (= [`current_num_workers`]), [`current_thread_index`], [`max_num_threads`] | |
+//! | `yield_now()` | [`yield_now`] | runs a poll and one job waiting to enter the pool; never takes other workers' seeds |
+//! | `par_sort`, `par_sort_by`, `par_sort_by_key`, `par_sort_by_cached_key`, `par_sort_unstable*` | [`slice::ParallelSliceMut`] (in [`prelude`]) | a parallel merge sort and a parallel quicksort on [`join`](join()) |
+//! | `par_iter`, `into_par_iter`, `par_iter_mut`, `par_bridge` | the traits of [`prelude`] | split lazily, when a worker asks (below) |
+//! | `broadcast`, `spawn_fifo`, `spawn_broadcast`, `use_current_thread`, `spawn_handler` | — | not provided |
+//!
+//! Where offshoot deliberately differs:
+//!
+//! * **`spawn` joins.** A task spawned inside a pool belongs to the innermost enclosing
+//!   [`finish()`] / [`scope()`] / [`ThreadPool::run`] (`install`), which waits for it. Only
+//!   [`ThreadPool::spawn`], and [`spawn`] called outside every pool, detach.
+//! * **A panic stops the siblings.** The first panic in a `join`, `scope`, `finish` or parallel
+//!   iterator stops the other tasks at their next poll point (their destructors run), tasks not
+//!   yet started never start, and the panic resumes in the caller once they have all ended.
+//!   rayon lets the siblings run to the end.
+//! * **No grain size.** Loops and parallel iterators keep their remaining range whole and give
+//!   half of it to each worker that asks, so there is nothing like `with_min_len` to tune.
+//! * **Tasks wait without blocking.** Tasks run on fibers; a task waiting in [`sync`] (a lock, a
+//!   channel, a promise, a join whose other half was taken) parks and its worker goes on with
+//!   other work, and a parked task resumes on the thread it started on. Deadlocks among tasks
+//!   are reported as panics ([deadlocks](Builder#deadlocks)).
+//!
 //! ## Polling
 //!
 //! Requests are answered at poll points only. Code that runs for a long time without
@@ -70,6 +109,7 @@
 
 mod atomics;
 mod bridge;
+mod compat;
 mod deadlock;
 mod fiber;
 mod finish;
@@ -84,6 +124,7 @@ mod pool;
 mod ready_stack;
 mod scope;
 pub mod search;
+pub mod slice;
 mod stack;
 mod stats;
 pub mod sync;
@@ -92,6 +133,10 @@ mod unwind;
 mod worker;
 
 pub use bridge::{BridgeMap, IterBridge, ParallelBridge};
+pub use compat::{
+    current_num_threads, current_thread_index, in_place_scope, join_context, max_num_threads,
+    yield_now, FnContext, ThreadPoolBuildError, ThreadPoolBuilder, Yield,
+};
 pub use finish::{finish, spawn, try_finish, try_spawn};
 pub use join::{join, try_join};
 
@@ -117,6 +162,7 @@ pub mod prelude {
         IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelDrainRange, ParallelExtend,
         ParallelIterator, ParallelString,
     };
+    pub use crate::slice::ParallelSliceMut;
 }
 
 /// Parallel iterators over strings (rayon's `rayon::str`): [`ParallelString`](str::ParallelString).

@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{JoinHandle, Thread};
 
+use crate::compat::Hooks;
 use crate::fiber::{WaitOn, Waiter};
 use crate::finish::finish_core;
 use crate::job::{JobHeader, JobRef, Mode};
@@ -59,6 +60,8 @@ pub(crate) struct Registry {
     deadlock_detection: bool,
     /// Batches of free task blocks passed between the workers' free lists.
     pub(crate) spare_blocks: SpareBlocks,
+    /// The rayon-style handlers set through `ThreadPoolBuilder` (`compat.rs`).
+    pub(crate) hooks: Hooks,
     /// Which workers have started, and the first that could not (`build` waits for it).
     start: Mutex<Start>,
     started: std::sync::Condvar,
@@ -111,7 +114,7 @@ impl Registry {
         }
     }
 
-    fn inject(&self, job: JobRef) {
+    pub(crate) fn inject(&self, job: JobRef) {
         let mut q = self.injector.lock().unwrap_or_else(|e| e.into_inner());
         q.push_back(job);
         self.injected.fetch_add(1, Ordering::SeqCst);
@@ -460,6 +463,8 @@ pub struct Builder {
     stack_size: Option<usize>,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     no_deadlock_detection: bool,
+    /// Start, exit and panic handlers (set by `ThreadPoolBuilder`, `compat.rs`).
+    pub(crate) hooks: Hooks,
 }
 
 impl fmt::Debug for Builder {
@@ -585,6 +590,7 @@ impl Builder {
                     failed: None,
                 }),
                 started: std::sync::Condvar::new(),
+                hooks: self.hooks.clone(),
             }
         });
         crate::deadlock::register(&registry);
@@ -607,7 +613,11 @@ impl Builder {
                 .stack_size(DRIVER_STACK);
             let reg = registry.clone();
             let stack = fiber_stack;
-            match b.spawn(move || reg.worker(i).thread_main(stack)) {
+            match b.spawn(move || {
+                reg.hooks.started(i);
+                reg.worker(i).thread_main(stack);
+                reg.hooks.exiting(i);
+            }) {
                 Ok(h) => threads.push(h),
                 Err(e) => {
                     let pool = ThreadPool { registry, threads };
@@ -642,15 +652,29 @@ impl Builder {
     }
 }
 
+/// The worker count of a pool that does not set one: `OFFSHOOT_WORKERS`, else every core.
+/// With `zero_is_auto` (rayon's reading, for `ThreadPoolBuilder`), `OFFSHOOT_WORKERS=0`
+/// also means every core.
+pub(crate) fn env_workers(zero_is_auto: bool) -> Result<usize, BuildError> {
+    match default_workers()? {
+        0 if zero_is_auto => Ok(available_cores()),
+        n => Ok(n),
+    }
+}
+
+fn available_cores() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
 fn default_workers() -> Result<usize, BuildError> {
     match std::env::var(WORKERS_ENV) {
         Ok(v) => match v.trim().parse::<usize>() {
             Ok(n) => Ok(n),
             Err(_) => Err(BuildError::InvalidEnv { value: v }),
         },
-        Err(std::env::VarError::NotPresent) => Ok(std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)),
+        Err(std::env::VarError::NotPresent) => Ok(available_cores()),
         Err(std::env::VarError::NotUnicode(v)) => Err(BuildError::InvalidEnv {
             value: v.to_string_lossy().into_owned(),
         }),
@@ -732,6 +756,10 @@ impl ThreadPool {
             };
         }
         self.registry.run_outside(f)
+    }
+
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
     }
 
     /// The scheduler's counters since the pool started.

@@ -1,8 +1,9 @@
 //! The `OFFSHOOT_WORKERS` environment variable: a pool built without `workers(n)` takes its
 //! size from it; a bad value is an `InvalidEnv` error that names the variable and the value
 //! (not silently ignored), and the global pool refuses to start with a message saying what
-//! to fix. Environment variables are process-wide, so this file is its own test binary
-//! with a single test that sets the variable step by step.
+//! to fix; rayon's `ThreadPoolBuilder` reads `0` as "every core". Environment variables are
+//! process-wide, so this file is its own test binary with a single test that sets the
+//! variable step by step.
 
 mod common;
 
@@ -67,6 +68,30 @@ fn workers_env_sets_the_default_size_and_bad_values_are_errors() {
             ThreadPool::builder().build(),
             Err(BuildError::ZeroWorkers)
         ));
+        // rayon's builder reads 0 as "automatic" (like RAYON_NUM_THREADS=0): every core.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let p = offshoot::ThreadPoolBuilder::new().build().unwrap();
+        assert_eq!(p.current_num_threads(), cores);
+        drop(p);
+        // ... and an explicit count ignores the variable; a bad value is still an error.
+        set("bad");
+        let p = offshoot::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        assert_eq!(p.current_num_threads(), 2);
+        drop(p);
+        assert!(matches!(
+            offshoot::ThreadPoolBuilder::new().build(),
+            Err(BuildError::InvalidEnv { .. })
+        ));
+        set("3");
+        let p = offshoot::ThreadPoolBuilder::new()
+            .num_threads(0)
+            .build()
+            .unwrap();
+        assert_eq!(p.current_num_threads(), 3);
+        drop(p);
         set(&(MAX_WORKERS + 1).to_string());
         assert!(matches!(
             ThreadPool::builder().build(),

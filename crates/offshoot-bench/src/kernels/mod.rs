@@ -48,6 +48,7 @@ pub mod nbody;
 pub mod nqueens;
 pub mod nqueens_undo;
 pub mod par_for;
+pub mod par_sort;
 pub mod pentomino;
 pub mod pentomino_copy;
 pub mod plain;
@@ -142,6 +143,8 @@ pub fn all() -> Vec<KernelInfo> {
         nqueens_undo::INFO,
         knapsack::INFO,
         cilksort::INFO,
+        par_sort::INFO,
+        par_sort::INFO_UNSTABLE,
         matmul::INFO,
         heat::INFO,
         uts::INFO,

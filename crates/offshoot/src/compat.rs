@@ -1,0 +1,587 @@
+//! rayon's names for the pool and its free functions, so that rayon code ports by changing
+//! the import: [`ThreadPoolBuilder`], [`ThreadPool::install`], [`current_num_threads`],
+//! [`current_thread_index`], fire-and-forget [`ThreadPool::spawn`] (and `spawn` outside
+//! every pool), [`yield_now`], [`join_context`], [`in_place_scope`]. Each is a thin layer
+//! over offshoot's own API (`pool.rs`, `finish.rs`, `scope.rs`); where offshoot's
+//! semantics differ, the item says so (and the crate docs' "Coming from rayon" table).
+//!
+//! Invariants:
+//! * A detached task (rayon's `spawn`) enters its pool through the injector, boxed, and
+//!   runs as the root of a finish of its own: the tasks it spawns are joined there, and
+//!   nothing waits for it. Injected jobs are run before a pool's workers exit, so a
+//!   detached task always runs (the global pool lives as long as the process).
+//! * A panic nobody can receive — of a detached task, or of a start or exit handler — goes
+//!   to the pool's panic handler, and without one aborts the process (as in rayon).
+
+use std::any::Any;
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use crate::finish::{finish_core, Failure};
+use crate::job::{JobHeader, JobRef, Mode, Payload};
+use crate::pool::{env_workers, BuildError, Builder, Registry, ThreadPool, MAX_WORKERS};
+use crate::scope::Scope;
+use crate::worker::Worker;
+
+type Handler = Arc<dyn Fn(usize) + Send + Sync>;
+type PanicHandler = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
+
+/// The handlers of one pool.
+#[derive(Clone, Default)]
+pub(crate) struct Hooks {
+    start: Option<Handler>,
+    exit: Option<Handler>,
+    panic: Option<PanicHandler>,
+}
+
+impl Hooks {
+    /// Runs the start handler on worker `i`'s thread, before it takes work.
+    pub(crate) fn started(&self, i: usize) {
+        if let Some(h) = &self.start {
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(i))) {
+                self.panicked(p);
+            }
+        }
+    }
+
+    /// Runs the exit handler on worker `i`'s thread, after its last work.
+    pub(crate) fn exiting(&self, i: usize) {
+        if let Some(h) = &self.exit {
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(i))) {
+                self.panicked(p);
+            }
+        }
+    }
+
+    /// A panic nobody waits for: to the panic handler, else (or if it panics too) abort.
+    pub(crate) fn panicked(&self, p: Payload) {
+        if let Some(h) = &self.panic {
+            if catch_unwind(AssertUnwindSafe(|| h(p))).is_ok() {
+                return;
+            }
+        }
+        eprintln!(
+            "offshoot: a panic that no caller waits for (a detached spawn, or a start or exit \
+             handler) and no panic_handler to take it: aborting; set \
+             ThreadPoolBuilder::panic_handler to keep the process alive"
+        );
+        std::process::abort();
+    }
+}
+
+/// rayon's name for [`BuildError`].
+pub type ThreadPoolBuildError = BuildError;
+
+/// rayon's pool builder: the same settings as [`Builder`] under rayon's names, and rayon's
+/// handlers. `num_threads(0)` (the default) means "pick automatically": `OFFSHOOT_WORKERS`
+/// if set to a positive count, else one worker per core — where offshoot's own
+/// [`Builder::workers`]`(0)` is an error ([`BuildError::ZeroWorkers`]), and
+/// `OFFSHOOT_WORKERS=0` is an error for [`Builder`] but "automatic" here (rayon's
+/// `RAYON_NUM_THREADS=0`). `RAYON_NUM_THREADS` itself is not read.
+///
+/// ```
+/// use offshoot::ThreadPoolBuilder;
+///
+/// let pool = ThreadPoolBuilder::new()
+///     .num_threads(2)
+///     .thread_name(|i| format!("sorter-{i}"))
+///     .build()
+///     .unwrap();
+/// assert_eq!(pool.install(offshoot::current_num_threads), 2);
+/// ```
+#[derive(Default)]
+pub struct ThreadPoolBuilder {
+    num_threads: usize,
+    builder: Builder,
+}
+
+impl fmt::Debug for ThreadPoolBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPoolBuilder")
+            .field("num_threads", &self.num_threads)
+            .field("builder", &self.builder)
+            .finish()
+    }
+}
+
+impl ThreadPoolBuilder {
+    /// A builder with the defaults (an automatic number of threads, no handlers).
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new().build().unwrap();
+    /// assert!(pool.current_num_threads() >= 1);
+    /// ```
+    pub fn new() -> ThreadPoolBuilder {
+        ThreadPoolBuilder::default()
+    }
+
+    /// The number of worker threads; 0 picks automatically (see the type's docs).
+    ///
+    /// ```
+    /// let auto = offshoot::ThreadPoolBuilder::new().num_threads(0).build().unwrap();
+    /// assert!(auto.current_num_threads() >= 1);
+    /// let three = offshoot::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// assert_eq!(three.current_num_threads(), 3);
+    /// ```
+    pub fn num_threads(mut self, n: usize) -> ThreadPoolBuilder {
+        self.num_threads = n;
+        self
+    }
+
+    /// Names worker `i` `name(i)`, as [`Builder::thread_name`].
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new()
+    ///     .num_threads(1)
+    ///     .thread_name(|i| format!("w{i}"))
+    ///     .build()
+    ///     .unwrap();
+    /// let name = pool.install(|| std::thread::current().name().map(str::to_string));
+    /// assert_eq!(name.as_deref(), Some("w0"));
+    /// ```
+    pub fn thread_name<F>(mut self, name: F) -> ThreadPoolBuilder
+    where
+        F: FnMut(usize) -> String + 'static,
+    {
+        self.builder = self.builder.thread_name(name);
+        self
+    }
+
+    /// The stack size of tasks, as [`Builder::stack_size`]. In offshoot tasks run on fiber
+    /// stacks of this size, not on the worker threads' own stacks.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new()
+    ///     .num_threads(1)
+    ///     .stack_size(8 << 20)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.install(|| 1 + 1), 2);
+    /// ```
+    pub fn stack_size(mut self, bytes: usize) -> ThreadPoolBuilder {
+        self.builder = self.builder.stack_size(bytes);
+        self
+    }
+
+    /// Called with the worker's index on each worker thread when it starts, before it runs
+    /// any work. A panic in it goes to the panic handler.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let s = started.clone();
+    /// let pool = offshoot::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .start_handler(move |_i| {
+    ///         s.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool); // joins the workers: both have started
+    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn start_handler<H>(mut self, handler: H) -> ThreadPoolBuilder
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.builder.hooks.start = Some(Arc::new(handler));
+        self
+    }
+
+    /// Called with the worker's index on each worker thread when it exits (after the pool
+    /// is dropped). A panic in it goes to the panic handler.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let exited = Arc::new(AtomicUsize::new(0));
+    /// let e = exited.clone();
+    /// let pool = offshoot::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .exit_handler(move |_i| {
+    ///         e.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool); // joins the workers
+    /// assert_eq!(exited.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn exit_handler<H>(mut self, handler: H) -> ThreadPoolBuilder
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.builder.hooks.exit = Some(Arc::new(handler));
+        self
+    }
+
+    /// Receives the panics nobody waits for: of tasks started with [`ThreadPool::spawn`]
+    /// (or `spawn` outside every pool, for the global pool) and of the start and exit
+    /// handlers. Without one, such a panic aborts the process, as in rayon. Panics of
+    /// `install`, `join`, `scope` and the iterators resume in their caller instead.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    ///
+    /// let (tx, rx) = mpsc::channel();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// let pool = offshoot::ThreadPoolBuilder::new()
+    ///     .num_threads(1)
+    ///     .panic_handler(move |p| {
+    ///         let msg = p.downcast_ref::<&str>().copied().unwrap_or("?");
+    ///         tx.lock().unwrap().send(msg.to_string()).unwrap();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// pool.spawn(|| panic!("lost"));
+    /// assert_eq!(rx.recv().unwrap(), "lost");
+    /// ```
+    pub fn panic_handler<H>(mut self, handler: H) -> ThreadPoolBuilder
+    where
+        H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
+    {
+        self.builder.hooks.panic = Some(Arc::new(handler));
+        self
+    }
+
+    fn resolved(mut self) -> Result<Builder, BuildError> {
+        let n = match self.num_threads {
+            0 => env_workers(true)?,
+            n => n,
+        };
+        self.builder = self.builder.workers(n);
+        Ok(self.builder)
+    }
+
+    /// Starts the pool.
+    ///
+    /// # Errors
+    ///
+    /// More threads than [`MAX_WORKERS`], a bad `OFFSHOOT_WORKERS` (with `num_threads(0)`),
+    /// or a thread the system would not start.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build()?;
+    /// assert_eq!(pool.install(|| offshoot::join(|| 1, || 2)), (1, 2));
+    /// # Ok::<(), offshoot::ThreadPoolBuildError>(())
+    /// ```
+    pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
+        self.resolved()?.build()
+    }
+
+    /// Makes this configuration the global pool's: fails if the global pool exists
+    /// already (it is created on first use).
+    ///
+    /// ```
+    /// // In a program's `main`, before any parallel call:
+    /// let first = offshoot::ThreadPoolBuilder::new().num_threads(2).build_global();
+    /// // Only the first configuration can win.
+    /// let again = offshoot::ThreadPoolBuilder::new().num_threads(3).build_global();
+    /// assert!(again.is_err());
+    /// # let _ = first;
+    /// ```
+    pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
+        self.resolved()?.build_global()
+    }
+}
+
+/// The number of worker threads of the pool the caller works for; outside every pool, of
+/// the global pool. rayon's name for [`current_num_workers`](crate::current_num_workers).
+///
+/// ```
+/// let pool = offshoot::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+/// assert_eq!(pool.install(offshoot::current_num_threads), 3);
+/// assert_eq!(offshoot::current_num_threads(), offshoot::ThreadPool::global().workers());
+/// ```
+pub fn current_num_threads() -> usize {
+    crate::current_num_workers()
+}
+
+/// The index (from 0) of the calling worker thread in its pool, or `None` on a thread that
+/// belongs to no pool.
+///
+/// ```
+/// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let i = pool.install(offshoot::current_thread_index);
+/// assert!(matches!(i, Some(0 | 1)));
+/// assert_eq!(offshoot::current_thread_index(), None);
+/// ```
+pub fn current_thread_index() -> Option<usize> {
+    let w = Worker::current();
+    // SAFETY: a non-null current worker is live and run by this thread.
+    (!w.is_null()).then(|| unsafe { (*w).index })
+}
+
+/// The most threads a pool may have ([`MAX_WORKERS`]).
+///
+/// ```
+/// assert!(offshoot::max_num_threads() >= offshoot::current_num_threads());
+/// ```
+pub fn max_num_threads() -> usize {
+    MAX_WORKERS
+}
+
+/// A task started with [`ThreadPool::spawn`]: boxed, its `execute` pointer first (every
+/// job starts with one, see `job.rs`).
+#[repr(C)]
+struct DetachedJob<F> {
+    execute: unsafe fn(*const JobHeader, &Worker, Mode),
+    func: F,
+}
+
+impl<F: FnOnce() + Send> DetachedJob<F> {
+    fn into_job(func: F) -> JobRef {
+        let job = Box::new(DetachedJob {
+            execute: Self::execute,
+            func,
+        });
+        JobRef(Box::into_raw(job) as *const JobHeader)
+    }
+
+    unsafe fn execute(h: *const JobHeader, w: &Worker, mode: Mode) {
+        // SAFETY: `h` came from `into_job` and is executed once, by the worker that popped
+        // it from the injector.
+        let DetachedJob { func, .. } = *unsafe { Box::from_raw(h as *mut DetachedJob<F>) };
+        if mode == Mode::Discard {
+            return;
+        }
+        match finish_core(w, |_| func()) {
+            Ok(()) | Err(Failure::Stopped) => {}
+            Err(Failure::Panic(p)) => w.registry().hooks.panicked(p),
+            Err(Failure::Error(_)) => w.registry().hooks.panicked(Box::new(
+                "offshoot: a task spawned with try_spawn returned Err in a detached task; \
+                 wrap it in offshoot::try_finish to receive the error",
+            )),
+        }
+    }
+}
+
+/// Starts `f` in `registry`'s pool with nobody waiting for it.
+pub(crate) fn spawn_detached<F>(registry: &Registry, f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    registry.inject(DetachedJob::into_job(f));
+}
+
+/// What [`yield_now`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Yield {
+    /// It ran a piece of the pool's pending work.
+    Executed,
+    /// There was none to run.
+    Idle,
+}
+
+/// Lets the calling worker run one piece of its pool's pending work: it answers a pending
+/// request for work (a poll) and runs one task waiting to enter the pool (`install`/`run`
+/// calls from outside, detached spawns). `None` outside every pool.
+///
+/// offshoot differs from rayon in what "pending work" is: work that stays inside a pool
+/// moves only when an idle worker asks for it, so `yield_now` never takes the seeds of
+/// other workers' joins.
+///
+/// ```
+/// assert_eq!(offshoot::yield_now(), None);
+/// let pool = offshoot::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// let y = pool.install(offshoot::yield_now);
+/// assert!(matches!(y, Some(offshoot::Yield::Executed | offshoot::Yield::Idle)));
+/// ```
+pub fn yield_now() -> Option<Yield> {
+    let w = Worker::current();
+    if w.is_null() {
+        return None;
+    }
+    // SAFETY: a non-null current worker is live and run by this thread.
+    let w = unsafe { &*w };
+    w.poll();
+    let reg = w.registry();
+    match reg.pop_injected() {
+        Some(job) => {
+            // An injected job is owned by whoever pops it.
+            reg.busy(|| w.run_stolen(job));
+            Some(Yield::Executed)
+        }
+        None => Some(Yield::Idle),
+    }
+}
+
+/// What a closure of [`join_context`] learns about how it runs.
+#[derive(Clone, Copy, Debug)]
+pub struct FnContext {
+    migrated: bool,
+}
+
+impl FnContext {
+    /// Whether the closure runs on another thread than the one that called
+    /// [`join_context`]: the second closure when a thief took it, both when the call came
+    /// from outside every pool.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// let (a, b) = pool.install(|| offshoot::join_context(|c| c.migrated(), |c| c.migrated()));
+    /// assert!(!a && !b); // one worker: nobody can take `b`
+    /// ```
+    pub fn migrated(&self) -> bool {
+        self.migrated
+    }
+}
+
+/// [`join`](crate::join) whose closures are told whether they migrated to another thread
+/// ([`FnContext::migrated`]), as rayon's `join_context`.
+///
+/// ```
+/// let (a, b) = offshoot::join_context(|c| c.migrated(), |_| 2);
+/// assert!(a); // called from outside every pool: runs in the global pool
+/// assert_eq!(b, 2);
+/// ```
+pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let caller = Worker::current() as usize;
+    let context = move || FnContext {
+        migrated: Worker::current() as usize != caller,
+    };
+    crate::join(move || a(context()), move || b(context()))
+}
+
+/// rayon's `in_place_scope`: a [`scope`](crate::scope()) whose body runs on the calling
+/// thread when that thread is a worker. Unlike rayon, outside every pool the body runs on
+/// a worker of the global pool (an offshoot scope needs a worker to own it), which is why
+/// `op` must be `Send`.
+///
+/// ```
+/// let mut v = vec![1, 2, 3];
+/// offshoot::in_place_scope(|s| {
+///     for x in v.iter_mut() {
+///         s.spawn(move |_| *x *= 2);
+///     }
+/// });
+/// assert_eq!(v, [2, 4, 6]);
+/// ```
+pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    crate::scope(op)
+}
+
+/// rayon's method names on [`ThreadPool`].
+impl ThreadPool {
+    /// rayon's name for [`ThreadPool::run`]: runs `op` in this pool and returns its value.
+    /// Unlike rayon's `install`, it also waits for the tasks `op` starts with
+    /// [`spawn`](crate::spawn) (offshoot's spawns join at the innermost finish, and `run` is
+    /// one); use [`ThreadPool::spawn`] for a task nothing waits for.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let n = pool.install(|| offshoot::current_num_threads());
+    /// assert_eq!(n, 2);
+    /// ```
+    pub fn install<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        self.run(op)
+    }
+
+    /// The number of worker threads of this pool (rayon's name for
+    /// [`ThreadPool::workers`]).
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// assert_eq!(pool.current_num_threads(), 3);
+    /// ```
+    pub fn current_num_threads(&self) -> usize {
+        self.workers()
+    }
+
+    /// The calling thread's index in this pool, `None` if it is no worker of it (rayon's
+    /// name for [`ThreadPool::current_worker_index`]).
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// assert_eq!(pool.current_thread_index(), None);
+    /// assert!(pool.install(|| pool.current_thread_index()).is_some());
+    /// ```
+    pub fn current_thread_index(&self) -> Option<usize> {
+        self.current_worker_index()
+    }
+
+    /// Starts `f` in this pool and returns at once; nothing waits for it (rayon's
+    /// `ThreadPool::spawn`). Its panic goes to the pool's
+    /// [panic handler](ThreadPoolBuilder::panic_handler), and aborts the process without
+    /// one. Tasks it spawns with [`spawn`](crate::spawn) are joined at its end. A dropped
+    /// pool runs the tasks already started before its workers exit.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    ///
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let (tx, rx) = mpsc::channel();
+    /// pool.spawn(move || tx.send(6 * 7).unwrap());
+    /// assert_eq!(rx.recv().unwrap(), 42);
+    /// ```
+    pub fn spawn<F>(&self, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        spawn_detached(self.registry(), f);
+    }
+
+    /// [`join`](crate::join) in this pool.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// assert_eq!(pool.join(|| 1, || 2), (1, 2));
+    /// ```
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.run(|| crate::join(a, b))
+    }
+
+    /// [`scope`](crate::scope()) in this pool.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let (mut a, mut b) = (0, 0);
+    /// pool.scope(|s| {
+    ///     s.spawn(|_| a = 1);
+    ///     s.spawn(|_| b = 2);
+    /// });
+    /// assert_eq!(a + b, 3);
+    /// ```
+    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.run(|| crate::scope(op))
+    }
+
+    /// [`yield_now`] for a worker of this pool; `None` on any other thread.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// assert_eq!(pool.yield_now(), None);
+    /// assert!(pool.install(|| pool.yield_now()).is_some());
+    /// ```
+    pub fn yield_now(&self) -> Option<Yield> {
+        self.current_worker_index()?;
+        yield_now()
+    }
+}

@@ -1,0 +1,325 @@
+//! rayon's pool and free-function surface, checked against rayon's documented behaviour
+//! with the code written as a rayon user would (only the import changed): the builder and
+//! its handlers, `install`, `current_num_threads`, `current_thread_index`, detached
+//! `spawn` (on a pool, and outside every pool on the global one), `yield_now`,
+//! `join_context`, `in_place_scope`, and the pool's `join` / `scope`.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use common::{bounded, PATIENCE};
+use offshoot as rayon;
+use rayon::{BuildError, ThreadPoolBuilder};
+
+#[test]
+fn num_threads_sets_the_size_and_zero_picks_automatically() {
+    bounded(|| {
+        for n in [1, 2, 3, 5] {
+            let pool = ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+            assert_eq!(pool.current_num_threads(), n);
+            assert_eq!(pool.install(rayon::current_num_threads), n);
+        }
+        let auto = match std::env::var(rayon::WORKERS_ENV)
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            Some(n) if n > 0 => n,
+            _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let pool = ThreadPoolBuilder::new().num_threads(0).build().unwrap();
+        assert_eq!(pool.current_num_threads(), auto);
+        let pool = ThreadPoolBuilder::new().build().unwrap();
+        assert_eq!(pool.current_num_threads(), auto);
+        // offshoot's own builder keeps its clear error for zero.
+        assert!(matches!(
+            rayon::ThreadPool::builder().workers(0).build(),
+            Err(BuildError::ZeroWorkers)
+        ));
+        let too_many = rayon::max_num_threads() + 1;
+        let e = ThreadPoolBuilder::new()
+            .num_threads(too_many)
+            .build()
+            .unwrap_err();
+        assert!(matches!(e, BuildError::TooManyWorkers { requested } if requested == too_many));
+    })
+}
+
+#[test]
+fn handlers_run_once_per_thread_with_its_index_and_name() {
+    bounded(|| {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let exited = Arc::new(Mutex::new(BTreeSet::new()));
+        let (s, e) = (seen.clone(), exited.clone());
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(3)
+            .thread_name(|i| format!("compat-{i}"))
+            .start_handler(move |i| {
+                let name = std::thread::current().name().map(str::to_string);
+                s.lock().unwrap().push((i, name));
+            })
+            .exit_handler(move |i| {
+                assert!(e.lock().unwrap().insert(i), "exit handler twice for {i}");
+            })
+            .build()
+            .unwrap();
+        assert_eq!(pool.install(|| 6 * 7), 42);
+        drop(pool); // joins every worker: every start and exit handler has run
+        let mut seen = seen.lock().unwrap().clone();
+        seen.sort();
+        let want: Vec<_> = (0..3).map(|i| (i, Some(format!("compat-{i}")))).collect();
+        assert_eq!(seen, want);
+        assert_eq!(*exited.lock().unwrap(), (0..3).collect::<BTreeSet<_>>());
+    })
+}
+
+/// A panic handler that forwards the message of each panic it gets.
+fn forwarding_pool(n: usize) -> (rayon::ThreadPool, mpsc::Receiver<String>) {
+    let (tx, rx) = mpsc::channel();
+    let tx = Mutex::new(tx);
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(n)
+        .panic_handler(move |p| {
+            let msg = common::payload_str(&*p).unwrap_or("?").to_string();
+            let _ = tx.lock().unwrap().send(msg);
+        })
+        .build()
+        .unwrap();
+    (pool, rx)
+}
+
+#[test]
+fn a_detached_panic_goes_to_the_panic_handler() {
+    bounded(|| {
+        let (pool, panics) = forwarding_pool(2);
+        pool.spawn(|| common::boom("detached"));
+        let msg = panics
+            .recv_timeout(PATIENCE)
+            .expect("the handler got nothing");
+        assert_eq!(msg, common::boom_msg("detached"));
+        // The pool goes on working.
+        assert_eq!(pool.install(|| rayon::join(|| 1, || 2)), (1, 2));
+        // A panic under install resumes in the caller, not in the handler.
+        let msg = common::panic_message(|| pool.install(|| common::boom("install")));
+        assert_eq!(msg, common::boom_msg("install"));
+        drop(pool);
+        assert!(
+            panics.try_recv().is_err(),
+            "install's panic reached the handler"
+        );
+    })
+}
+
+#[test]
+fn a_start_handler_panic_goes_to_the_panic_handler() {
+    bounded(|| {
+        let (tx, rx) = mpsc::channel();
+        let tx = Mutex::new(tx);
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .start_handler(|i| {
+                if i == 1 {
+                    common::boom("start");
+                }
+            })
+            .panic_handler(move |p| {
+                let msg = common::payload_str(&*p).unwrap_or("?").to_string();
+                tx.lock().unwrap().send(msg).unwrap();
+            })
+            .build()
+            .unwrap();
+        assert_eq!(
+            rx.recv_timeout(PATIENCE).unwrap(),
+            common::boom_msg("start")
+        );
+        // The worker started anyway.
+        assert_eq!(pool.install(|| rayon::join(|| 3, || 4)), (3, 4));
+    })
+}
+
+#[test]
+fn pool_spawn_is_detached_and_every_task_runs() {
+    bounded(|| {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let (tx, rx) = mpsc::channel();
+        for i in 0..1000 {
+            let tx = tx.clone();
+            pool.spawn(move || tx.send(i).unwrap());
+        }
+        drop(tx);
+        let mut got: Vec<i32> = (0..1000)
+            .map(|_| rx.recv_timeout(PATIENCE).expect("a spawned task never ran"))
+            .collect();
+        got.sort();
+        assert_eq!(got, (0..1000).collect::<Vec<_>>());
+
+        // Spawned from inside the pool, it is still not joined by `install`: the task waits
+        // for a message sent after `install` returned.
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel();
+        pool.install(|| {
+            pool.spawn(move || {
+                go_rx.recv().unwrap();
+                done_tx.send(()).unwrap();
+            })
+        });
+        go_tx.send(()).unwrap();
+        done_rx
+            .recv_timeout(PATIENCE)
+            .expect("the detached task never finished");
+    })
+}
+
+#[test]
+fn a_dropped_pool_runs_its_detached_tasks_first() {
+    bounded(|| {
+        let ran = Arc::new(AtomicUsize::new(0));
+        let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        for _ in 0..50 {
+            let ran = ran.clone();
+            pool.spawn(move || {
+                ran.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+        drop(pool);
+        assert_eq!(ran.load(Ordering::SeqCst), 50);
+    })
+}
+
+#[test]
+fn spawn_outside_every_pool_runs_on_the_global_pool() {
+    bounded(|| {
+        let (tx, rx) = mpsc::channel();
+        rayon::spawn(move || {
+            // Inside the detached task, offshoot's spawn joins at the task's end.
+            let hits = Arc::new(AtomicUsize::new(0));
+            let h = hits.clone();
+            rayon::scope(|_| {
+                for _ in 0..10 {
+                    let h = h.clone();
+                    rayon::spawn(move || {
+                        h.fetch_add(1, Ordering::SeqCst);
+                    });
+                }
+            });
+            tx.send((rayon::current_thread_index(), hits.load(Ordering::SeqCst)))
+                .unwrap();
+        });
+        let (index, hits) = rx.recv_timeout(PATIENCE).expect("never ran");
+        assert!(index.is_some_and(|i| i < rayon::ThreadPool::global().workers()));
+        assert_eq!(hits, 10);
+    })
+}
+
+#[test]
+fn current_thread_index_inside_and_outside_pools() {
+    bounded(|| {
+        assert_eq!(rayon::current_thread_index(), None);
+        let a = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let b = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        assert_eq!(a.current_thread_index(), None);
+        let seen = Mutex::new(BTreeSet::new());
+        a.install(|| {
+            rayon::scope(|s| {
+                for _ in 0..64 {
+                    s.spawn(|_| {
+                        let i = rayon::current_thread_index().expect("in a pool");
+                        assert_eq!(a.current_thread_index(), Some(i));
+                        assert!(i < 3);
+                        seen.lock().unwrap().insert(i);
+                    });
+                }
+            });
+            // From a worker of `a`, `b` knows no index; inside `b`, `b`'s own.
+            assert_eq!(b.current_thread_index(), None);
+            let inner = b.install(|| (rayon::current_thread_index(), rayon::current_num_threads()));
+            assert!(matches!(inner, (Some(0 | 1), 2)));
+        });
+        assert!(!seen.lock().unwrap().is_empty());
+        assert_eq!(
+            rayon::current_num_threads(),
+            rayon::ThreadPool::global().workers()
+        );
+    })
+}
+
+#[test]
+fn yield_now_outside_and_inside() {
+    bounded(|| {
+        assert_eq!(rayon::yield_now(), None);
+        let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        assert_eq!(pool.yield_now(), None);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let r = ran.clone();
+        let (first, second) = pool.install(|| {
+            // The only worker is busy here: the detached task waits in the pool until this
+            // worker yields to it.
+            pool.spawn(move || {
+                r.fetch_add(1, Ordering::SeqCst);
+            });
+            (rayon::yield_now(), pool.yield_now())
+        });
+        assert_eq!(first, Some(rayon::Yield::Executed));
+        assert_eq!(second, Some(rayon::Yield::Idle));
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+    })
+}
+
+#[test]
+fn join_context_tells_whether_a_closure_migrated() {
+    bounded(|| {
+        let one = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let (a, b) = one.install(|| rayon::join_context(|c| c.migrated(), |c| c.migrated()));
+        assert!(!a && !b, "nothing can migrate in a pool of one");
+        let (a, b) = rayon::join_context(|c| c.migrated(), |c| c.migrated());
+        assert!(a && b, "called from outside, both run on other threads");
+        // On two workers: a closure migrated exactly when it runs on another thread.
+        let two = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        two.install(|| {
+            for _ in 0..200 {
+                let me = rayon::current_thread_index();
+                let (a, b) = rayon::join_context(
+                    |c| (c.migrated(), rayon::current_thread_index()),
+                    |c| (c.migrated(), rayon::current_thread_index()),
+                );
+                assert_eq!(a, (false, me));
+                assert_eq!(b.0, b.1 != me);
+            }
+        });
+    })
+}
+
+#[test]
+fn in_place_scope_and_the_pools_join_and_scope() {
+    bounded(|| {
+        let mut v = vec![1u64, 2, 3, 4];
+        rayon::in_place_scope(|s| {
+            for x in v.iter_mut() {
+                s.spawn(move |_| *x *= 10);
+            }
+        });
+        assert_eq!(v, [10, 20, 30, 40]);
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let (a, b) = pool.join(rayon::current_thread_index, || 5);
+        assert!(a.is_some());
+        assert_eq!(b, 5);
+        let total = AtomicUsize::new(0);
+        pool.scope(|s| {
+            for i in 0..100 {
+                let total = &total;
+                s.spawn(move |_| {
+                    total.fetch_add(i, Ordering::Relaxed);
+                });
+            }
+        });
+        assert_eq!(total.into_inner(), 4950);
+        let in_pool = pool.install(|| rayon::in_place_scope(|_| rayon::current_thread_index()));
+        assert!(
+            in_pool.is_some(),
+            "in_place_scope inside a pool runs on its worker"
+        );
+    })
+}
