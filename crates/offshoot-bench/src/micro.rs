@@ -130,7 +130,7 @@ fn spin_until(flag: &AtomicBool, mut poll: impl FnMut()) -> bool {
     while !flag.load(Ordering::Acquire) {
         poll();
         spins = spins.wrapping_add(1);
-        if spins % 4096 == 0 && start.elapsed() > SPIN_LIMIT {
+        if spins.is_multiple_of(4096) && start.elapsed() > SPIN_LIMIT {
             return false;
         }
     }

@@ -37,10 +37,10 @@ fn overflow_message(size: usize, buf: &mut [u8; 160]) -> usize {
     const MIB: usize = 1 << 20;
     let mut out = Out { buf, len: 0 };
     out.push(b"offshoot: a task overflowed its ");
-    if size >= MIB && size % MIB == 0 {
+    if size >= MIB && size.is_multiple_of(MIB) {
         out.push_num(size / MIB);
         out.push(b" MiB");
-    } else if size >= KIB && size % KIB == 0 {
+    } else if size >= KIB && size.is_multiple_of(KIB) {
         out.push_num(size / KIB);
         out.push(b" KiB");
     } else {

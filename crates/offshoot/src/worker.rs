@@ -364,7 +364,7 @@ impl Worker {
         static NEXT_BLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         const BLOCK_IDS: u64 = 1 << 20;
         let mut id = self.task_seq.get();
-        if id % BLOCK_IDS == 0 {
+        if id.is_multiple_of(BLOCK_IDS) {
             id = NEXT_BLOCK.fetch_add(1, Ordering::Relaxed) * BLOCK_IDS + 1;
         }
         self.task_seq.set(id + 1);

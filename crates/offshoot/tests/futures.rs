@@ -157,7 +157,7 @@ fn futures_recursing_in_call_order_match_serial_fib_on_every_pool() {
         let a = spawn_future(move || ffib(n - 1));
         let b = spawn_future(move || ffib(n - 2));
         // Got in the opposite order of creation half of the time.
-        let (x, y) = if n % 2 == 0 {
+        let (x, y) = if n.is_multiple_of(2) {
             let x = *a.get();
             (x, *b.get())
         } else {

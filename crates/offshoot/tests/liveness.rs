@@ -44,7 +44,7 @@ fn poll_hard_until(done: &AtomicBool) {
     while !done.load(Ordering::SeqCst) {
         offshoot::poll();
         i = i.wrapping_add(1);
-        if i % 4096 == 0 && start.elapsed() > Duration::from_secs(5) {
+        if i.is_multiple_of(4096) && start.elapsed() > Duration::from_secs(5) {
             break;
         }
     }

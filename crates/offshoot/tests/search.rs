@@ -403,7 +403,7 @@ fn handlers_run_only_at_poll_points_with_the_state_at_rest() {
                         offshoot::poll();
                         inside.set(false);
                         calls.set(calls.get() + 1);
-                        if calls.get() % 4 == 0 {
+                        if calls.get().is_multiple_of(4) {
                             req.spawn(|| 1u64)
                         } else {
                             req.decline()

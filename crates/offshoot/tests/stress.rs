@@ -85,7 +85,7 @@ impl Shape {
     fn kind(&self, n: Node) -> Kind {
         let h = self.hash(n, 1);
         if n.depth >= self.max_depth || (n.depth > 0 && h % 100 < self.leaf_pct) {
-            if h % 3 == 0 {
+            if h.is_multiple_of(3) {
                 Kind::PollLeaf
             } else {
                 Kind::Leaf
@@ -267,7 +267,7 @@ fn par(ctx: &Arc<Ctx>, n: Node, r: &Arc<Region>) -> u64 {
         Kind::PollLeaf => {
             for i in 0..(own % 64) {
                 offshoot::poll();
-                if i == 10 && own % 4 == 0 {
+                if i == 10 && own.is_multiple_of(4) {
                     // Off the CPU for a moment: on a loaded machine this is when thieves
                     // get to post the requests that the next polls answer.
                     std::thread::sleep(std::time::Duration::from_micros(own % 50));

@@ -91,7 +91,7 @@ where
             b: unsafe { self.b.iblock(sb, b0, b1) },
             // Item `lo` comes from `a` exactly when `a` has had as many items as it should
             // have before it, i.e. when `a` goes first at even positions.
-            a_next: (lo % 2 == 0) == self.a_first,
+            a_next: lo.is_multiple_of(2) == self.a_first,
         }
     }
     fn truncate(&mut self, len: usize) {

@@ -206,7 +206,7 @@ pub fn poll_until_stopped(max_iters: u64) -> bool {
         if i >= max_iters {
             return true;
         }
-        if i % 256 == 0 {
+        if i.is_multiple_of(256) {
             if start.elapsed() > PATIENCE {
                 return true;
             }
@@ -235,7 +235,7 @@ pub fn poll_until(cond: impl Fn() -> bool) -> bool {
         }
         offshoot::poll();
         i += 1;
-        if i % 256 == 0 {
+        if i.is_multiple_of(256) {
             if start.elapsed() > PATIENCE {
                 return cond();
             }
