@@ -81,6 +81,7 @@ use crate::finish::FinishFrame;
 use crate::frame::Frame;
 use crate::overflow;
 use crate::token::{Token, Woke};
+use crate::tsan::TsanFiber;
 use crate::worker::Worker;
 
 /// What the driver tells a fiber when it resumes it.
@@ -127,6 +128,8 @@ impl Saved {
 /// One stack with the scheduler loop at its base.
 pub(crate) struct Fiber {
     co: Co,
+    /// ThreadSanitizer's context for this stack (`tsan.rs`; nothing in other builds).
+    tsan: TsanFiber,
     /// The guard page at the end of `co`'s stack, for the overflow handler.
     guard: overflow::Guard,
     pub(crate) saved: Cell<Saved>,
@@ -186,6 +189,8 @@ pub(crate) struct Sched {
     parked: usize,
     /// Size of every fiber's stack.
     stack_size: usize,
+    /// ThreadSanitizer's context of the driver, which fibers switch back to (`tsan.rs`).
+    tsan_driver: TsanFiber,
 }
 
 impl Sched {
@@ -202,6 +207,7 @@ impl Sched {
             recheck_parked: false,
             parked: 0,
             stack_size,
+            tsan_driver: TsanFiber::current(),
         }
     }
 }
@@ -515,12 +521,15 @@ impl Sched {
             let w = unsafe { &*(wp as *const Worker) };
             loop {
                 if let Resume::Exit = input {
+                    w.tsan_to_driver();
                     return;
                 }
                 w.set_yielder(yielder);
                 if !w.schedule() {
+                    w.tsan_to_driver();
                     return;
                 }
+                w.tsan_to_driver();
                 input = yielder.suspend(Suspend::Idle);
             }
         });
@@ -529,6 +538,7 @@ impl Sched {
         let fp = slot.as_mut_ptr();
         slot.write(Fiber {
             co,
+            tsan: TsanFiber::new(),
             guard,
             saved: Cell::new(Saved::EMPTY),
             cond: Cell::new(None),
@@ -592,9 +602,16 @@ impl Worker {
         unsafe { !(*self.sched()).running.is_null() }
     }
 
+    /// Tells ThreadSanitizer that the running fiber switches back to the driver now.
+    fn tsan_to_driver(&self) {
+        // SAFETY: owner thread only.
+        unsafe { (*self.sched()).tsan_driver.switch_to() };
+    }
+
     fn suspend(&self, why: Suspend) {
         // SAFETY: owner thread only; the yielder is the running fiber's, which is the caller.
         let y = unsafe { (*self.sched()).yielder };
+        self.tsan_to_driver();
         // SAFETY: the yielder belongs to the fiber this code runs on and lives on its stack.
         let input = unsafe { (*y).suspend(why) };
         debug_assert!(matches!(input, Resume::Go));
@@ -872,6 +889,7 @@ impl Worker {
             // SAFETY: owner thread.
             unsafe { (*self.sched()).running = fp };
             overflow::enter(cur.guard);
+            cur.tsan.switch_to();
             let r = cur.co.resume(Resume::Go);
             overflow::leave();
             // SAFETY: owner thread; the fiber is suspended, nothing else runs here.
@@ -887,7 +905,7 @@ impl Worker {
                     if s.free.len() < FREE_FIBERS {
                         s.free.push(cur);
                     } else {
-                        drop(cur); // its body is suspended at its base: unwinding is trivial
+                        retire(cur);
                     }
                 }
                 CoroutineResult::Yield(why) => {
@@ -944,11 +962,7 @@ impl Worker {
         // forever, whose stack is then leaked rather than unwound). Free fibers return.
         // SAFETY: owner thread.
         let free = std::mem::take(unsafe { &mut (*self.sched()).free });
-        for mut f in free {
-            overflow::enter(f.guard);
-            let _ = f.co.resume(Resume::Exit);
-            overflow::leave();
-        }
+        free.into_iter().for_each(retire);
     }
 
     /// The fiber to resume next: a ready one, else a free one, else a new one.
@@ -1001,6 +1015,17 @@ impl Worker {
             Err(e) => panic!("offshoot: cannot map a stack for a worker ({e})"),
         }
     }
+}
+
+/// Ends a fiber suspended idle at its base: its body returns (rather than being unwound by
+/// the coroutine's drop, a switch ThreadSanitizer would not be told of), then it is freed.
+#[cfg(not(miri))]
+fn retire(mut f: Box<Fiber>) {
+    let fiber: &mut Fiber = &mut f; // still boxed: the fiber's address is in its token
+    overflow::enter(fiber.guard);
+    fiber.tsan.switch_to();
+    let _ = fiber.co.resume(Resume::Exit);
+    overflow::leave();
 }
 
 /// The per-worker state as a field of `Worker`.

@@ -86,6 +86,7 @@ pub mod search;
 mod stats;
 pub mod sync;
 mod token;
+mod tsan;
 mod unwind;
 mod worker;
 
