@@ -527,7 +527,7 @@ impl<F: FnOnce() + Send> HeapJob<F> {
             job
         };
         // SAFETY: the finish waits for this task (it holds a count, or sits in the frame of
-        // the running owner), so the state is alive.
+        // the running owner), so the state is alive until the task ends.
         let state = unsafe { &*finish };
         match mode {
             Mode::Discard => {
@@ -539,19 +539,36 @@ impl<F: FnOnce() + Send> HeapJob<F> {
                 }
             }
             Mode::Inline => run_task(w, state, func),
-            Mode::Stolen => run_stolen_task(w, state, func),
+            // SAFETY: handed out, so its count was taken (see `run_stolen_task`).
+            Mode::Stolen => unsafe { run_stolen_task(w, finish, func, |_| {}) },
         }
     }
 }
 
 /// Runs a task that a thief received from a frame of the finish `state`: under a proxy
 /// frame of that finish, which takes over the count the frame took when it handed the task
-/// out.
-pub(crate) fn run_stolen_task(w: &Worker, state: &FinishState, func: impl FnOnce()) {
+/// out. `then` runs after the task, still inside the proxy's extent, so it may use the
+/// state. `state` is a raw pointer because the proxy's `leave` gives that count back, after
+/// which the state may vanish while this function still runs (a `&FinishState` argument
+/// would have to stay valid until it returns).
+///
+/// # Safety
+/// `state` is live, and its count for the task was taken when the task was handed out.
+pub(crate) unsafe fn run_stolen_task(
+    w: &Worker,
+    state: *const FinishState,
+    func: impl FnOnce(),
+    then: impl FnOnce(&FinishState),
+) {
     let proxy = FinishFrame::new(w, state, false);
     proxy.registered.set(true);
     proxy.enter(w);
-    run_task(w, state, func);
+    {
+        // SAFETY: the proxy's count keeps the state alive until `leave` below.
+        let state = unsafe { &*state };
+        run_task(w, state, func);
+        then(state);
+    }
     proxy.leave(w);
 }
 

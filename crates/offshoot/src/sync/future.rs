@@ -188,17 +188,35 @@ where
     /// (`Stolen`), or dropped unrun (`Discard`). Then the task's count is dropped.
     unsafe fn execute(j: *const JobHeader, w: &Worker, mode: Mode) {
         let h = j as *const Header;
-        // SAFETY: the job is a live block holding the task's count (see the invariants).
+        // SAFETY: the job is a live block holding the task's count (see the invariants);
+        // the finish is alive while the task is pending or runs (for a stolen one: until
+        // its proxy leaves, so `settle_unrun` runs before that).
         unsafe {
-            let state = &*(*h).finish;
+            let finish = (*h).finish;
             match mode {
-                Mode::Discard => {}
-                Mode::Inline => run_task(w, state, || Self::run(h)),
-                Mode::Stolen => run_stolen_task(w, state, || Self::run(h)),
+                Mode::Discard => Self::settle_unrun(h, &*finish),
+                Mode::Inline => {
+                    run_task(w, &*finish, || Self::run(h));
+                    Self::settle_unrun(h, &*finish);
+                }
+                Mode::Stolen => {
+                    run_stolen_task(w, finish, || Self::run(h), |st| Self::settle_unrun(h, st))
+                }
             }
+            Header::release(h, 1);
+        }
+    }
+
+    /// If the task did not run (discarded, or stopped before it started because its finish
+    /// failed), drops the closure unrun and tells getters that it failed.
+    ///
+    /// # Safety
+    /// `h` is a live block whose task was taken off its pending list; `state` is its finish.
+    unsafe fn settle_unrun(h: *const Header, state: &FinishState) {
+        // SAFETY: per the contract; the task did not run, so the closure is still there,
+        // and only this taker reads it.
+        unsafe {
             if (*h).phase_relaxed() == PENDING {
-                // Discarded, or stopped before it started (its finish failed): the closure
-                // is dropped unrun and getters learn that it failed.
                 let b = h as *const Self;
                 let f = ManuallyDrop::take(&mut (*(*b).payload.get()).func);
                 (*h).complete(FAILED);
@@ -206,7 +224,6 @@ where
                     state.fail_with(p);
                 }
             }
-            Header::release(h, 1);
         }
     }
 }
