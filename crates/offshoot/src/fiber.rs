@@ -519,6 +519,7 @@ impl Sched {
         let co = Co::with_stack(stack, move |yielder, mut input| {
             // SAFETY: the worker outlives its driver and every fiber the driver resumes.
             let w = unsafe { &*(wp as *const Worker) };
+            w.tsan_to_fiber();
             loop {
                 if let Resume::Exit = input {
                     w.tsan_to_driver();
@@ -531,6 +532,7 @@ impl Sched {
                 }
                 w.tsan_to_driver();
                 input = yielder.suspend(Suspend::Idle);
+                w.tsan_to_fiber();
             }
         });
         // The token names the fiber, so the box is allocated before the fiber is built in it.
@@ -602,10 +604,29 @@ impl Worker {
         unsafe { !(*self.sched()).running.is_null() }
     }
 
-    /// Tells ThreadSanitizer that the running fiber switches back to the driver now.
+    /// Tells ThreadSanitizer that the running fiber switches back to the driver now. Called
+    /// on the fiber, right before it suspends or returns; `tsan_to_fiber` right after it
+    /// gains control. Both switches are announced on the fiber's side, so the frames of the
+    /// switch itself (the driver's `resume`, the fiber's `suspend`) enter and leave TSan's
+    /// shadow stack of the driver alike: every resume-suspend round trip is balanced on both
+    /// contexts (see `tsan.rs`). Inlined, so that no frame of their own is split across.
+    #[inline(always)]
     fn tsan_to_driver(&self) {
         // SAFETY: owner thread only.
-        unsafe { (*self.sched()).tsan_driver.switch_to() };
+        #[cfg(offshoot_tsan)]
+        unsafe {
+            (*self.sched()).tsan_driver.switch_to()
+        };
+    }
+
+    /// See `tsan_to_driver`: the running fiber has just gained control.
+    #[inline(always)]
+    fn tsan_to_fiber(&self) {
+        // SAFETY: owner thread only; the driver sets `running` before it resumes a fiber.
+        #[cfg(offshoot_tsan)]
+        unsafe {
+            (*(*self.sched()).running).tsan.switch_to()
+        };
     }
 
     fn suspend(&self, why: Suspend) {
@@ -614,6 +635,7 @@ impl Worker {
         self.tsan_to_driver();
         // SAFETY: the yielder belongs to the fiber this code runs on and lives on its stack.
         let input = unsafe { (*y).suspend(why) };
+        self.tsan_to_fiber();
         debug_assert!(matches!(input, Resume::Go));
         // Back on this fiber: it may have been resumed after another fiber set its yielder.
         // SAFETY: as above.
@@ -889,7 +911,6 @@ impl Worker {
             // SAFETY: owner thread.
             unsafe { (*self.sched()).running = fp };
             overflow::enter(cur.guard);
-            cur.tsan.switch_to();
             let r = cur.co.resume(Resume::Go);
             overflow::leave();
             // SAFETY: owner thread; the fiber is suspended, nothing else runs here.
@@ -905,7 +926,7 @@ impl Worker {
                     if s.free.len() < FREE_FIBERS {
                         s.free.push(cur);
                     } else {
-                        retire(cur);
+                        self.retire(cur);
                     }
                 }
                 CoroutineResult::Yield(why) => {
@@ -962,7 +983,24 @@ impl Worker {
         // forever, whose stack is then leaked rather than unwound). Free fibers return.
         // SAFETY: owner thread.
         let free = std::mem::take(unsafe { &mut (*self.sched()).free });
-        free.into_iter().for_each(retire);
+        for f in free {
+            self.retire(f);
+        }
+    }
+
+    /// Ends a fiber suspended idle at its base: its body returns (rather than being unwound
+    /// by the coroutine's drop, a switch ThreadSanitizer would not be told of), then it is
+    /// freed. It runs as the running fiber meanwhile, like every resumed fiber.
+    #[cfg(not(miri))]
+    fn retire(&self, mut f: Box<Fiber>) {
+        let fiber: &mut Fiber = &mut f; // still boxed: the fiber's address is in its token
+                                        // SAFETY: owner thread.
+        unsafe { (*self.sched()).running = fiber };
+        overflow::enter(fiber.guard);
+        let _ = fiber.co.resume(Resume::Exit);
+        overflow::leave();
+        // SAFETY: owner thread.
+        unsafe { (*self.sched()).running = ptr::null_mut() };
     }
 
     /// The fiber to resume next: a ready one, else a free one, else a new one.
@@ -1015,17 +1053,6 @@ impl Worker {
             Err(e) => panic!("offshoot: cannot map a stack for a worker ({e})"),
         }
     }
-}
-
-/// Ends a fiber suspended idle at its base: its body returns (rather than being unwound by
-/// the coroutine's drop, a switch ThreadSanitizer would not be told of), then it is freed.
-#[cfg(not(miri))]
-fn retire(mut f: Box<Fiber>) {
-    let fiber: &mut Fiber = &mut f; // still boxed: the fiber's address is in its token
-    overflow::enter(fiber.guard);
-    fiber.tsan.switch_to();
-    let _ = fiber.co.resume(Resume::Exit);
-    overflow::leave();
 }
 
 /// The per-worker state as a field of `Worker`.

@@ -4,10 +4,16 @@
 //! and exit. A fiber switch changes stacks under it without a call or a return, so without
 //! being told, the frames of every fiber pile onto the thread's one shadow stack (10,000
 //! parked tasks overflow it) and its race reports name the wrong stacks. So each fiber gets
-//! a TSan fiber context, and every switch — the driver resuming a fiber, a fiber suspending
-//! back to the driver or returning — first names the context it switches to
-//! (`__tsan_switch_to_fiber`, with synchronisation: everything before the switch happens
-//! before everything after it, as it does on the one thread).
+//! a TSan fiber context, and every switch is announced (`__tsan_switch_to_fiber`, with
+//! synchronisation: everything before the switch happens before everything after it, as on
+//! the one thread). Both directions are announced on the fiber's side — to the driver right
+//! before the fiber suspends or returns, to the fiber right after it gains control — because
+//! the frames between an announcement and corosensei's actual stack switch are instrumented
+//! and differ between `resume` and `suspend`: announced on the driver's side, every round
+//! trip would move entries from one shadow stack to the other until one underflows. This
+//! way the driver's `resume` frames and the fiber's `suspend` frame both enter and leave the
+//! driver's shadow stack; only the few frames of corosensei's start of a fiber stay on the
+//! driver's while that fiber lives.
 //!
 //! Built in only with `--cfg offshoot_tsan`, which `scripts/tsan.sh` sets together with
 //! `-Zsanitizer=thread` (the TSan runtime provides the functions). Otherwise every
@@ -50,7 +56,9 @@ mod imp {
             TsanFiber { ctx, owned: true }
         }
 
-        /// Announces a switch to this context; call right before the stack switch.
+        /// Announces a switch to this context (see `Worker::tsan_to_driver` for where).
+        /// Inlined: a frame of its own would enter one shadow stack and leave the other.
+        #[inline(always)]
         pub(crate) fn switch_to(&self) {
             // SAFETY: the context is live (see the module invariants); flags 0 keeps the
             // happens-before edge across the switch.
