@@ -613,20 +613,15 @@ impl Worker {
     #[inline(always)]
     fn tsan_to_driver(&self) {
         // SAFETY: owner thread only.
-        #[cfg(offshoot_tsan)]
-        unsafe {
-            (*self.sched()).tsan_driver.switch_to()
-        };
+        unsafe { (*self.sched()).tsan_driver.switch_to() };
     }
 
     /// See `tsan_to_driver`: the running fiber has just gained control.
     #[inline(always)]
     fn tsan_to_fiber(&self) {
-        // SAFETY: owner thread only; the driver sets `running` before it resumes a fiber.
-        #[cfg(offshoot_tsan)]
-        unsafe {
-            (*(*self.sched()).running).tsan.switch_to()
-        };
+        // SAFETY: owner thread only; the driver sets `running` before it resumes a fiber
+        // (also one it retires), so this is the fiber that runs this code.
+        unsafe { (*(*self.sched()).running).tsan.switch_to() };
     }
 
     fn suspend(&self, why: Suspend) {

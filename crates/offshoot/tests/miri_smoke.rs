@@ -216,16 +216,17 @@ fn futures_got_in_call_order_and_after_a_thief() {
     assert_eq!(late.get(), "x");
 }
 
-/// Issue 14's race: handles dropped or leaked while another worker completes their tasks,
-/// on a worker and from outside the pool. Miri reports a release that touches the block
-/// after its own decrement (a race with the other party's free).
+/// Issue 14's race: handles dropped while another worker completes their tasks, on a
+/// worker and from outside the pool. Miri reports a release that touches the block after
+/// its own decrement (a race with the other party's free). (The `mem::forget` variants run
+/// in `futures.rs`: here Miri's leak check would report the leaked blocks.)
 #[test]
 fn future_handles_dropped_while_their_tasks_end() {
     let p = pool();
-    for forget in [false, true] {
-        let t = common::drop_futures_while_their_tasks_end::<16>(&p, 2, forget);
-        assert_eq!((t.made(), t.dropped()), (2, if forget { 0 } else { 2 }));
-        let t = common::drop_a_future_outside_the_pool_while_its_task_ends::<0>(&p, forget);
-        assert_eq!((t.made(), t.dropped()), (1, usize::from(!forget)));
-    }
+    let t = common::drop_futures_while_their_tasks_end::<16>(&p, 2, false);
+    assert_eq!((t.made(), t.dropped()), (2, 2));
+    let t = common::drop_futures_while_their_tasks_end::<0>(&p, 2, false);
+    assert_eq!((t.made(), t.dropped()), (2, 2));
+    let t = common::drop_a_future_outside_the_pool_while_its_task_ends::<16>(&p, false);
+    assert_eq!((t.made(), t.dropped()), (1, 1));
 }
