@@ -86,6 +86,7 @@ use crate::overflow;
 use crate::ready_stack::{Linked, ReadyStack};
 use crate::stack::{FiberStack, Stacks};
 use crate::token::{Token, Woke};
+use crate::tsan::TsanFiber;
 use crate::worker::Worker;
 
 /// What the driver tells a fiber when it resumes it.
@@ -132,6 +133,8 @@ impl Saved {
 /// One stack with the scheduler loop at its base.
 pub(crate) struct Fiber {
     co: Co,
+    /// ThreadSanitizer's context for this stack (`tsan.rs`; nothing in other builds).
+    tsan: TsanFiber,
     /// The guard page at the end of `co`'s stack, for the overflow handler.
     guard: overflow::Guard,
     pub(crate) saved: Cell<Saved>,
@@ -206,6 +209,8 @@ pub(crate) struct Sched {
     stack_size: usize,
     /// Where new fibers' stacks come from (`stack.rs`).
     stacks: Stacks,
+    /// ThreadSanitizer's context of the driver, which fibers switch back to (`tsan.rs`).
+    tsan_driver: TsanFiber,
 }
 
 impl Sched {
@@ -224,6 +229,7 @@ impl Sched {
             scanned_stops: 0,
             stack_size,
             stacks: Stacks::new(stack_size),
+            tsan_driver: TsanFiber::current(),
         }
     }
 }
@@ -543,15 +549,20 @@ impl Sched {
         let co = Co::with_stack(stack, move |yielder, mut input| {
             // SAFETY: the worker outlives its driver and every fiber the driver resumes.
             let w = unsafe { &*(wp as *const Worker) };
+            w.tsan_to_fiber();
             loop {
                 if let Resume::Exit = input {
+                    w.tsan_to_driver();
                     return;
                 }
                 w.set_yielder(yielder);
                 if !w.schedule() {
+                    w.tsan_to_driver();
                     return;
                 }
+                w.tsan_to_driver();
                 input = yielder.suspend(Suspend::Idle);
+                w.tsan_to_fiber();
             }
         });
         // The token names the fiber, so the box is allocated before the fiber is built in it.
@@ -559,6 +570,7 @@ impl Sched {
         let fp = slot.as_mut_ptr();
         slot.write(Fiber {
             co,
+            tsan: TsanFiber::new(),
             guard,
             saved: Cell::new(Saved::EMPTY),
             cond: Cell::new(None),
@@ -625,11 +637,33 @@ impl Worker {
         unsafe { !(*self.sched()).running.is_null() }
     }
 
+    /// Tells ThreadSanitizer that the running fiber switches back to the driver now. Called
+    /// on the fiber, right before it suspends or returns; `tsan_to_fiber` right after it
+    /// gains control. Both switches are announced on the fiber's side, so the frames of the
+    /// switch itself (the driver's `resume`, the fiber's `suspend`) enter and leave TSan's
+    /// shadow stack of the driver alike: every resume-suspend round trip is balanced on both
+    /// contexts (see `tsan.rs`). Inlined, so that no frame of their own is split across.
+    #[inline(always)]
+    fn tsan_to_driver(&self) {
+        // SAFETY: owner thread only.
+        unsafe { (*self.sched()).tsan_driver.switch_to() };
+    }
+
+    /// See `tsan_to_driver`: the running fiber has just gained control.
+    #[inline(always)]
+    fn tsan_to_fiber(&self) {
+        // SAFETY: owner thread only; the driver sets `running` before it resumes a fiber
+        // (also one it retires), so this is the fiber that runs this code.
+        unsafe { (*(*self.sched()).running).tsan.switch_to() };
+    }
+
     fn suspend(&self, why: Suspend) {
         // SAFETY: owner thread only; the yielder is the running fiber's, which is the caller.
         let y = unsafe { (*self.sched()).yielder };
+        self.tsan_to_driver();
         // SAFETY: the yielder belongs to the fiber this code runs on and lives on its stack.
         let input = unsafe { (*y).suspend(why) };
+        self.tsan_to_fiber();
         debug_assert!(matches!(input, Resume::Go));
         // Back on this fiber: it may have been resumed after another fiber set its yielder.
         // SAFETY: as above.
@@ -953,12 +987,7 @@ impl Worker {
                     if s.free.len() < FREE_FIBERS {
                         s.free.push(cur);
                     } else {
-                        // Its body returns (as at shutdown) rather than being unwound by the
-                        // coroutine's drop: an unwind costs microseconds, and after a burst
-                        // of parked tasks thousands of fibers go at once.
-                        overflow::enter(cur.guard);
-                        let _ = cur.co.resume(Resume::Exit);
-                        overflow::leave();
+                        self.retire(cur);
                     }
                 }
                 CoroutineResult::Yield(why) => {
@@ -1040,11 +1069,24 @@ impl Worker {
         // forever, whose stack is then leaked rather than unwound). Free fibers return.
         // SAFETY: owner thread.
         let free = std::mem::take(unsafe { &mut (*self.sched()).free });
-        for mut f in free {
-            overflow::enter(f.guard);
-            let _ = f.co.resume(Resume::Exit);
-            overflow::leave();
+        for f in free {
+            self.retire(f);
         }
+    }
+
+    /// Ends a fiber suspended idle at its base: its body returns (rather than being unwound
+    /// by the coroutine's drop, a switch ThreadSanitizer would not be told of), then it is
+    /// freed. It runs as the running fiber meanwhile, like every resumed fiber.
+    #[cfg(not(miri))]
+    fn retire(&self, mut f: Box<Fiber>) {
+        let fiber: &mut Fiber = &mut f; // still boxed: the fiber's address is in its token
+                                        // SAFETY: owner thread.
+        unsafe { (*self.sched()).running = fiber };
+        overflow::enter(fiber.guard);
+        let _ = fiber.co.resume(Resume::Exit);
+        overflow::leave();
+        // SAFETY: owner thread.
+        unsafe { (*self.sched()).running = ptr::null_mut() };
     }
 
     /// The fiber to resume next: a ready one, else a free one, else a new one.

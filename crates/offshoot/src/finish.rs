@@ -93,11 +93,24 @@ impl FinishState {
         self.outstanding.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Gives back one count. After the count reaches zero the state may vanish at once, so
-    /// only the owner worker (read beforehand) is touched.
-    fn release(&self) {
-        let owner = self.owner;
-        if self.outstanding.fetch_sub(1, Ordering::AcqRel) == 1 {
+    /// Gives back one count. After the count reaches zero the state may vanish at once (its
+    /// owner's frame returns), so only the owner worker (read beforehand) is touched — and
+    /// the state is reached through a raw pointer, never a `&FinishState` that would have
+    /// to stay valid until this function returns (the `Arc::drop` pitfall).
+    ///
+    /// # Safety
+    /// `this` is a live finish state of which the caller holds a count, given back here.
+    unsafe fn release(this: *const FinishState) {
+        // SAFETY: the caller's count keeps the state alive until the decrement; the places
+        // are read through the raw pointer (only the atomic is borrowed, for the call).
+        let (owner, last) = unsafe {
+            let owner = (*this).owner;
+            (
+                owner,
+                (*this).outstanding.fetch_sub(1, Ordering::AcqRel) == 1,
+            )
+        };
+        if last {
             // SAFETY: workers live as long as their registry, which outlives all work.
             unsafe { (*owner).kick() };
         }
@@ -140,19 +153,35 @@ impl FinishState {
     }
 
     /// Parks a task whose finish has no frame on the spawning thread.
-    fn push_inbox(&self, job: JobRef) {
-        self.acquire();
-        self.push_inbox_counted(job);
+    ///
+    /// # Safety
+    /// `this` is a live finish state (the caller runs inside it or holds a handle bound to
+    /// it); it may vanish once the task is in (see `push_inbox_counted`).
+    unsafe fn push_inbox(this: *const FinishState, job: JobRef) {
+        // SAFETY: live per the contract; the new count then keeps it so until the push.
+        unsafe {
+            (*this).acquire();
+            Self::push_inbox_counted(this, job);
+        }
     }
 
     /// Like `push_inbox`, for a task whose count was taken already.
-    fn push_inbox_counted(&self, job: JobRef) {
-        // Read before the push: once the task is in, it may run and end the finish.
-        let owner = self.owner;
-        let mut inbox = self.inbox.lock().unwrap_or_else(|e| e.into_inner());
-        inbox.push(job);
-        self.inbox_len.store(inbox.len(), Ordering::Release);
-        drop(inbox);
+    ///
+    /// # Safety
+    /// `this` is a live finish state of which the caller holds a count, passed to `job`.
+    /// Like [`FinishState::release`], this reaches the state through the raw pointer: once
+    /// the task is in, it may run and end the finish, and the state vanish.
+    unsafe fn push_inbox_counted(this: *const FinishState, job: JobRef) {
+        // SAFETY: the count keeps the state alive until the job is in; after that only the
+        // owner (read before) is touched. The inbox lock is borrowed for the push alone.
+        let owner = unsafe {
+            let owner = (*this).owner;
+            let mut inbox = (*this).inbox.lock().unwrap_or_else(|e| e.into_inner());
+            inbox.push(job);
+            (*this).inbox_len.store(inbox.len(), Ordering::Release);
+            drop(inbox);
+            owner
+        };
         // SAFETY: see `release`.
         unsafe {
             let owner = &*owner;
@@ -288,8 +317,8 @@ impl FinishFrame {
         self.drain(w);
         self.unlink(w);
         if self.registered.get() {
-            // SAFETY: a registered proxy holds a count, so the state is alive.
-            unsafe { (*self.state).release() };
+            // SAFETY: a registered proxy holds a count, given back here.
+            unsafe { FinishState::release(self.state) };
         }
     }
 
@@ -432,7 +461,8 @@ impl FinishFrame {
         };
         // SAFETY: popping from the inbox made the job ours.
         unsafe { job.execute(w, mode) };
-        state.release();
+        // SAFETY: the inbox task's count, given back now that it ran.
+        unsafe { FinishState::release(self.state) };
         true
     }
 }
@@ -497,7 +527,7 @@ impl<F: FnOnce() + Send> HeapJob<F> {
             job
         };
         // SAFETY: the finish waits for this task (it holds a count, or sits in the frame of
-        // the running owner), so the state is alive.
+        // the running owner), so the state is alive until the task ends.
         let state = unsafe { &*finish };
         match mode {
             Mode::Discard => {
@@ -509,19 +539,36 @@ impl<F: FnOnce() + Send> HeapJob<F> {
                 }
             }
             Mode::Inline => run_task(w, state, func),
-            Mode::Stolen => run_stolen_task(w, state, func),
+            // SAFETY: handed out, so its count was taken (see `run_stolen_task`).
+            Mode::Stolen => unsafe { run_stolen_task(w, finish, func, |_| {}) },
         }
     }
 }
 
 /// Runs a task that a thief received from a frame of the finish `state`: under a proxy
 /// frame of that finish, which takes over the count the frame took when it handed the task
-/// out.
-pub(crate) fn run_stolen_task(w: &Worker, state: &FinishState, func: impl FnOnce()) {
+/// out. `then` runs after the task, still inside the proxy's extent, so it may use the
+/// state. `state` is a raw pointer because the proxy's `leave` gives that count back, after
+/// which the state may vanish while this function still runs (a `&FinishState` argument
+/// would have to stay valid until it returns).
+///
+/// # Safety
+/// `state` is live, and its count for the task was taken when the task was handed out.
+pub(crate) unsafe fn run_stolen_task(
+    w: &Worker,
+    state: *const FinishState,
+    func: impl FnOnce(),
+    then: impl FnOnce(&FinishState),
+) {
     let proxy = FinishFrame::new(w, state, false);
     proxy.registered.set(true);
     proxy.enter(w);
-    run_task(w, state, func);
+    {
+        // SAFETY: the proxy's count keeps the state alive until `leave` below.
+        let state = unsafe { &*state };
+        run_task(w, state, func);
+        then(state);
+    }
     proxy.leave(w);
 }
 
@@ -624,14 +671,14 @@ impl Reservation {
         let state = self.state;
         std::mem::forget(self);
         // SAFETY: the reserved count keeps the state alive; it passes to the queued task.
-        unsafe { (*state).push_inbox_counted(HeapJob::into_job(f, None, state)) };
+        unsafe { FinishState::push_inbox_counted(state, HeapJob::into_job(f, None, state)) };
     }
 }
 
 impl Drop for Reservation {
     fn drop(&mut self) {
-        // SAFETY: as in `spawn`: the count kept the state alive until now.
-        unsafe { (*self.state).release() };
+        // SAFETY: as in `spawn`: the count kept the state alive until now; given back here.
+        unsafe { FinishState::release(self.state) };
     }
 }
 
@@ -654,10 +701,9 @@ pub(crate) fn spawn_into<F: FnOnce() + Send>(state: *const FinishState, f: F) {
             fr = frame.parent;
         }
     }
-    // SAFETY: `state` is a live finish (the caller holds a handle bound to it).
-    let st = unsafe { &*state };
     // The calling thread may be no worker of this pool (or none): no block cache.
-    st.push_inbox(HeapJob::into_job(f, None, state));
+    // SAFETY: `state` is a live finish (the caller holds a handle bound to it).
+    unsafe { FinishState::push_inbox(state, HeapJob::into_job(f, None, state)) };
 }
 
 /// Runs `body` as a finish on `w`: returns once the body and every task spawned under it

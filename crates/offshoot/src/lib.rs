@@ -129,6 +129,7 @@ mod stack;
 mod stats;
 pub mod sync;
 mod token;
+mod tsan;
 mod unwind;
 mod worker;
 

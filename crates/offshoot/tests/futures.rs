@@ -254,3 +254,98 @@ fn a_future_got_inside_a_nested_finish_is_taken_from_the_outer_frame() {
         }
     });
 }
+
+/// Issue 14's race: a handle dropped (or leaked) while another worker completes its task.
+/// Each value is made once and dropped once (never, when its handle is leaked). Under
+/// `scripts/tsan.sh` (and Miri, `miri_smoke.rs`) a release that touched the block after
+/// its own decrement is reported here as a race with the task's free.
+#[test]
+fn a_handle_dropped_while_another_worker_completes_its_task_frees_the_block_once() {
+    fn check<const PAD: usize>(p: &offshoot::ThreadPool, what: &str) {
+        let t = common::drop_futures_while_their_tasks_end::<PAD>(p, 50, false);
+        assert_eq!((t.made(), t.dropped()), (50, 50), "{what}");
+        let t = common::drop_futures_while_their_tasks_end::<PAD>(p, 50, true);
+        assert_eq!((t.made(), t.dropped()), (50, 0), "{what}, forgotten");
+        for forget in [false, true] {
+            let t = common::drop_a_future_outside_the_pool_while_its_task_ends::<PAD>(p, forget);
+            assert_eq!(t.made(), 1, "{what}, outside");
+            assert_eq!(t.dropped(), usize::from(!forget), "{what}, outside");
+        }
+    }
+    bounded(|| {
+        for n in [2, 3] {
+            let p = pool(n);
+            // A value that fits a recycled task block, and one that is boxed.
+            check::<0>(&p, &format!("{n} workers, small"));
+            check::<16>(&p, &format!("{n} workers, boxed"));
+        }
+    });
+}
+
+/// A waker that counts its wakes.
+struct CountingWaker(AtomicUsize);
+
+impl std::task::Wake for CountingWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Polling a pending future again replaces its waker (one registration per future, not one
+/// per poll): only the last waker is woken, the replaced ones are dropped at once, and a
+/// dropped future takes its waker out.
+#[test]
+fn polling_a_pending_future_again_replaces_its_waker() {
+    use std::future::Future;
+    use std::task::{Context, Waker};
+    bounded(|| {
+        let wakers: Vec<Arc<CountingWaker>> = (0..8)
+            .map(|_| Arc::new(CountingWaker(AtomicUsize::new(0))))
+            .collect();
+        let dropped_one = Arc::new(CountingWaker(AtomicUsize::new(0)));
+        let p = pool(2);
+        let held = p.run(|| {
+            offshoot::finish(|| {
+                let started = Arc::new(AtomicUsize::new(0));
+                let gate = Arc::new(std::sync::atomic::AtomicBool::new(false));
+                let (s, g) = (started.clone(), gate.clone());
+                let mut f = spawn_future(move || {
+                    s.store(1, Ordering::SeqCst);
+                    while !g.load(Ordering::SeqCst) {
+                        std::thread::yield_now();
+                    }
+                    5u64
+                });
+                // A thief runs it, so it stays pending while this task polls.
+                assert!(common::poll_until(|| started.load(Ordering::SeqCst) == 1));
+                for w in &wakers {
+                    let waker = Waker::from(w.clone());
+                    let mut cx = Context::from_waker(&waker);
+                    assert!(std::pin::Pin::new(&mut f).poll(&mut cx).is_pending());
+                }
+                let mut other = f.clone();
+                {
+                    let waker = Waker::from(dropped_one.clone());
+                    let mut cx = Context::from_waker(&waker);
+                    assert!(std::pin::Pin::new(&mut other).poll(&mut cx).is_pending());
+                }
+                drop(other);
+                // The replaced wakers and the dropped future's are no longer held.
+                let held: Vec<usize> = wakers
+                    .iter()
+                    .chain([&dropped_one])
+                    .map(Arc::strong_count)
+                    .collect();
+                gate.store(true, Ordering::SeqCst);
+                assert_eq!(*f.get(), 5);
+                held
+            })
+        });
+        assert_eq!(held, [1, 1, 1, 1, 1, 1, 1, 2, 1]);
+        // The finish waited for the task, which woke the registered waker as it completed.
+        let woken: Vec<usize> = wakers.iter().map(|w| w.0.load(Ordering::SeqCst)).collect();
+        assert_eq!(woken, [0, 0, 0, 0, 0, 0, 0, 1]);
+        assert_eq!(dropped_one.0.load(Ordering::SeqCst), 0);
+        assert_eq!(Arc::strong_count(&wakers[7]), 1);
+    });
+}

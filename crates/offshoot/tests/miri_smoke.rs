@@ -1,7 +1,10 @@
 //! Small end-to-end runs of every path that uses `unsafe` (a stolen join seed run in place,
 //! spawned tasks handed out and drained, a failure crossing a stolen join, loop pieces and
-//! bridged stock pieces), sized so that
-//! `scripts/miri.sh` can run them under Miri. They also run in the normal test suite.
+//! bridged stock pieces, futures got in call order, stolen, and dropped while another
+//! worker completes them), sized so that `scripts/miri.sh` can run them under Miri. They
+//! also run in the normal test suite.
+
+mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -232,4 +235,48 @@ fn sorts_move_elements_soundly() {
         v.sort();
         assert_eq!(v, want, "stable = {stable}");
     }
+}
+
+/// Futures got in call order (the `get` takes the task back, runs it and keeps its count in
+/// its handle, while a clone is dropped on a plain thread), got after a thief ran them, and
+/// got through a clone from outside the pool.
+#[test]
+fn futures_got_in_call_order_and_after_a_thief() {
+    use offshoot::sync::spawn_future;
+    let p = pool();
+    let (sum, late) = p.run(|| {
+        let a = spawn_future(|| vec![1u8, 2, 3]);
+        let b = spawn_future(|| 4usize);
+        let c = a.clone();
+        std::thread::scope(|s| {
+            s.spawn(move || drop(c));
+            let sum = *b.get() + a.get().len();
+            let late = join_with_stolen_b(|| spawn_future(|| String::from("x")));
+            (sum, late)
+        })
+    });
+    assert_eq!(sum, 7);
+    let other = late.clone();
+    assert_eq!(
+        std::thread::spawn(move || other.get().clone())
+            .join()
+            .unwrap(),
+        "x"
+    );
+    assert_eq!(late.get(), "x");
+}
+
+/// Issue 14's race: handles dropped while another worker completes their tasks, on a
+/// worker and from outside the pool. Miri reports a release that touches the block after
+/// its own decrement (a race with the other party's free). (The `mem::forget` variants run
+/// in `futures.rs`: here Miri's leak check would report the leaked blocks.)
+#[test]
+fn future_handles_dropped_while_their_tasks_end() {
+    let p = pool();
+    let t = common::drop_futures_while_their_tasks_end::<16>(&p, 2, false);
+    assert_eq!((t.made(), t.dropped()), (2, 2));
+    let t = common::drop_futures_while_their_tasks_end::<0>(&p, 2, false);
+    assert_eq!((t.made(), t.dropped()), (2, 2));
+    let t = common::drop_a_future_outside_the_pool_while_its_task_ends::<16>(&p, false);
+    assert_eq!((t.made(), t.dropped()), (1, 1));
 }

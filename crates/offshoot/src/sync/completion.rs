@@ -81,15 +81,26 @@ pub(crate) trait Completion {
     }
 
     /// For `Future::poll`: if the computation has not ended, arranges for `waker` to be
-    /// woken when it does. Returns the phase read after arranging it (a completion that
-    /// raced with the registration shows here; the waker may then be woken once more).
-    fn wake_on_complete(&self, waker: &std::task::Waker) -> u8 {
+    /// woken when it does, in the waker slot `*slot` of the event (see `Event::set_waker`:
+    /// a later poll replaces the waker). Returns the phase read after arranging it (a
+    /// completion that raced with the registration shows here; the waker may then be woken
+    /// once more).
+    fn wake_on_complete(&self, waker: &std::task::Waker, slot: &mut u32) -> u8 {
         if self.phase() == PENDING {
-            let waker = waker.clone();
-            self.event().on_set(move |_| waker.wake());
+            self.event().set_waker(slot, waker);
             return self.phase_word().load(Ordering::SeqCst);
         }
         self.phase()
+    }
+
+    /// Drops the waker a future left in the slot `slot` (the future is gone).
+    fn forget_waker(&self, slot: u32) {
+        let e = self.event_word().load(Ordering::Acquire);
+        if !e.is_null() {
+            // SAFETY: an installed event lives until `free_event` (module invariants), and
+            // the caller's future still keeps the memory alive.
+            unsafe { (*e).clear_waker(slot) };
+        }
     }
 
     /// The event, installing one if there is none.

@@ -8,6 +8,9 @@
 //!   So a waiter either sees the value or is collected by the setter: no wake-up is lost.
 //! * Each registered waiter is woken exactly once, and each callback runs exactly once, by
 //!   the setter after the value is visible (or at once by `on_set` if it already was).
+//! * A waker slot (`set_waker`, for `Future::poll`) holds at most one waker: registering
+//!   again replaces it, so a future polled many times stays one registration. The setter
+//!   wakes the wakers the slots hold when it sets the value.
 //! * A waiting task parks its fiber (`fiber.rs`): its worker goes on with other work. A
 //!   thread outside every pool blocks. A wait that a stop or a deadlock ends takes its
 //!   token out of the waiters before it unwinds.
@@ -16,8 +19,13 @@
 //! this very code (the lock, the value cell and thread parking come from the `atomics`
 //! shim).
 
+use std::task::Waker;
+
 use crate::atomics::{Mutex, OnceLock};
 use crate::fiber::{WaitOn, Waiter, Woken};
+
+/// A waker slot not taken yet (see [`Event::set_waker`]).
+pub(crate) const NO_WAKER_SLOT: u32 = u32::MAX;
 
 type Callback<T> = Box<dyn FnOnce(&T) + Send>;
 
@@ -27,6 +35,9 @@ struct Pending<T> {
     first: Option<Waiter>,
     waiters: Vec<Waiter>,
     callbacks: Vec<Callback<T>>,
+    /// The waker slots: one per future polled while the value was not set (`None` once its
+    /// handle dropped).
+    wakers: Vec<Option<Waker>>,
 }
 
 impl<T> Pending<T> {
@@ -34,6 +45,7 @@ impl<T> Pending<T> {
         first: None,
         waiters: Vec::new(),
         callbacks: Vec::new(),
+        wakers: Vec::new(),
     };
 }
 
@@ -119,11 +131,15 @@ impl<T> Event<T> {
             first,
             waiters,
             callbacks,
+            wakers,
         } = {
             let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
             std::mem::replace(&mut *p, Pending::EMPTY)
         };
         for w in first.iter().chain(&waiters) {
+            w.wake();
+        }
+        for w in wakers.into_iter().flatten() {
             w.wake();
         }
         let v = self.value.get().expect("just set");
@@ -218,6 +234,40 @@ impl<T> Event<T> {
             return f(v);
         }
         p.callbacks.push(Box::new(f));
+    }
+
+    /// For `Future::poll`: makes `waker` the one that the slot `*slot` wakes when the value
+    /// is set, replacing the waker the slot held; a `*slot` of [`NO_WAKER_SLOT`] gets a
+    /// fresh slot. Returns false, registering nothing, if the value is set already.
+    pub(crate) fn set_waker(&self, slot: &mut u32, waker: &Waker) -> bool {
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if self.value.get().is_some() {
+            return false;
+        }
+        // The replaced waker is dropped after the lock (its drop is foreign code).
+        let replaced = match p.wakers.get_mut(*slot as usize) {
+            Some(Some(w)) if w.will_wake(waker) => None,
+            Some(held) => held.replace(waker.clone()),
+            None => {
+                *slot = u32::try_from(p.wakers.len())
+                    .ok()
+                    .filter(|&s| s != NO_WAKER_SLOT)
+                    .expect("offshoot: more than 2^32 - 1 futures polled on one event");
+                p.wakers.push(Some(waker.clone()));
+                None
+            }
+        };
+        drop(p);
+        drop(replaced);
+        true
+    }
+
+    /// Drops the waker the slot `slot` holds (its future is gone), if the value is not set.
+    pub(crate) fn clear_waker(&self, slot: u32) {
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let cleared = p.wakers.get_mut(slot as usize).and_then(Option::take);
+        drop(p);
+        drop(cleared);
     }
 }
 

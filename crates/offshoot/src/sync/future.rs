@@ -18,12 +18,19 @@
 //! * The block's [`Completion`] leaves `PENDING` exactly once, to `DONE` (the value is
 //!   written first) or `FAILED` (the closure panicked, or was dropped unrun because its
 //!   finish failed); it also carries the waiters (see `completion.rs`: no wake-up is lost).
-//! * `refs` counts the handles, plus one for the task while it is pending or running. The
-//!   block is freed by whoever drops the last of them. A `get` that ran the task itself
-//!   while its handle was the only one does not decrement: it sets `absorbed`, which says
-//!   the task's count now counts with the handles: the last handle to go frees the block.
-//!   That keeps read-modify-writes off the call-order path. (A clone made meanwhile through
-//!   a shared `&TaskFuture` only adds a handle, which the rule covers.)
+//! * `refs` counts the handles, plus one for the task while it is pending or running. A
+//!   `get` that took the task back and ran it itself keeps the task's count *in its own
+//!   handle* (`TaskFuture::holds_task`), so that handle holds two counts; every other handle
+//!   holds one. Whoever takes `refs` to zero frees the block, and a release reads nothing of
+//!   the block after its decrement: the decrement's result alone says whether it was the
+//!   last (`Header::release`), because once a count is given back another holder may free
+//!   the block at once. That keeps read-modify-writes off the call-order path (the `get`
+//!   only marks its handle) without a flag that a release would have to read afterwards.
+//! * A handle that sees `refs` equal to the counts it holds is the only holder: nobody can
+//!   add a count (clones need a handle), so it frees the block without a decrement.
+//! * A handle polled as a `std::future::Future` owns one waker slot of the block's event;
+//!   each poll replaces the waker in it (see `Event::set_waker`), and dropping the handle
+//!   clears it.
 
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;
@@ -31,10 +38,12 @@ use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::ptr::{self, NonNull};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, Ordering};
 use std::task::{Context, Poll};
 
 use super::completion::{Completion, DONE, FAILED, PENDING};
+use super::event::NO_WAKER_SLOT;
+use super::refcount::RefCount;
 use super::Event;
 use crate::finish::{
     innermost_frame, run_stolen_task, run_task, FinishState, LinkedJob, INSIDE_ANY_FINISH,
@@ -51,10 +60,9 @@ struct Header {
     ops: &'static Ops,
     /// Installed by the first waiter that parks (see `completion.rs`).
     event: AtomicPtr<Event<()>>,
-    refs: AtomicU32,
+    refs: RefCount,
     /// How the computation ended (see `completion.rs`).
     phase: AtomicU8,
-    absorbed: AtomicBool,
 }
 
 /// The operations that depend on the closure's type.
@@ -92,18 +100,18 @@ impl Completion for Header {
 }
 
 impl Header {
-    /// Drops one count; frees the block if it was the last.
+    /// Gives back `n` counts; frees the block if they were the last.
     ///
     /// # Safety
-    /// The caller holds a count and does not touch the block afterwards.
-    unsafe fn release(this: *const Header) {
-        // SAFETY: the caller's count keeps the block alive until the decrement.
-        let h = unsafe { &*this };
-        let after = h.refs.fetch_sub(1, Ordering::AcqRel) - 1;
-        if after == 0 || (after == 1 && h.absorbed.load(Ordering::Acquire)) {
-            // SAFETY: nobody else holds a count (the absorbed one is the handle's that
-            // already dropped it).
-            unsafe { (h.ops.destroy)(this) };
+    /// The caller holds `n` counts and does not touch the block afterwards.
+    unsafe fn release(this: *const Header, n: u32) {
+        // Read before the decrement: once it is done, another holder may free the block.
+        // SAFETY: the caller's counts keep the block alive until the decrement.
+        let destroy = unsafe { (*this).ops.destroy };
+        // SAFETY: as above; `release` touches nothing of the block after its decrement.
+        if unsafe { RefCount::release(ptr::addr_of!((*this).refs), n) } {
+            // SAFETY: that was the last count: nobody else can reach the block.
+            unsafe { destroy(this) };
         }
     }
 }
@@ -180,17 +188,35 @@ where
     /// (`Stolen`), or dropped unrun (`Discard`). Then the task's count is dropped.
     unsafe fn execute(j: *const JobHeader, w: &Worker, mode: Mode) {
         let h = j as *const Header;
-        // SAFETY: the job is a live block holding the task's count (see the invariants).
+        // SAFETY: the job is a live block holding the task's count (see the invariants);
+        // the finish is alive while the task is pending or runs (for a stolen one: until
+        // its proxy leaves, so `settle_unrun` runs before that).
         unsafe {
-            let state = &*(*h).finish;
+            let finish = (*h).finish;
             match mode {
-                Mode::Discard => {}
-                Mode::Inline => run_task(w, state, || Self::run(h)),
-                Mode::Stolen => run_stolen_task(w, state, || Self::run(h)),
+                Mode::Discard => Self::settle_unrun(h, &*finish),
+                Mode::Inline => {
+                    run_task(w, &*finish, || Self::run(h));
+                    Self::settle_unrun(h, &*finish);
+                }
+                Mode::Stolen => {
+                    run_stolen_task(w, finish, || Self::run(h), |st| Self::settle_unrun(h, st))
+                }
             }
+            Header::release(h, 1);
+        }
+    }
+
+    /// If the task did not run (discarded, or stopped before it started because its finish
+    /// failed), drops the closure unrun and tells getters that it failed.
+    ///
+    /// # Safety
+    /// `h` is a live block whose task was taken off its pending list; `state` is its finish.
+    unsafe fn settle_unrun(h: *const Header, state: &FinishState) {
+        // SAFETY: per the contract; the task did not run, so the closure is still there,
+        // and only this taker reads it.
+        unsafe {
             if (*h).phase_relaxed() == PENDING {
-                // Discarded, or stopped before it started (its finish failed): the closure
-                // is dropped unrun and getters learn that it failed.
                 let b = h as *const Self;
                 let f = ManuallyDrop::take(&mut (*(*b).payload.get()).func);
                 (*h).complete(FAILED);
@@ -198,7 +224,6 @@ where
                     state.fail_with(p);
                 }
             }
-            Header::release(h);
         }
     }
 }
@@ -212,6 +237,13 @@ where
 /// Handles can be cloned and shared: any number of tasks or threads may `get` the value.
 pub struct TaskFuture<T> {
     header: NonNull<Header>,
+    /// This handle's `get` ran the task itself and kept the task's count: the handle holds
+    /// two counts (see the module invariants). Written once, by that `get` (on the thread
+    /// that owns the task's frame); read when the handle drops.
+    holds_task: AtomicBool,
+    /// The waker slot of the block's event this handle registered in as a `Future`, or
+    /// [`NO_WAKER_SLOT`].
+    waker_slot: u32,
     _value: PhantomData<T>,
 }
 
@@ -222,11 +254,16 @@ unsafe impl<T: Send + Sync> Send for TaskFuture<T> {}
 // event and the counts are for (see the module invariants).
 unsafe impl<T: Send + Sync> Sync for TaskFuture<T> {}
 
+// The value lives in the block, not in the handle: moving a handle moves no `T`.
+impl<T> Unpin for TaskFuture<T> {}
+
 impl<T> Clone for TaskFuture<T> {
     fn clone(&self) -> Self {
-        self.header().refs.fetch_add(1, Ordering::Relaxed);
+        self.header().refs.add_one();
         TaskFuture {
             header: self.header,
+            holds_task: AtomicBool::new(false),
+            waker_slot: NO_WAKER_SLOT,
             _value: PhantomData,
         }
     }
@@ -234,28 +271,33 @@ impl<T> Clone for TaskFuture<T> {
 
 impl<T> Drop for TaskFuture<T> {
     fn drop(&mut self) {
-        let h = self.header();
-        let r = h.refs.load(Ordering::Acquire);
-        // The only count left: no other handle exists and the task's count was dropped or
-        // absorbed by this handle's `get` — nobody can take a count concurrently.
-        if r == 1 || (r == 2 && h.absorbed.load(Ordering::Acquire)) {
-            if h.ops.in_block && h.phase_relaxed() == DONE && !h.has_event() {
-                // The call-order path: drop the value and recycle the block here, without
-                // the call through `destroy`.
-                // SAFETY: this handle holds the last count; the value is there (DONE) and
-                // dropped once; the block came from `alloc_block`.
-                unsafe {
-                    std::ptr::drop_in_place(self.value() as *const T as *mut T);
-                    recycle(self.header.as_ptr() as *mut u8);
-                }
-                return;
-            }
-            // SAFETY: as just said, this handle holds the last count.
-            unsafe { (h.ops.destroy)(self.header.as_ptr()) };
+        let held = 1 + u32::from(*self.holds_task.get_mut());
+        let header = self.header.as_ptr();
+        if self.waker_slot != NO_WAKER_SLOT {
+            // An installed event lives as long as the block, which this handle keeps.
+            self.header().forget_waker(self.waker_slot);
+        }
+        // SAFETY: this handle holds `held` counts; it touches the block again only if they
+        // were the last (see the module invariants).
+        if !unsafe { RefCount::drop_handle(ptr::addr_of!((*header).refs), held) } {
             return;
         }
-        // SAFETY: this handle holds a count and is not used afterwards.
-        unsafe { Header::release(self.header.as_ptr()) };
+        // SAFETY: nobody else holds a count: the block is this handle's alone.
+        let h = unsafe { &*header };
+        if h.ops.in_block && h.phase_relaxed() == DONE && !h.has_event() {
+            // The call-order path: drop the value and recycle the block here, without the
+            // call through `destroy`.
+            // SAFETY: the block is this handle's alone; the value is there (DONE) and
+            // dropped once, through a pointer with the block's own provenance (never one
+            // cast from a shared reference); the block came from `alloc_block`.
+            unsafe {
+                ptr::drop_in_place(Self::value_ptr(header));
+                recycle(header as *mut u8);
+            }
+            return;
+        }
+        // SAFETY: as above.
+        unsafe { (h.ops.destroy)(header) };
     }
 }
 
@@ -308,9 +350,8 @@ where
             finish: frame.state(),
             ops: &Block::<F, T>::OPS,
             event: AtomicPtr::new(ptr::null_mut()),
-            refs: AtomicU32::new(2),
+            refs: RefCount::new(2),
             phase: AtomicU8::new(PENDING),
-            absorbed: AtomicBool::new(false),
         },
         payload: UnsafeCell::new(Payload {
             func: ManuallyDrop::new(f),
@@ -329,6 +370,8 @@ where
     TaskFuture {
         // SAFETY: `p` is a fresh, non-null allocation.
         header: unsafe { NonNull::new_unchecked(p as *mut Header) },
+        holds_task: AtomicBool::new(false),
+        waker_slot: NO_WAKER_SLOT,
         _value: PhantomData,
     }
 }
@@ -339,12 +382,19 @@ impl<T> TaskFuture<T> {
         unsafe { self.header.as_ref() }
     }
 
+    /// Where the value sits in the block at `header`, with the block's own provenance.
+    fn value_ptr(header: *mut Header) -> *mut T {
+        // SAFETY (of the read): `ops` is written once, before the block is shared; the
+        // caller's handle keeps the block alive.
+        let offset = unsafe { (*header).ops.value_offset };
+        (header as *mut u8).wrapping_add(offset) as *mut T
+    }
+
     fn value(&self) -> &T {
-        let at = (self.header.as_ptr() as *const u8).wrapping_add(self.header().ops.value_offset);
         // SAFETY: called once `phase` is DONE (acquire): the value is written there (the
         // payload union starts with it) and stays until the block is freed, which this
         // handle prevents.
-        unsafe { &*(at as *const T) }
+        unsafe { &*Self::value_ptr(self.header.as_ptr()) }
     }
 
     /// Takes the task back from this worker's pending lists and runs it here, if it waits
@@ -373,24 +423,12 @@ impl<T> TaskFuture<T> {
 
     /// Runs the task this `get` took off a pending list; its count passes to this handle.
     fn run_taken(&self) {
-        let h = self.header();
-        // Decided after the run: the closure could have cloned this handle.
-        struct Settle<'a>(&'a Header);
-        impl Drop for Settle<'_> {
-            fn drop(&mut self) {
-                let h = self.0;
-                if h.refs.load(Ordering::Acquire) == 2 {
-                    // Only this handle besides the task's count: keep that count.
-                    h.absorbed.store(true, Ordering::Release);
-                } else {
-                    // Other handles exist; ours keeps the block alive.
-                    h.refs.fetch_sub(1, Ordering::AcqRel);
-                }
-            }
-        }
-        let _settle = Settle(h);
+        // Marked first: if the run unwinds, the count still belongs to this handle. Relaxed:
+        // only this handle's drop reads it, and whatever hands the handle over to be
+        // dropped orders the two.
+        self.holds_task.store(true, Ordering::Relaxed);
         // SAFETY: `run_here` took the block off its pending list: this is the one run.
-        unsafe { (h.ops.run)(self.header.as_ptr()) };
+        unsafe { (self.header().ops.run)(self.header.as_ptr()) };
     }
 
     /// The value: runs the computation here if it has not started and waits on this
@@ -424,10 +462,13 @@ impl<T> TaskFuture<T> {
 impl<T: Clone + Send + Sync + 'static> std::future::Future for TaskFuture<T> {
     type Output = T;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        match self.header().wake_on_complete(cx.waker()) {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        let this = &mut *self;
+        // SAFETY: a handle holds a count, so the block is alive.
+        let h = unsafe { this.header.as_ref() };
+        match h.wake_on_complete(cx.waker(), &mut this.waker_slot) {
             PENDING => Poll::Pending,
-            DONE => Poll::Ready(self.value().clone()),
+            DONE => Poll::Ready(this.value().clone()),
             _ => panic!("offshoot: the future's computation panicked or was cancelled"),
         }
     }

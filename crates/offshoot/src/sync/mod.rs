@@ -56,6 +56,7 @@ mod future;
 mod monitor;
 mod mutex;
 mod promise;
+mod refcount;
 mod rwlock;
 mod scoped_future;
 mod semaphore;

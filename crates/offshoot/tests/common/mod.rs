@@ -478,3 +478,85 @@ pub fn fib(n: u64) -> u64 {
         fib(n - 1) + fib(n - 2)
     }
 }
+
+/// The future's task of [`drop_futures_while_their_tasks_end`]: says it started, waits
+/// until its handle is gone, and ends with a counted value, padded with `PAD` words (a big
+/// value does not fit a recycled task block, so the block is freed to the allocator, where
+/// ThreadSanitizer and Miri see the free). The flag it waits on is relaxed on purpose: it
+/// orders nothing, so ThreadSanitizer and Miri see the handle's release and the task's as
+/// unordered and flag a party that touches the block after its own decrement while the
+/// other frees it (issue 14).
+fn task_ending_after_its_handle<const PAD: usize>(
+    tally: &Arc<Tally>,
+    gone: &Arc<AtomicBool>,
+) -> impl FnOnce() -> (Guard, [u64; PAD]) + Send + 'static {
+    let (t, g) = (tally.clone(), gone.clone());
+    move || {
+        t.start();
+        while !g.load(Ordering::Relaxed) {
+            thread::yield_now();
+        }
+        (t.guard(), [0; PAD])
+    }
+}
+
+/// Drops the handle `f` (leaks it, with `forget`), then tells its task it is gone.
+fn let_go<T>(f: T, forget: bool, gone: &AtomicBool) {
+    if forget {
+        std::mem::forget(f);
+    } else {
+        drop(f);
+    }
+    gone.store(true, Ordering::Relaxed);
+}
+
+/// Drops (or, with `forget`, leaks) `rounds` `spawn_future` handles, each while a thief is
+/// running the future's task on another worker of `p` (which needs two workers), so that
+/// the handle's release and the task's race. The values are padded with `PAD` words.
+/// Returns the tally of the values: each made once, dropped once (never when forgotten).
+pub fn drop_futures_while_their_tasks_end<const PAD: usize>(
+    p: &ThreadPool,
+    rounds: usize,
+    forget: bool,
+) -> Arc<Tally> {
+    let tally = Tally::new();
+    p.run(|| {
+        offshoot::finish(|| {
+            for round in 0..rounds {
+                let gone = Arc::new(AtomicBool::new(false));
+                let task = task_ending_after_its_handle::<PAD>(&tally, &gone);
+                let f = offshoot::sync::spawn_future(task);
+                assert!(
+                    poll_until(|| tally.started() > round),
+                    "no thief took the task"
+                );
+                let_go(f, forget, &gone);
+            }
+        })
+    });
+    tally
+}
+
+/// Like [`drop_futures_while_their_tasks_end`], with the handle dropped (or leaked) by a
+/// thread outside every pool while a worker of `p` runs the task.
+pub fn drop_a_future_outside_the_pool_while_its_task_ends<const PAD: usize>(
+    p: &ThreadPool,
+    forget: bool,
+) -> Arc<Tally> {
+    let tally = Tally::new();
+    let gone = Arc::new(AtomicBool::new(false));
+    thread::scope(|s| {
+        let (tx, rx) = mpsc::channel();
+        let task = task_ending_after_its_handle::<PAD>(&tally, &gone);
+        s.spawn(move || {
+            p.run(move || offshoot::finish(|| tx.send(offshoot::sync::spawn_future(task))))
+        });
+        let f = rx.recv().expect("the pool sends the handle");
+        assert!(
+            spin_until(|| tally.started() == 1),
+            "no worker ran the task"
+        );
+        let_go(f, forget, &gone);
+    });
+    tally
+}
