@@ -59,7 +59,7 @@ pub struct Cli {
     #[arg(long, value_delimiter = ',', value_name = "COUNTS")]
     pub workers: Vec<usize>,
 
-    /// Timed rounds per kernel (default: 5 in quick, 7 in full), or batches
+    /// Timed rounds per kernel (default: 3 in quick, 7 in full), or batches
     /// per microbenchmark (default 15).
     #[arg(long, value_name = "N")]
     pub runs: Option<usize>,
@@ -80,6 +80,11 @@ pub struct Cli {
     /// timing judgement (what CI runs).
     #[arg(long)]
     pub check_only: bool,
+
+    /// Also print offshoot's scheduler counters (tasks materialized, requests,
+    /// steal-backs) under each kernel's table.
+    #[arg(long, short)]
+    pub verbose: bool,
 
     /// Give up (exit 3) when a single run takes longer than this many seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
@@ -193,6 +198,7 @@ struct Bar {
     bar: ProgressBar,
     workers: Vec<usize>,
     check_only: bool,
+    verbose: bool,
 }
 
 impl Progress for Bar {
@@ -203,7 +209,7 @@ impl Progress for Bar {
         self.bar.inc(1);
     }
     fn kernel_done(&self, result: &KernelResult) {
-        let table = report::kernel_table(result, &self.workers, self.check_only);
+        let table = report::kernel_table(result, &self.workers, self.check_only, self.verbose);
         self.bar.suspend(|| print!("{table}"));
     }
 }
@@ -240,7 +246,7 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
         kernels: select_kernels(cli)?,
         size,
         workers: worker_counts(cli)?,
-        runs: cli.runs.unwrap_or(if size == Size::Full { 7 } else { 5 }),
+        runs: cli.runs.unwrap_or(if size == Size::Full { 7 } else { 3 }),
         check_only: cli.check_only,
         run_timeout: Duration::from_secs(cli.run_timeout),
     };
@@ -304,6 +310,7 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
         bar,
         workers: plan.workers.clone(),
         check_only: plan.check_only,
+        verbose: cli.verbose,
     };
     let outcome = harness::run_suite(&plan, &pools, &progress);
     progress.bar.finish_and_clear();

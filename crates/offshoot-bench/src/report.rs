@@ -96,7 +96,13 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 /// The terminal table of one kernel.
-pub fn kernel_table(k: &KernelResult, workers: &[usize], check_only: bool) -> String {
+/// With `verbose`, offshoot's scheduler counters follow the table.
+pub fn kernel_table(
+    k: &KernelResult,
+    workers: &[usize],
+    check_only: bool,
+    verbose: bool,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "\n== {} · {} · cutoff: {}", k.name, k.input, k.cutoff);
     if check_only {
@@ -152,7 +158,7 @@ pub fn kernel_table(k: &KernelResult, workers: &[usize], check_only: bool) -> St
             );
         }
     }
-    for wc in &k.offshoot_counters {
+    for wc in k.offshoot_counters.iter().filter(|_| verbose) {
         let c = wc.counters;
         let _ = writeln!(
             out,
@@ -175,7 +181,10 @@ pub fn summary_table(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\nsummary: median time ÷ serial median (lower is better; below 1.00 is faster than serial)"
+        "\nsummary: each cell is a contender's median time ÷ the plain serial program's median \
+         (lower is better; below 1.00 is faster than serial, 0.50 is a 2× speed-up).\n\
+         `offshoot ÷ best peer`: offshoot's median ÷ the fastest other runtime's at the same \
+         worker count (below 1.00: offshoot is faster; the peer is named)."
     );
     let (header, rows) = summary_rows(report);
     let width = std::iter::once(&header)
@@ -550,7 +559,11 @@ pub(crate) mod tests {
         assert_eq!((waits.threads_ratio, waits.rayon_ratio), (Some(4.0), None));
         assert_eq!(waits.best_peer, "threads");
         let table = summary_table(&report);
-        let header = table.lines().nth(2).unwrap();
+        // Under the legend: the header row.
+        let header = table
+            .lines()
+            .find(|l| l.trim_start().starts_with("kernel"))
+            .unwrap();
         assert!(
             header.contains("rayon") && header.contains("threads"),
             "{table}"

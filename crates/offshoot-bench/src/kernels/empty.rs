@@ -79,7 +79,8 @@ impl ItemWork for Empty {
 fn prepare(size: Size, offshoot: Strategy) -> Box<dyn Instance> {
     let n = match size {
         Size::Test => 10_000,
-        Size::Quick | Size::Full => 1_000_000,
+        Size::Quick => 400_000,
+        Size::Full => 1_000_000,
     };
     Box::new(ItemsInstance::new(
         Empty { n },

@@ -175,7 +175,8 @@ fn sum_oracle(n: &u64) -> u64 {
 fn prepare_sum(size: Size) -> Box<dyn Instance> {
     let n: u64 = match size {
         Size::Test => 100_000,
-        Size::Quick | Size::Full => 100_000_000,
+        Size::Quick => 20_000_000,
+        Size::Full => 100_000_000,
     };
     boxed(
         n,

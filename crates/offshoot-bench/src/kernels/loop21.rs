@@ -1,6 +1,6 @@
 //! `loop21-rows`, `loop21-batch`, `loop21-chunks`: 001's Loop 21 (Livermore kernel 21), the
-//! matrix product `px += vy · cx` of an N×25 by a 25×25 matrix, N = 200001, one item per
-//! row of `px` (25 sums of 25 products each), computed three ways side by side:
+//! matrix product `px += vy · cx` of an N×25 by a 25×25 matrix, one item per row of `px`
+//! (25 sums of 25 products each), computed three ways side by side:
 //!
 //! - `loop21-rows` (001's Natural): offshoot spawns one task per row (`Scope::spawn` in a
 //!   loop);
@@ -13,8 +13,8 @@
 //! chili (rows, batch): recursive halving with `Scope::join` down to single rows.
 //!
 //! Every element of `px` gets its 25 products added in the same order (k ascending) by
-//! every contender, so the results agree bit for bit. Inputs: test N = 1001, quick and full
-//! N = 200001. Check: the serial result equals, exactly, the product computed by the
+//! every contender, so the results agree bit for bit. Inputs: test N = 1001, quick
+//! N = 100001, full N = 200001. Check: the serial result equals, exactly, the product computed by the
 //! original Livermore loop order (k outermost, then the column, then the row), which adds
 //! the same products to each element in the same order.
 
@@ -27,7 +27,7 @@ const M: usize = 25;
 /// Registry entry: one task per row.
 pub const INFO_ROWS: KernelInfo = KernelInfo {
     name: "loop21-rows",
-    about: "Livermore 21: N x 25 by 25 x 25 product, N = 200001, offshoot: one spawn per row",
+    about: "Livermore 21: N x 25 by 25 x 25 product, offshoot: one spawn per row",
     cutoff: "none (one task per row; chili: single rows)",
     source: "BoT (001) Loop 21, Natural",
     contenders: crate::harness::Contender::FORK_JOIN,
@@ -37,7 +37,7 @@ pub const INFO_ROWS: KernelInfo = KernelInfo {
 /// Registry entry: the rows as one batch.
 pub const INFO_BATCH: KernelInfo = KernelInfo {
     name: "loop21-batch",
-    about: "Livermore 21: N x 25 by 25 x 25 product, N = 200001, offshoot: one spawn_batch",
+    about: "Livermore 21: N x 25 by 25 x 25 product, offshoot: one spawn_batch",
     cutoff: "none (one batch of N tasks; chili: single rows)",
     source: "BoT (001) Loop 21, Batch",
     contenders: crate::harness::Contender::FORK_JOIN,
@@ -47,7 +47,7 @@ pub const INFO_BATCH: KernelInfo = KernelInfo {
 /// Registry entry: one chunk per worker.
 pub const INFO_CHUNKS: KernelInfo = KernelInfo {
     name: "loop21-chunks",
-    about: "Livermore 21: N x 25 by 25 x 25 product, N = 200001, one equal chunk per worker",
+    about: "Livermore 21: N x 25 by 25 x 25 product, one equal chunk per worker",
     cutoff: "N / workers rows per task (chili: N / cores)",
     source: "BoT (001) Loop 21, Equal",
     contenders: crate::harness::Contender::FORK_JOIN,
@@ -110,7 +110,8 @@ impl ItemWork for Loop21 {
 fn prepare(size: Size, offshoot: Strategy) -> Box<dyn Instance> {
     let n = match size {
         Size::Test => 1001,
-        Size::Quick | Size::Full => 200_001,
+        Size::Quick => 100_001,
+        Size::Full => 200_001,
     };
     let mut rng = SplitMix64::new(2101);
     let vy = (0..n).map(|_| [(); M].map(|_| rng.next_f64())).collect();

@@ -117,7 +117,7 @@ impl ItemWork for Mandelbrot {
 fn prepare(size: Size) -> Box<dyn Instance> {
     let (side, limit) = match size {
         Size::Test => (64, 100),
-        Size::Quick => (1000, 256),
+        Size::Quick => (500, 256),
         Size::Full => (1000, 1000),
     };
     let work = Mandelbrot {

@@ -132,7 +132,7 @@ impl ItemWork for NBody {
 fn prepare(size: Size) -> Box<dyn Instance> {
     let (n, steps) = match size {
         Size::Test => (64, 2),
-        Size::Quick => (1024, 30),
+        Size::Quick => (1024, 10),
         Size::Full => (1024, 100),
     };
     let work = NBody {

@@ -28,7 +28,7 @@
 //!
 //! Inputs (`uts-bin`, binomial trees):
 //! - test: `-t 0 -b 40 -q 0.1 -m 8 -r 42`, not published;
-//! - quick: T3 with 200 root children (`-t 0 -b 200 -q 0.124875 -m 8 -r 42`),
+//! - quick: T3 with 60 root children (`-t 0 -b 60 -q 0.124875 -m 8 -r 42`),
 //!   not published;
 //! - full: T3 (`-t 0 -b 2000 -q 0.124875 -m 8 -r 42`), published: 4,112,897
 //!   nodes, 3,599,034 leaves, depth 1572.
@@ -227,10 +227,10 @@ impl Tree {
         ..Tree::T1
     };
 
-    /// Quick-mode binomial tree: T3 with 200 root children (not published).
-    pub const T3_ROOT200: Tree = Tree {
-        name: "T3 with 200 root children",
-        b0: 200.0,
+    /// Quick-mode binomial tree: T3 with 60 root children (not published).
+    pub const T3_ROOT60: Tree = Tree {
+        name: "T3 with 60 root children",
+        b0: 60.0,
         published: None,
         ..Tree::T3
     };
@@ -489,7 +489,7 @@ fn prepare_geometric(size: Size) -> Box<dyn Instance> {
 fn prepare_binomial(size: Size) -> Box<dyn Instance> {
     let tree = match size {
         Size::Test => Tree::SMALL_BINOMIAL,
-        Size::Quick => Tree::T3_ROOT200,
+        Size::Quick => Tree::T3_ROOT60,
         Size::Full => Tree::T3,
     };
     Box::new(Uts {
