@@ -194,12 +194,15 @@ struct Ctx {
     /// Nodes visited, closures alive.
     visited: AtomicUsize,
     alive: Arc<AtomicI64>,
+    /// Prefixed to the failing node's panic message, so that a test running a tree that a
+    /// randomized test may also draw counts its own panics (`times_raised` is per message).
+    label: &'static str,
 }
 
 impl Ctx {
     fn maybe_fail(&self, n: Node) {
         if n.id == self.fail {
-            boom(&format!("node {:#x}", n.id))
+            boom(&format!("{}node {:#x}", self.label, n.id))
         }
     }
 }
@@ -358,12 +361,23 @@ fn run_tree(
     shape: Shape,
     fail: u64,
 ) -> (std::thread::Result<u64>, Arc<Ctx>) {
+    run_labelled_tree(pool, shape, fail, "")
+}
+
+/// [`run_tree`], with `label` before the failing node's panic message.
+fn run_labelled_tree(
+    pool: &Arc<ThreadPool>,
+    shape: Shape,
+    fail: u64,
+    label: &'static str,
+) -> (std::thread::Result<u64>, Arc<Ctx>) {
     let ctx = Arc::new(Ctx {
         shape,
         pool: pool.clone(),
         fail,
         visited: AtomicUsize::new(0),
         alive: Arc::new(AtomicI64::new(0)),
+        label,
     });
     let root_region = Region::new();
     let c2 = ctx.clone();
@@ -485,10 +499,10 @@ fn a_tree_that_lost_its_panic_keeps_it() {
         let mut ids = Vec::new();
         shape.ids(shape.root(), &mut ids);
         assert!(ids.contains(&fail), "the tree lost its failing node");
-        let want = boom_msg(&format!("node {fail:#x}"));
+        let want = boom_msg(&format!("pinned node {fail:#x}"));
         let p = Arc::new(pool(3));
         for _ in 0..2000 {
-            let (got, _) = run_tree(&p, shape, fail);
+            let (got, _) = run_labelled_tree(&p, shape, fail, "pinned ");
             let payload = got.expect_err("the failing node did not fail the tree");
             assert_eq!(payload_str(&*payload), Some(want.as_str()));
         }
@@ -575,6 +589,7 @@ fn random_try_trees_return_the_one_err() {
                     fail,
                     visited: AtomicUsize::new(0),
                     alive: Arc::new(AtomicI64::new(0)),
+                    label: "",
                 });
                 let c2 = ctx.clone();
                 let got = p.run(move || try_par(&c2, c2.shape.root()));
