@@ -304,7 +304,7 @@ fn polling_a_pending_future_again_replaces_its_waker() {
             .collect();
         let dropped_one = Arc::new(CountingWaker(AtomicUsize::new(0)));
         let p = pool(2);
-        let held = p.run(|| {
+        let (held, f) = p.run(|| {
             offshoot::finish(|| {
                 let started = Arc::new(AtomicUsize::new(0));
                 let gate = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -337,12 +337,20 @@ fn polling_a_pending_future_again_replaces_its_waker() {
                     .map(Arc::strong_count)
                     .collect();
                 gate.store(true, Ordering::SeqCst);
-                assert_eq!(*f.get(), 5);
-                held
+                // `f` stays alive (a dropped future's waker is cleared, and need not be
+                // woken: a `get` returns once the phase is set, which can be before the
+                // completing thread reaches the wakers).
+                (held, f)
             })
         });
         assert_eq!(held, [1, 1, 1, 1, 1, 1, 1, 2, 1]);
-        // The finish waited for the task, which woke the registered waker as it completed.
+        // The task woke the registered waker as it completed.
+        assert!(
+            common::poll_until(|| wakers[7].0.load(Ordering::SeqCst) == 1),
+            "the waker of the last poll was never woken"
+        );
+        assert_eq!(*f.get(), 5);
+        drop(f);
         let woken: Vec<usize> = wakers.iter().map(|w| w.0.load(Ordering::SeqCst)).collect();
         assert_eq!(woken, [0, 0, 0, 0, 0, 0, 0, 1]);
         assert_eq!(dropped_one.0.load(Ordering::SeqCst), 0);
