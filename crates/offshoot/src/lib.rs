@@ -163,7 +163,7 @@ pub mod prelude {
         IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelDrainRange, ParallelExtend,
         ParallelIterator, ParallelString,
     };
-    pub use crate::slice::ParallelSliceMut;
+    pub use crate::slice::{ParallelSlice, ParallelSliceMut};
 }
 
 /// Parallel iterators over strings (rayon's `rayon::str`): [`ParallelString`](str::ParallelString).

@@ -1,5 +1,8 @@
-//! Parallel operations on slices, under rayon's names: `use offshoot::slice::ParallelSliceMut`
-//! (or `offshoot::prelude::*`) gives every `&mut [T]` and `Vec<T>` the parallel sorts.
+//! Parallel operations on slices, under rayon's names: `use offshoot::slice::ParallelSlice`
+//! and `ParallelSliceMut` (or `offshoot::prelude::*`) give every slice, `Vec<T>` and array
+//! the chunking sources (`par_chunks`, `par_chunks_mut`, `par_chunks_exact`, `par_rchunks`,
+//! ..., `par_windows`, `par_split`, `par_split_mut`: `chunks.rs`, `rchunks.rs`,
+//! `windows.rs`, `split.rs`) and the parallel sorts.
 //!
 //! * [`par_sort`](ParallelSliceMut::par_sort) and its `_by`, `_by_key`, `_by_cached_key`
 //!   forms are **stable**: a parallel merge sort (`slice/mergesort.rs`) with one scratch buffer of
@@ -17,8 +20,155 @@
 
 use std::cmp::Ordering;
 
+mod chunks;
 mod mergesort;
 mod quicksort;
+mod raw;
+mod rchunks;
+mod split;
+mod windows;
+
+pub use chunks::{Chunks, ChunksExact, ChunksExactMut, ChunksMut};
+pub use rchunks::{RChunks, RChunksExact, RChunksExactMut, RChunksMut};
+pub use split::{Split, SplitMut};
+pub use windows::Windows;
+
+/// Parallel methods on shared slices (rayon's `ParallelSlice`): implemented for `[T]`, so
+/// every `&[T]`, `Vec<T>` and array gets them through auto-deref. Every chunk is a plain
+/// sub-slice (nothing is allocated per chunk), and the chunking sources are indexed
+/// ([`IndexedParallelIterator`](crate::IndexedParallelIterator): `zip`, `enumerate`, `rev`).
+///
+/// ```
+/// use offshoot::slice::ParallelSlice;
+/// use offshoot::ParallelIterator;
+///
+/// let v = [1, 2, 3, 4, 5];
+/// let sums: Vec<i32> = v.par_chunks(2).map(|c| c.iter().sum()).collect();
+/// assert_eq!(sums, [3, 7, 5]);
+/// ```
+pub trait ParallelSlice<T: Sync> {
+    /// The slice these methods work on.
+    ///
+    /// ```
+    /// use offshoot::slice::ParallelSlice;
+    /// assert_eq!([1, 2].as_parallel_slice(), &[1, 2]);
+    /// ```
+    fn as_parallel_slice(&self) -> &[T];
+
+    /// The sub-slices between the elements for which `separator` is true (std's
+    /// [`split`](slice::split)): `k` separators give `k + 1` pieces, in order. The
+    /// separators are found first, by a parallel pass, into a `Vec` of their positions.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v = [1, 2, 0, 3, 0, 0, 4];
+    /// let pieces: Vec<&[i32]> = v.par_split(|x| *x == 0).collect();
+    /// assert_eq!(pieces, [&[1, 2][..], &[3], &[], &[4]]);
+    /// ```
+    fn par_split<P>(&self, separator: P) -> Split<'_, T>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        Split::new(self.as_parallel_slice(), separator)
+    }
+
+    /// Every window of `size` consecutive elements, overlapping (std's
+    /// [`windows`](slice::windows)).
+    ///
+    /// # Panics
+    ///
+    /// If `size` is 0.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v = [1, 2, 3, 4];
+    /// let sums: Vec<i32> = v.par_windows(2).map(|w| w[0] + w[1]).collect();
+    /// assert_eq!(sums, [3, 5, 7]);
+    /// ```
+    #[track_caller]
+    fn par_windows(&self, size: usize) -> Windows<'_, T> {
+        Windows::new(self.as_parallel_slice(), size)
+    }
+
+    /// Chunks of `size` elements from the front, the last possibly shorter (std's
+    /// [`chunks`](slice::chunks)).
+    ///
+    /// # Panics
+    ///
+    /// If `size` is 0.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let c: Vec<&[i32]> = v.par_chunks(2).collect();
+    /// assert_eq!(c, [&[1, 2][..], &[3, 4], &[5]]);
+    /// ```
+    #[track_caller]
+    fn par_chunks(&self, size: usize) -> Chunks<'_, T> {
+        Chunks::new(self.as_parallel_slice(), size)
+    }
+
+    /// Chunks of exactly `size` elements from the front; the last `len % size` are left
+    /// out, in [`ChunksExact::remainder`] (std's [`chunks_exact`](slice::chunks_exact)).
+    ///
+    /// # Panics
+    ///
+    /// If `size` is 0.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let c: Vec<&[i32]> = v.par_chunks_exact(2).collect();
+    /// assert_eq!(c, [&[1, 2][..], &[3, 4]]);
+    /// ```
+    #[track_caller]
+    fn par_chunks_exact(&self, size: usize) -> ChunksExact<'_, T> {
+        ChunksExact::new(self.as_parallel_slice(), size)
+    }
+
+    /// Chunks of `size` elements from the back, the last (the slice's front) possibly
+    /// shorter (std's [`rchunks`](slice::rchunks)).
+    ///
+    /// # Panics
+    ///
+    /// If `size` is 0.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let c: Vec<&[i32]> = v.par_rchunks(2).collect();
+    /// assert_eq!(c, [&[4, 5][..], &[2, 3], &[1]]);
+    /// ```
+    #[track_caller]
+    fn par_rchunks(&self, size: usize) -> RChunks<'_, T> {
+        RChunks::new(self.as_parallel_slice(), size)
+    }
+
+    /// Chunks of exactly `size` elements from the back; the first `len % size` are left
+    /// out, in [`RChunksExact::remainder`] (std's [`rchunks_exact`](slice::rchunks_exact)).
+    ///
+    /// # Panics
+    ///
+    /// If `size` is 0.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let c: Vec<&[i32]> = v.par_rchunks_exact(2).collect();
+    /// assert_eq!(c, [&[4, 5][..], &[2, 3]]);
+    /// ```
+    #[track_caller]
+    fn par_rchunks_exact(&self, size: usize) -> RChunksExact<'_, T> {
+        RChunksExact::new(self.as_parallel_slice(), size)
+    }
+}
+
+impl<T: Sync> ParallelSlice<T> for [T] {
+    #[inline]
+    fn as_parallel_slice(&self) -> &[T] {
+        self
+    }
+}
 
 /// Leaf length for a parallel sort of `n` elements: about eight leaves per worker of the
 /// current pool (enough for idle workers to balance the load, few enough that the merge or
@@ -52,6 +202,97 @@ pub trait ParallelSliceMut<T: Send> {
     /// assert_eq!(v, [0, 1, 2]);
     /// ```
     fn as_parallel_slice_mut(&mut self) -> &mut [T];
+
+    /// The mutable sub-slices between the elements for which `separator` is true (std's
+    /// [`split_mut`](slice::split_mut)). The separators are found first, by a parallel
+    /// pass, into a `Vec` of their positions.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let mut v = [3, 1, 0, 2, 1, 0, 5];
+    /// v.par_split_mut(|x| *x == 0).for_each(|piece| piece.sort());
+    /// assert_eq!(v, [1, 3, 0, 1, 2, 0, 5]);
+    /// ```
+    fn par_split_mut<P>(&mut self, separator: P) -> SplitMut<'_, T>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// Mutable chunks of `size` elements from the front, the last possibly shorter (std's
+    /// [`chunks_mut`](slice::chunks_mut)).
+    ///
+    /// # Panics
+    ///
+    /// If `size` is 0.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// v.par_chunks_mut(2).for_each(|c| c.reverse());
+    /// assert_eq!(v, [2, 1, 4, 3, 5]);
+    /// ```
+    #[track_caller]
+    fn par_chunks_mut(&mut self, size: usize) -> ChunksMut<'_, T> {
+        ChunksMut::new(self.as_parallel_slice_mut(), size)
+    }
+
+    /// Mutable chunks of exactly `size` elements from the front; the last `len % size` are
+    /// left out, in [`ChunksExactMut::into_remainder`] (std's
+    /// [`chunks_exact_mut`](slice::chunks_exact_mut)).
+    ///
+    /// # Panics
+    ///
+    /// If `size` is 0.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// v.par_chunks_exact_mut(2).for_each(|c| c.reverse());
+    /// assert_eq!(v, [2, 1, 4, 3, 5]);
+    /// ```
+    #[track_caller]
+    fn par_chunks_exact_mut(&mut self, size: usize) -> ChunksExactMut<'_, T> {
+        ChunksExactMut::new(self.as_parallel_slice_mut(), size)
+    }
+
+    /// Mutable chunks of `size` elements from the back, the last (the slice's front)
+    /// possibly shorter (std's [`rchunks_mut`](slice::rchunks_mut)).
+    ///
+    /// # Panics
+    ///
+    /// If `size` is 0.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// v.par_rchunks_mut(2).for_each(|c| c.reverse());
+    /// assert_eq!(v, [1, 3, 2, 5, 4]);
+    /// ```
+    #[track_caller]
+    fn par_rchunks_mut(&mut self, size: usize) -> RChunksMut<'_, T> {
+        RChunksMut::new(self.as_parallel_slice_mut(), size)
+    }
+
+    /// Mutable chunks of exactly `size` elements from the back; the first `len % size` are
+    /// left out, in [`RChunksExactMut::into_remainder`] (std's
+    /// [`rchunks_exact_mut`](slice::rchunks_exact_mut)).
+    ///
+    /// # Panics
+    ///
+    /// If `size` is 0.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// v.par_rchunks_exact_mut(2).for_each(|c| c.reverse());
+    /// assert_eq!(v, [1, 3, 2, 5, 4]);
+    /// ```
+    #[track_caller]
+    fn par_rchunks_exact_mut(&mut self, size: usize) -> RChunksExactMut<'_, T> {
+        RChunksExactMut::new(self.as_parallel_slice_mut(), size)
+    }
 
     /// Sorts the slice in parallel, stably (equal elements keep their order). Allocates a
     /// scratch buffer as long as the slice.
