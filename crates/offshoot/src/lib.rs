@@ -81,7 +81,9 @@
 //! | `yield_now()` | [`yield_now`] | runs a poll and one job waiting to enter the pool; never takes other workers' seeds |
 //! | `par_sort`, `par_sort_by`, `par_sort_by_key`, `par_sort_by_cached_key`, `par_sort_unstable*` | [`slice::ParallelSliceMut`] (in [`prelude`]) | a parallel merge sort and a parallel quicksort on [`join`](join()) |
 //! | `par_iter`, `into_par_iter`, `par_iter_mut`, `par_bridge` | the traits of [`prelude`] | split lazily, when a worker asks (below) |
-//! | `broadcast`, `spawn_fifo`, `spawn_broadcast`, `use_current_thread`, `spawn_handler` | — | not provided |
+//! | `rayon::broadcast`, `pool.broadcast`, `spawn_broadcast`, `BroadcastContext` | [`broadcast()`], [`ThreadPool::broadcast`], [`spawn_broadcast`], [`ThreadPool::spawn_broadcast`], [`BroadcastContext`] | each worker runs its share when it next looks for work (offshoot has no per-worker queue); a caller inside the pool runs its own share at once, then runs waiting work until the others are done |
+//! | `par_chunks`, `par_chunks_exact`, `par_rchunks`, `par_rchunks_exact`, `par_windows`, `par_split`, and the `_mut` forms | [`slice::ParallelSlice`], [`slice::ParallelSliceMut`] (in [`prelude`]) | every chunk a plain sub-slice; `par_split`/`par_split_mut` find the separators first (one `Vec` of positions) and are indexed |
+//! | `spawn_fifo`, `use_current_thread`, `spawn_handler` | — | not provided |
 //!
 //! Where offshoot deliberately differs:
 //!
@@ -109,6 +111,7 @@
 
 mod atomics;
 mod bridge;
+mod broadcast;
 mod compat;
 mod deadlock;
 mod fiber;
@@ -134,6 +137,7 @@ mod unwind;
 mod worker;
 
 pub use bridge::{BridgeMap, IterBridge, ParallelBridge};
+pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use compat::{
     current_num_threads, current_thread_index, in_place_scope, join_context, max_num_threads,
     yield_now, FnContext, ThreadPoolBuildError, ThreadPoolBuilder, Yield,
