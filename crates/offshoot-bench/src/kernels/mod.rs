@@ -53,6 +53,7 @@ pub mod pentomino;
 pub mod pentomino_copy;
 pub mod plain;
 pub mod ring;
+pub mod stencil;
 pub mod tree_sum;
 pub mod uts;
 
@@ -156,6 +157,7 @@ pub fn all() -> Vec<KernelInfo> {
         iter::INFO_FILTER_COUNT,
         iter::INFO_COLLECT,
         iter::INFO_MINMAX,
+        stencil::INFO,
         pentomino::INFO,
         pentomino_copy::INFO,
         mandelbrot::INFO,
