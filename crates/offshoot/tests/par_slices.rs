@@ -205,3 +205,24 @@ fn rchunks_exact_mut_zero_panics() {
 fn windows_zero_panics() {
     let _ = [1, 2, 3].par_windows(0);
 }
+
+#[test]
+fn a_panic_in_a_chunk_closure_surfaces_once() {
+    common::install_panic_hook();
+    for p in pools() {
+        let what = format!("chunk boom {}", p.workers());
+        let mut v = vec![0u32; 100_003];
+        let msg = common::panic_message(|| {
+            p.run(|| {
+                v.par_chunks_mut(7).enumerate().for_each(|(i, c)| {
+                    if i == 9_999 {
+                        common::boom(&what)
+                    }
+                    c.fill(1);
+                })
+            })
+        });
+        assert_eq!(msg, common::boom_msg(&what));
+        assert_eq!(common::times_raised(&common::boom_msg(&what)), 1);
+    }
+}
