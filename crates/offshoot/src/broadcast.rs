@@ -11,7 +11,10 @@
 //!   exactly once per worker, on that worker's thread.
 //! * The jobs in flight always number the unclaimed shares: a job that claims a share is
 //!   consumed, a job that finds its popper's share claimed is re-injected. So once every
-//!   share has run, no job of the broadcast is left anywhere.
+//!   share has run, no job of the broadcast is left anywhere. The one exception: in a pool
+//!   being dropped, a `spawn_broadcast` job that finds its popper's share claimed is
+//!   dropped (its worker may have exited, and a re-injected job would then circulate
+//!   among the remaining workers for ever).
 //! * A share's last touch of the broadcast's state is its `finished` decrement (release,
 //!   paired with the waiter's acquire load): the results it wrote before are visible to
 //!   the waiter, and the state itself is kept alive by an `Arc` each job holds, so a
@@ -229,7 +232,13 @@ where
         debug_assert!(mode != Mode::Discard, "injected jobs are never discarded");
         let shares = &job.shares;
         if !shares.claim(w.index) {
-            // This worker ran its share already: the job goes back for another worker.
+            if matches!(shares.op, Op::Owned(_)) && w.registry().is_terminating() {
+                // A `spawn_broadcast` in a pool being dropped: the worker this job waits
+                // for may have exited already, and nobody would ever take it back out.
+                return;
+            }
+            // This worker ran its share already: the job goes back for another worker. (A
+            // `broadcast` borrows its pool, so that pool is not being dropped meanwhile.)
             w.registry().inject(ShareJob::into_job(job.shares.clone()));
             std::thread::yield_now();
             return;
@@ -327,7 +336,9 @@ where
 /// Starts `op` once on every worker of the current pool (the global pool outside every
 /// pool) and returns at once (rayon's `spawn_broadcast`). A share's panic goes to the
 /// pool's [panic handler](crate::ThreadPoolBuilder::panic_handler) (without one, the
-/// process aborts), as for a detached [`ThreadPool::spawn`].
+/// process aborts), as for a detached [`ThreadPool::spawn`]. When the pool is dropped
+/// before every worker got to its share, the shares of workers that exited first do not
+/// run (offshoot has no per-worker queue to keep them in).
 ///
 /// ```
 /// use std::sync::mpsc;
@@ -383,8 +394,9 @@ impl ThreadPool {
     /// pool.spawn_broadcast(move |_| {
     ///     s.fetch_add(1, Ordering::SeqCst);
     /// });
-    /// drop(pool); // runs the started work before the workers exit
-    /// assert_eq!(seen.load(Ordering::SeqCst), 2);
+    /// while seen.load(Ordering::SeqCst) < 2 {
+    ///     std::thread::yield_now();
+    /// }
     /// ```
     pub fn spawn_broadcast<OP>(&self, op: OP)
     where

@@ -37,7 +37,7 @@ impl<'a, T: Sync> ParallelIterator for Windows<'a, T> {
     type State = ();
     #[inline]
     fn base_len(&self) -> usize {
-        (self.slice.len() + 1).saturating_sub(self.size)
+        self.slice.len().saturating_sub(self.size - 1)
     }
     #[inline]
     fn state(&self) {}
