@@ -159,3 +159,21 @@ fn spawn_broadcast_runs_on_each_worker_once() {
         }
     })
 }
+
+#[test]
+fn dropping_a_pool_right_after_spawn_broadcast_ends() {
+    // The pool's workers may exit before some of them got to their share; the drop must
+    // still end (no share job left circulating among the workers that remain).
+    bounded(|| {
+        for round in 0..60 {
+            let pool = common::pool(1 + round % 3);
+            let ran = Arc::new(AtomicUsize::new(0));
+            let r = ran.clone();
+            pool.spawn_broadcast(move |_| {
+                r.fetch_add(1, Ordering::SeqCst);
+            });
+            drop(pool);
+            assert!(ran.load(Ordering::SeqCst) <= 1 + round % 3);
+        }
+    })
+}
