@@ -1,8 +1,8 @@
 //! Parallel operations on slices, under rayon's names: `use offshoot::slice::ParallelSlice`
 //! and `ParallelSliceMut` (or `offshoot::prelude::*`) give every slice, `Vec<T>` and array
 //! the chunking sources (`par_chunks`, `par_chunks_mut`, `par_chunks_exact`, `par_rchunks`,
-//! ..., `par_windows`, `par_split`, `par_split_mut`: `chunks.rs`, `rchunks.rs`,
-//! `windows.rs`, `split.rs`) and the parallel sorts.
+//! ..., `par_windows`, `par_split`, `par_split_mut`: `chunks.rs`, `windows.rs`,
+//! `split.rs`) and the parallel sorts.
 //!
 //! * [`par_sort`](ParallelSliceMut::par_sort) and its `_by`, `_by_key`, `_by_cached_key`
 //!   forms are **stable**: a parallel merge sort (`slice/mergesort.rs`) with one scratch buffer of
@@ -24,12 +24,13 @@ mod chunks;
 mod mergesort;
 mod quicksort;
 mod raw;
-mod rchunks;
 mod split;
 mod windows;
 
-pub use chunks::{Chunks, ChunksExact, ChunksExactMut, ChunksMut};
-pub use rchunks::{RChunks, RChunksExact, RChunksExactMut, RChunksMut};
+pub use chunks::{
+    Chunks, ChunksExact, ChunksExactMut, ChunksMut, RChunks, RChunksExact, RChunksExactMut,
+    RChunksMut,
+};
 pub use split::{Split, SplitMut};
 pub use windows::Windows;
 
