@@ -30,7 +30,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
-use crate::finish::{finish_core, Failure};
+use crate::finish::{finish_root, Failure};
 use crate::job::{JobHeader, JobRef, Mode, Payload};
 use crate::pool::{Registry, ThreadPool};
 use crate::worker::Worker;
@@ -243,7 +243,7 @@ where
             std::thread::yield_now();
             return;
         }
-        let detached_panic = shares.run_share(w.index, |op| match finish_core(w, |_| op()) {
+        let detached_panic = shares.run_share(w.index, |op| match finish_root(w, |_| op()) {
             Ok(r) => Ok(r),
             Err(Failure::Panic(p)) => Err(p),
             Err(Failure::Error(_) | Failure::Stopped) => Err(Box::new(

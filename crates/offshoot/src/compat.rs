@@ -18,7 +18,7 @@ use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use crate::finish::{finish_core, Failure};
+use crate::finish::{finish_root, Failure};
 use crate::job::{JobHeader, JobRef, Mode, Payload};
 use crate::pool::{env_workers, BuildError, Builder, Registry, ThreadPool, MAX_WORKERS};
 use crate::scope::Scope;
@@ -348,7 +348,7 @@ impl<F: FnOnce() + Send> DetachedJob<F> {
         if mode == Mode::Discard {
             return;
         }
-        match finish_core(w, |_| func()) {
+        match finish_root(w, |_| func()) {
             Ok(()) | Err(Failure::Stopped) => {}
             Err(Failure::Panic(p)) => w.registry().hooks.panicked(p),
             Err(Failure::Error(_)) => w.registry().hooks.panicked(Box::new(

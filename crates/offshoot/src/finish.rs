@@ -215,6 +215,9 @@ pub(crate) struct FinishFrame {
     /// taken from another frame.
     registered: Cell<bool>,
     is_owner: bool,
+    /// The owner frame of a root finish (`ThreadPool::run` entered from outside the pool):
+    /// a stop boundary like a proxy (see `bounds_stops`).
+    is_root: bool,
     /// The worker's current finish frame before this one.
     parent: *const FinishFrame,
 }
@@ -280,6 +283,15 @@ impl FinishFrame {
     /// A frame for `state` on `w`; call [`FinishFrame::enter`] once it sits at its final
     /// address. `is_owner`: the finish's own frame (else a proxy).
     pub(crate) fn new(w: &Worker, state: *const FinishState, is_owner: bool) -> FinishFrame {
+        Self::with_root(w, state, is_owner, false)
+    }
+
+    fn with_root(
+        w: &Worker,
+        state: *const FinishState,
+        is_owner: bool,
+        is_root: bool,
+    ) -> FinishFrame {
         FinishFrame {
             frame: Frame {
                 prev: w.head(),
@@ -290,6 +302,7 @@ impl FinishFrame {
             linked: Cell::new(ptr::null()),
             registered: Cell::new(false),
             is_owner,
+            is_root,
             parent: w.current_finish(),
         }
     }
@@ -325,6 +338,20 @@ impl FinishFrame {
     fn unlink(&self, w: &Worker) {
         w.pop(self as *const FinishFrame as *const Frame);
         w.set_current_finish(self.parent);
+        if self.bounds_stops() {
+            w.stop_boundary_left();
+        }
+    }
+
+    /// Whether this frame is a stop boundary (`frame.rs`): a proxy, under which a thief runs
+    /// work it took from elsewhere — a spawned task, or a stolen job, of this frame's finish
+    /// — or the owner frame of a root finish. What runs above it belongs to this finish, not
+    /// to the regions of the frames below it, which are the thief's own (it may have taken
+    /// the work while waiting in one of them): their cancellation must not stop it. A
+    /// failure of those regions that concerns this work reaches it through this finish, or
+    /// through the marker of the stolen job, both of which the boundary's scan includes.
+    pub(crate) fn bounds_stops(&self) -> bool {
+        !self.is_owner || self.is_root
     }
 
     /// The finish this frame belongs to.
@@ -712,8 +739,27 @@ pub(crate) fn finish_core<R>(
     w: &Worker,
     body: impl FnOnce(&FinishState) -> R,
 ) -> Result<R, Failure> {
+    finish_frame_core(w, false, body)
+}
+
+/// Like [`finish_core`], for the root finish of a job injected by `ThreadPool::run` from
+/// outside the pool: its owner frame is a stop boundary, because a worker may run such a
+/// job on top of frames of its own that wait (`Registry::run_outside`), which the job does
+/// not belong to.
+pub(crate) fn finish_root<R>(
+    w: &Worker,
+    body: impl FnOnce(&FinishState) -> R,
+) -> Result<R, Failure> {
+    finish_frame_core(w, true, body)
+}
+
+fn finish_frame_core<R>(
+    w: &Worker,
+    root: bool,
+    body: impl FnOnce(&FinishState) -> R,
+) -> Result<R, Failure> {
     let state = FinishState::new(w);
-    let frame = FinishFrame::new(w, &state, true);
+    let frame = FinishFrame::with_root(w, &state, true, root);
     frame.enter(w);
     let r = match catch_unwind(AssertUnwindSafe(|| body(&state))) {
         Ok(v) => Some(v),

@@ -25,6 +25,20 @@
 //!   any kind, in 004's Fig. 6 order.
 //! * Walking the chain happens only on slow paths (a request, a stop); planting a seed is
 //!   two stores and a pointer bump of `head`.
+//! * **Stop boundaries.** A stop scan (`Worker::stop_requested`) looks for a cancelled
+//!   frame from the head down to the nearest *stop boundary* only, that boundary included:
+//!   a proxy `Finish` frame (under it runs work a thief took from elsewhere: a stolen job or
+//!   a spawned task) or the owner frame of a root finish (a job injected by
+//!   `ThreadPool::run`). The frames below a boundary are the thief's own, and the work
+//!   above it need not belong to their regions: a worker waiting in a join takes back a
+//!   task that belongs to an enclosing finish, or drains such a task when the proxy of a
+//!   job it took back ends — both above the stolen-job marker of the join half it runs. A
+//!   cancel of a region below must not stop that task, or its finish would record the stop
+//!   as its first failure and resume it instead of the real one. A failure that does
+//!   concern the work reaches it through the boundary itself (its finish fails) or
+//!   through the stolen job's marker (its owner cancels it); a cancel found below the
+//!   boundary is held back and the stop bit raised again when the boundary leaves the
+//!   chain.
 
 use std::cell::Cell;
 

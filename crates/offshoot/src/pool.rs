@@ -23,7 +23,7 @@ use std::thread::{JoinHandle, Thread};
 
 use crate::compat::Hooks;
 use crate::fiber::{WaitOn, Waiter};
-use crate::finish::finish_core;
+use crate::finish::{finish_core, finish_root};
 use crate::job::{JobHeader, JobRef, Mode};
 use crate::stats::Stats;
 use crate::unwind::is_stopped;
@@ -320,7 +320,7 @@ impl<F: FnOnce() -> R + Send, R: Send> RootJob<F, R> {
         let job = unsafe { &*(h as *const Self) };
         // SAFETY: the job is executed once, by the worker that popped it.
         let f = unsafe { (*job.func.get()).take() }.expect("offshoot: root job run twice");
-        let r = catch_unwind(AssertUnwindSafe(|| match finish_core(w, |_| f()) {
+        let r = catch_unwind(AssertUnwindSafe(|| match finish_root(w, |_| f()) {
             Ok(v) => v,
             Err(failure) => crate::finish::resume_failure(failure),
         }));

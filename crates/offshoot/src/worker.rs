@@ -57,6 +57,27 @@ const SPIN_LOOKS: u32 = 64;
 /// its next poll.
 const WITHDRAW_AFTER: u32 = SPIN_LOOKS + 32;
 
+/// Where a stop scan found the youngest cancelled frame (`Worker::stop_requested`).
+enum ChainStop {
+    /// In a region the running code belongs to: it must stop.
+    Here,
+    /// Only below the running code's stop boundary: the code beneath must stop once the
+    /// boundary has left the chain.
+    Below,
+    /// Nowhere.
+    None,
+}
+
+/// Whether `f` is a stop boundary: code above it belongs to a finish whose cancellation
+/// reaches it through that frame, not to the regions of the frames below (frame.rs).
+///
+/// # Safety
+/// `f` is a live frame of the calling worker's chain.
+unsafe fn is_stop_boundary(f: *const Frame) -> bool {
+    // SAFETY: per the contract; the Finish table is installed only on `FinishFrame`s.
+    unsafe { (*f).table().kind == FrameKind::Finish && (*(f as *const FinishFrame)).bounds_stops() }
+}
+
 /// Escalating patience of a worker that keeps failing to find work: spin, then yield the
 /// core, then nap for 20 µs doubling up to about 1.3 ms (while other workers are busy; an
 /// idle pool sleeps without a timeout). Any success resets it.
@@ -263,6 +284,11 @@ pub(crate) struct Worker {
     pub(crate) index: usize,
     registry: *const Registry,
     head: Cell<*const Frame>,
+    /// A stop scan found a cancelled frame below the running code's stop boundary: raise
+    /// the stop bit again when that boundary leaves (see `stop_requested`). Shared by the
+    /// worker's fibers: a fiber that resumes rescans anyway, and a stray raise only costs
+    /// one scan.
+    stop_below: Cell<bool>,
     current_finish: Cell<*const FinishFrame>,
     rng: Cell<u64>,
     /// Free task blocks (owner only); see `alloc_block`.
@@ -291,6 +317,7 @@ impl Worker {
             index,
             registry,
             head: Cell::new(ptr::null()),
+            stop_below: Cell::new(false),
             current_finish: Cell::new(ptr::null()),
             rng: Cell::new(
                 0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
@@ -473,23 +500,33 @@ impl Worker {
         }
     }
 
-    /// Clears the stop bit and reports whether a region on this worker's chain is
-    /// cancelled; if so the bit is raised again, so the stop cannot be lost or swallowed:
-    /// every later poll stops again until the cancelled frame is unwound.
+    /// Clears the stop bit and reports whether a region that the running code belongs to is
+    /// cancelled (see [`Worker::chain_cancelled`]); if so the bit is raised again, so the
+    /// stop cannot be lost or swallowed: every later poll stops again until the cancelled
+    /// frame is unwound. A cancelled region *below* the running job's boundary is not the
+    /// job's to honour; it is remembered and the bit raised again when the boundary leaves
+    /// the chain (`stop_boundary_left`), so the code below sees it then.
     pub(crate) fn stop_requested(&self) -> bool {
         if !self.mailbox.take_stop() {
             return false;
         }
         self.wake_cancelled_parked();
-        if self.chain_cancelled(self.head.get()) {
-            self.mailbox.raise_stop();
-            true
-        } else {
-            false
+        match self.chain_stop(self.head.get()) {
+            ChainStop::Here => {
+                self.mailbox.raise_stop();
+                true
+            }
+            ChainStop::Below => {
+                self.stop_below.set(true);
+                false
+            }
+            ChainStop::None => false,
         }
     }
 
-    /// Whether a region on the chain from `head` (a live chain of this worker) is cancelled.
+    /// Whether a region that the code at `head` (a live chain of this worker) belongs to is
+    /// cancelled: a frame from `head` down to the nearest stop boundary, that boundary
+    /// included (see `frame.rs`).
     pub(crate) fn chain_cancelled(&self, head: *const Frame) -> bool {
         let mut f = head;
         while !f.is_null() {
@@ -498,10 +535,44 @@ impl Worker {
                 if ((*f).table().cancelled)(f) {
                     return true;
                 }
+                if is_stop_boundary(f) {
+                    return false;
+                }
                 f = (*f).prev;
             }
         }
         false
+    }
+
+    /// Where the youngest cancelled frame of the chain from `head` is: within the running
+    /// code's regions (down to and including the nearest stop boundary), below that
+    /// boundary, or nowhere.
+    fn chain_stop(&self, head: *const Frame) -> ChainStop {
+        let mut f = head;
+        let mut past_boundary = false;
+        while !f.is_null() {
+            // SAFETY: frames in the chain are live (frame.rs invariant).
+            unsafe {
+                if ((*f).table().cancelled)(f) {
+                    return if past_boundary {
+                        ChainStop::Below
+                    } else {
+                        ChainStop::Here
+                    };
+                }
+                past_boundary = past_boundary || is_stop_boundary(f);
+                f = (*f).prev;
+            }
+        }
+        ChainStop::None
+    }
+
+    /// A stop boundary leaves the chain: a stop that was held back for the frames below it
+    /// is raised again for them.
+    pub(crate) fn stop_boundary_left(&self) {
+        if self.stop_below.replace(false) {
+            self.mailbox.raise_stop();
+        }
     }
 
     /// Raises the stop bit of this worker for a region that was cancelled (counted, so that

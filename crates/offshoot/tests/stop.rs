@@ -603,3 +603,149 @@ fn tasks_stopped_while_contending_for_a_mutex_lose_no_wake() {
         }
     })
 }
+
+/// The flags of [`run_task_above_a_cancelled_join`], in the order they are set.
+#[derive(Default)]
+struct AboveJoin {
+    /// The nested join's seed `j3` is planted (by its owner, the worker running `J2.b`).
+    j3_planted: AtomicBool,
+    /// `j3.b` runs (on the worker running `J.b`, which took it back while waiting at `J2`).
+    j3b_started: AtomicBool,
+    /// The task `t` runs; `t_above` says it runs on the stack of `J.b`, above `J`'s frames.
+    t_running: AtomicBool,
+    t_above: AtomicBool,
+    /// `J`'s owner has cancelled `J.b` and, waiting at `J`, took back the seed `t` planted.
+    cancel_seen: AtomicBool,
+    /// `t` ran to its end.
+    t_done: AtomicBool,
+}
+
+/// The address of a local of the caller's frame, to tell which stack code runs on.
+#[inline(never)]
+fn stack_addr() -> usize {
+    let x = 0u8;
+    std::hint::black_box(&x) as *const u8 as usize
+}
+
+/// Builds, on 3 workers, a task of the root finish that runs *above* the frames of a stolen
+/// join half `J.b` on the thief's stack, then cancels `J` (its `a` side fails) while the
+/// task runs, and returns the run's outcome and whether the placement happened.
+///
+/// * the root plants `J`; a worker X steals `J.b`, which plants `J2`; a worker Y steals
+///   `J2.b`, which plants `j3`;
+/// * X, waiting at `J2`, takes `j3.b` back from Y; `j3.b` spawns `t` into the root finish
+///   (onto X's frame of it for `j3`), and X runs `t` when that frame ends — still inside
+///   `J.b`, above `J`'s marker;
+/// * `J.a` fails once `t` runs (`fail_with_err`: by returning `Err` from a `try_join`, which
+///   the caller ignores; else by panicking), which cancels `J.b`; `t` plants a seed that
+///   only `J`'s owner, waiting at `J` after the cancel, can take: `t` polls until it has.
+///
+/// `t` belongs to the root finish, not to `J.b`: the cancel of `J` must not stop it (its
+/// stop used to be recorded as the root finish's first failure, so the run ended in "a stop
+/// escaped to ThreadPool::run" and the real panic was lost).
+fn run_task_above_a_cancelled_join(
+    fail_with_err: bool,
+    what: &str,
+) -> (std::thread::Result<()>, Arc<AboveJoin>) {
+    let p = pool(3);
+    let f = Arc::new(AboveJoin::default());
+    let f2 = f.clone();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        p.run(|| {
+            let f = &f2;
+            let a = || -> Result<(), ()> {
+                assert!(
+                    poll_until(|| f.t_running.load(Ordering::SeqCst)),
+                    "the task above J.b never ran"
+                );
+                if fail_with_err {
+                    return Err(());
+                }
+                boom(what)
+            };
+            let b = || -> Result<(), ()> {
+                let jb_stack = stack_addr();
+                offshoot::join(
+                    || {
+                        assert!(
+                            poll_until(|| f.j3_planted.load(Ordering::SeqCst)),
+                            "J2.b was never stolen"
+                        );
+                    },
+                    || {
+                        offshoot::join(
+                            || {
+                                f.j3_planted.store(true, Ordering::SeqCst);
+                                assert!(
+                                    poll_until(|| f.j3b_started.load(Ordering::SeqCst)),
+                                    "j3.b was never taken back"
+                                );
+                            },
+                            || {
+                                f.j3b_started.store(true, Ordering::SeqCst);
+                                let f = f.clone();
+                                offshoot::spawn(move || {
+                                    // Within 1 MiB below `J.b`'s frame: the same stack (fiber
+                                    // stacks are separate mappings of 2 MiB or more).
+                                    let here = stack_addr();
+                                    f.t_above.store(
+                                        here < jb_stack && jb_stack - here < 1 << 20,
+                                        Ordering::SeqCst,
+                                    );
+                                    f.t_running.store(true, Ordering::SeqCst);
+                                    offshoot::join(
+                                        || {
+                                            assert!(
+                                                poll_until(|| f.cancel_seen.load(Ordering::SeqCst)),
+                                                "J's owner never took work back"
+                                            );
+                                        },
+                                        || f.cancel_seen.store(true, Ordering::SeqCst),
+                                    );
+                                    f.t_done.store(true, Ordering::SeqCst);
+                                });
+                            },
+                        );
+                        // Keep J2.b's worker from stealing the seed `t` plants.
+                        poll_until(|| f.t_done.load(Ordering::SeqCst));
+                    },
+                );
+                Ok(())
+            };
+            let r = offshoot::try_join(a, b);
+            assert!(!fail_with_err || r.is_err(), "J.a's error was lost");
+        })
+    }));
+    (r, f)
+}
+
+#[test]
+fn a_task_run_above_a_cancelled_join_half_is_not_stopped_by_it() {
+    bounded(|| {
+        let mut placed = 0;
+        for rep in 0..8 {
+            for fail_with_err in [false, true] {
+                let what = format!("task above a cancelled join, rep {rep}");
+                let (r, f) = run_task_above_a_cancelled_join(fail_with_err, &what);
+                let msg = r.err().map(|p| {
+                    common::payload_str(&*p)
+                        .unwrap_or("a non-string panic")
+                        .to_string()
+                });
+                if fail_with_err {
+                    assert_eq!(msg, None, "the run failed though only J.a's Err failed");
+                } else {
+                    assert_eq!(msg, Some(boom_msg(&what)), "the panic was replaced");
+                }
+                assert!(
+                    f.t_done.load(Ordering::SeqCst),
+                    "the task was stopped by the cancel of a join it does not belong to"
+                );
+                placed += usize::from(f.t_above.load(Ordering::SeqCst));
+            }
+        }
+        eprintln!("the task ran above the join half in {placed} of 16 runs");
+        // Without that placement the test would check nothing.
+        assert!(placed > 0, "the task never ran above the join half");
+    })
+}
