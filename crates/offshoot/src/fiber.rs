@@ -450,9 +450,19 @@ impl std::fmt::Debug for Waiter {
 
 impl Waiter {
     /// Arms a new wait for the calling task (a task on a worker, or any other thread).
+    ///
+    /// A task that unwinds (a destructor that waits while a panic passes through it) waits
+    /// on its thread's parker, blocking its worker as a `std` wait would, instead of parking
+    /// its fiber: std's "panicking" state (`std::thread::panicking`, the count a panic
+    /// raises until it is caught) belongs to the thread, so every task the worker switched
+    /// to meanwhile would inherit it: the runtime would ignore its stops and give none of its
+    /// work away, and mutex guards it dropped would poison their mutexes. The cost: the
+    /// worker's other tasks wait until the destructor's wait ends, so a destructor that
+    /// waits, during unwinding, for one of them (or, on a 1-worker pool, for any work of the
+    /// pool) deadlocks, as it would with `std::sync` in a thread pool.
     pub(crate) fn prepare() -> Waiter {
         let w = Worker::current();
-        if !w.is_null() {
+        if !w.is_null() && !std::thread::panicking() {
             // SAFETY: the current worker is run by this thread.
             let w = unsafe { &*w };
             if let Some(p) = w.running_parker() {

@@ -231,3 +231,89 @@ fn destructor_may_use_the_runtime_while_a_stolen_join_half_is_stopped() {
         },
     )
 }
+
+/// Waits on its event when dropped: a destructor that parks.
+struct WaitOnDrop {
+    waiting: Arc<AtomicBool>,
+    until: Arc<offshoot::sync::Event<()>>,
+}
+
+impl Drop for WaitOnDrop {
+    fn drop(&mut self) {
+        self.waiting.store(true, Ordering::SeqCst);
+        self.until.wait();
+    }
+}
+
+/// std's "this thread is panicking" state is per thread. A destructor that waits while its
+/// task unwinds must keep that state to itself: a task that its worker ran meanwhile would
+/// see `std::thread::panicking()`, so the runtime would ignore its stops and give none of
+/// its work away, and a mutex guard it drops would poison the mutex.
+#[test]
+fn a_destructor_that_waits_while_unwinding_keeps_its_panicking_state_to_itself() {
+    in_child_process(
+        "a_destructor_that_waits_while_unwinding_keeps_its_panicking_state_to_itself",
+        || {
+            // Not 1 worker: that one worker is the destructor's, blocked until the other
+            // thread's tasks have run, which they cannot (see `Waiter::prepare`).
+            for n in [2, 3] {
+                let p = Arc::new(pool(n));
+                for round in 0..3 {
+                    let waiting = Arc::new(AtomicBool::new(false));
+                    let until = Arc::new(offshoot::sync::Event::new());
+                    let saw_panicking = Arc::new(AtomicUsize::new(0));
+                    let ran = Arc::new(AtomicUsize::new(0));
+                    // Another thread keeps the pool busy with tasks while the destructor
+                    // waits, then lets it go on.
+                    let other = {
+                        let (p, waiting, until) = (p.clone(), waiting.clone(), until.clone());
+                        let (saw, ran) = (saw_panicking.clone(), ran.clone());
+                        let outside = offshoot::sync::ExternalWaker::new();
+                        std::thread::spawn(move || {
+                            let _outside = outside;
+                            assert!(
+                                poll_until(|| waiting.load(Ordering::SeqCst)),
+                                "the destructor never started waiting"
+                            );
+                            p.run(|| {
+                                offshoot::finish(|| {
+                                    for _ in 0..64 {
+                                        let (saw, ran) = (saw.clone(), ran.clone());
+                                        offshoot::spawn(move || {
+                                            if std::thread::panicking() {
+                                                saw.fetch_add(1, Ordering::SeqCst);
+                                            }
+                                            ran.fetch_add(1, Ordering::SeqCst);
+                                        });
+                                    }
+                                })
+                            });
+                            until.set(()).expect("set once");
+                        })
+                    };
+                    let what =
+                        format!("unwinding past a waiting destructor, {n} workers, round {round}");
+                    let msg = panic_message(|| {
+                        p.run(|| {
+                            let _g = WaitOnDrop {
+                                waiting: waiting.clone(),
+                                until: until.clone(),
+                            };
+                            boom(&what)
+                        })
+                    });
+                    other.join().expect("the other thread failed");
+                    assert_eq!(msg, boom_msg(&what));
+                    assert_eq!(ran.load(Ordering::SeqCst), 64);
+                    assert_eq!(
+                        saw_panicking.load(Ordering::SeqCst),
+                        0,
+                        "tasks run while a destructor waited in an unwinding task saw the \
+                         thread panicking"
+                    );
+                    assert_eq!(p.run(|| fib(15)), 610);
+                }
+            }
+        },
+    )
+}
