@@ -2,9 +2,10 @@
 # Model-checks with loom (every `loom_tests` module of crates/offshoot/src): the request
 # handshake (mailbox.rs), the park/wake token and who queues a parked fiber (token.rs), the
 # lock-free stack of fibers woken from other threads with the worker's sleep handshake
-# (ready_stack.rs), and Event's check-then-park (sync/event.rs). Not part of CI (it
-# explores every interleaving up to LOOM_MAX_PREEMPTIONS, default 3; about 20 s once built);
-# run before changing any of them. Usage: scripts/loom.sh [test filter and harness options]
+# (ready_stack.rs), and Event's check-then-park (sync/event.rs). `.ci/run` runs it (it
+# explores every interleaving up to LOOM_MAX_PREEMPTIONS, default 3; about 10 s once built,
+# a minute with the build); run it before changing any of them.
+# Usage: scripts/loom.sh [test filter and harness options]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUSTFLAGS="--cfg loom ${RUSTFLAGS:-}" LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-3}" \

@@ -161,10 +161,12 @@ fn run_stock<T: Send, B: StockBody<T>, I: Iterator<Item = T>>(
         let mut acc = body.identity();
         loop {
             if let Some(src) = source.as_mut() {
-                // SAFETY (both blocks): only this worker touches the stock, and the borrow
-                // ends before user code (`next`, the body) runs.
-                while unsafe { (*frame.stock.get()).len() } < frame.target.get() {
+                // SAFETY: (each access to the stock here) only this worker touches the
+                // stock, and each borrow ends before user code (`next`, the body) runs.
+                let stocked = || unsafe { (*frame.stock.get()).len() };
+                while stocked() < frame.target.get() {
                     match src.next() {
+                        // SAFETY: as above; `next` has returned.
                         Some(x) => unsafe { (*frame.stock.get()).push_back(x) },
                         None => {
                             source = None;
@@ -374,6 +376,14 @@ where
 pub struct BridgeMap<I, F> {
     iter: I,
     f: F,
+}
+
+impl<I: std::fmt::Debug, F> std::fmt::Debug for BridgeMap<I, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BridgeMap")
+            .field("iter", &self.iter)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, F, R> BridgeMap<I, F>

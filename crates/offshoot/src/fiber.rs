@@ -1059,9 +1059,9 @@ impl Worker {
                                     task: unsafe { (*raw).saved.get().task },
                                     reported: false,
                                 });
-                                // SAFETY: `raw` is parked, its chain live.
                                 if stop
                                     && on.interruptible
+                                    // SAFETY: `raw` is parked, its chain live.
                                     && unsafe { self.chain_cancelled((*raw).saved.get().head) }
                                     && p.interrupt(epoch, Woken::Stopped)
                                 {

@@ -108,6 +108,12 @@
 //! and try elsewhere after a while). Call [`poll()`] in long sequential loops.
 
 #![warn(missing_docs)]
+#![deny(
+    unsafe_op_in_unsafe_fn,
+    missing_debug_implementations,
+    unreachable_pub,
+    clippy::undocumented_unsafe_blocks
+)]
 
 mod atomics;
 mod bridge;

@@ -358,7 +358,9 @@ pub enum BuildError {
         /// What was asked for.
         requested: usize,
     },
-    /// `OFFSHOOT_WORKERS` is set but is not a worker count.
+    /// `OFFSHOOT_WORKERS` is set but is not a worker count: not a whole number, `0` (except
+    /// for [`ThreadPoolBuilder`](crate::ThreadPoolBuilder), which reads it as "every core"),
+    /// or more than [`MAX_WORKERS`].
     InvalidEnv {
         /// The variable's value.
         value: String,
@@ -552,7 +554,7 @@ impl Builder {
     fn worker_count(&self) -> Result<usize, BuildError> {
         let n = match self.workers {
             Some(n) => n,
-            None => default_workers()?,
+            None => env_workers(false)?,
         };
         if n == 0 {
             return Err(BuildError::ZeroWorkers);
@@ -655,10 +657,16 @@ impl Builder {
 /// The worker count of a pool that does not set one: `OFFSHOOT_WORKERS`, else every core.
 /// With `zero_is_auto` (rayon's reading, for `ThreadPoolBuilder`), `OFFSHOOT_WORKERS=0`
 /// also means every core.
+/// A value the variable holds that is not a usable count (0 without `zero_is_auto`, more
+/// than [`MAX_WORKERS`]) is [`BuildError::InvalidEnv`], so the message names the variable
+/// the user set rather than a `workers(n)` call they never made.
 pub(crate) fn env_workers(zero_is_auto: bool) -> Result<usize, BuildError> {
     match default_workers()? {
         0 if zero_is_auto => Ok(available_cores()),
-        n => Ok(n),
+        n @ 1..=MAX_WORKERS => Ok(n),
+        _ => Err(BuildError::InvalidEnv {
+            value: std::env::var(WORKERS_ENV).unwrap_or_default(),
+        }),
     }
 }
 

@@ -24,6 +24,12 @@ pub struct Scope<'scope> {
     marker: PhantomData<fn(&'scope ()) -> &'scope ()>,
 }
 
+impl std::fmt::Debug for Scope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scope").finish_non_exhaustive()
+    }
+}
+
 // SAFETY: the handle is a pointer to a finish state that is `Sync` and outlives `'scope`;
 // spawning through a shared handle from any thread is supported (see `spawn_into`).
 unsafe impl Send for Scope<'_> {}
@@ -145,6 +151,12 @@ where
 pub struct TryScope<'scope, E> {
     inner: Scope<'scope>,
     marker: PhantomData<fn(E) -> E>,
+}
+
+impl<E> std::fmt::Debug for TryScope<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TryScope").finish_non_exhaustive()
+    }
 }
 
 impl<'scope, E: Send + 'static> TryScope<'scope, E> {

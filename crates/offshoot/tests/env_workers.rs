@@ -1,6 +1,6 @@
 //! The `OFFSHOOT_WORKERS` environment variable: a pool built without `workers(n)` takes its
 //! size from it; a bad value is an `InvalidEnv` error that names the variable and the value
-//! (not silently ignored), and the global pool refuses to start with a message saying what
+//! (not silently ignored; `0` and counts above `MAX_WORKERS` too), and the global pool refuses to start with a message saying what
 //! to fix; rayon's `ThreadPoolBuilder` reads `0` as "every core". Environment variables are
 //! process-wide, so this file is its own test binary with a single test that sets the
 //! variable step by step.
@@ -63,11 +63,22 @@ fn workers_env_sets_the_default_size_and_bad_values_are_errors() {
         assert_eq!(ThreadPool::builder().build().unwrap().workers(), 3);
         set(" 2 ");
         assert_eq!(ThreadPool::builder().build().unwrap().workers(), 2);
+        // A count out of range is reported as the variable's value, not as a `workers(n)`
+        // call the user never made.
+        for bad in ["0".to_string(), (MAX_WORKERS + 1).to_string()] {
+            set(&bad);
+            let e = ThreadPool::builder().build().unwrap_err();
+            assert!(
+                matches!(&e, BuildError::InvalidEnv { value } if *value == bad),
+                "{WORKERS_ENV}={bad}: {e:?}"
+            );
+            let msg = e.to_string();
+            assert!(
+                msg.contains(WORKERS_ENV) && msg.contains(&bad) && !msg.contains("workers("),
+                "the message does not name the variable: {msg}"
+            );
+        }
         set("0");
-        assert!(matches!(
-            ThreadPool::builder().build(),
-            Err(BuildError::ZeroWorkers)
-        ));
         // rayon's builder reads 0 as "automatic" (like RAYON_NUM_THREADS=0): every core.
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let p = offshoot::ThreadPoolBuilder::new().build().unwrap();
@@ -94,8 +105,8 @@ fn workers_env_sets_the_default_size_and_bad_values_are_errors() {
         drop(p);
         set(&(MAX_WORKERS + 1).to_string());
         assert!(matches!(
-            ThreadPool::builder().build(),
-            Err(BuildError::TooManyWorkers { requested }) if requested == MAX_WORKERS + 1
+            offshoot::ThreadPoolBuilder::new().build(),
+            Err(BuildError::InvalidEnv { .. })
         ));
 
         // A good value makes the global pool start, with that size.

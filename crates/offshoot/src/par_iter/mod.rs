@@ -83,12 +83,12 @@ pub use zip::Zip;
 /// the free functions (`use offshoot::iter::*;`).
 pub mod iter {
     pub use super::{
-        empty, once, repeat, repeat_n, repeatn, Chain, Chunks, Cloned, Copied, Either, Empty,
-        Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith,
-        FromParallelIterator, IndexedParallelIterator, Inspect, Interleave, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, Map, MapInit, MapWith, Once,
-        ParallelDrainRange, ParallelExtend, ParallelIterator, RepeatN, Rev, StepBy, TakeAny,
-        TryFold, TryFoldWith, Update, WhileSome, Zip,
+        empty, once, repeat, repeat_n, repeatn, AnyWhile, Chain, Chunks, Cloned, Copied, Either,
+        Empty, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold,
+        FoldWith, FromParallelIterator, IndexedParallelIterator, Inspect, Interleave,
+        IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Map, MapInit,
+        MapWith, Once, ParallelDrainRange, ParallelExtend, ParallelIterator, RepeatN, Rev, StepBy,
+        TakeAny, TryFold, TryFoldWith, Update, WhileSome, Zip,
     };
     pub use super::{CharRangeIter, IntoIter, Iter, IterMut, RangeInteger, RangeIter, Try};
     pub use crate::bridge::{IterBridge, ParallelBridge};

@@ -50,6 +50,14 @@ pub struct Request<'r, 'a, T> {
     marker: PhantomData<Brand<'r, 'a, T>>,
 }
 
+impl<T> std::fmt::Debug for Request<'_, '_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Request")
+            .field("thief", &self.thief)
+            .finish()
+    }
+}
+
 /// Invariant in `'r` and `'a`; `T` only as a result type.
 type Brand<'r, 'a, T> = (Invariant<'r>, Invariant<'a>, fn() -> T);
 
@@ -61,6 +69,14 @@ type Invariant<'x> = fn(&'x ()) -> &'x ();
 pub struct Reply<'r, 'a, T> {
     task: Option<Box<dyn FnOnce() -> T + Send + 'a>>,
     marker: PhantomData<Invariant<'r>>,
+}
+
+impl<T> std::fmt::Debug for Reply<'_, '_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reply")
+            .field("spawns", &self.task.is_some())
+            .finish()
+    }
 }
 
 impl<T> Request<'_, '_, T> {

@@ -193,6 +193,12 @@ pub struct StateMut<'s, S> {
     state: &'s State<S>,
 }
 
+impl<S: std::fmt::Debug> std::fmt::Debug for StateMut<'_, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
 impl<S> Deref for StateMut<'_, S> {
     type Target = S;
     #[inline]

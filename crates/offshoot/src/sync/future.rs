@@ -384,8 +384,8 @@ impl<T> TaskFuture<T> {
 
     /// Where the value sits in the block at `header`, with the block's own provenance.
     fn value_ptr(header: *mut Header) -> *mut T {
-        // SAFETY (of the read): `ops` is written once, before the block is shared; the
-        // caller's handle keeps the block alive.
+        // SAFETY: `ops` is written once, before the block is shared; the caller's handle
+        // keeps the block alive.
         let offset = unsafe { (*header).ops.value_offset };
         (header as *mut u8).wrapping_add(offset) as *mut T
     }

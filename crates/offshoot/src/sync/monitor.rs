@@ -143,6 +143,12 @@ pub struct MonitorGuard<'a, T: ?Sized> {
     _not_send: PhantomData<*const ()>,
 }
 
+impl<T: ?Sized + std::fmt::Debug> std::fmt::Debug for MonitorGuard<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
 impl<T: ?Sized> Deref for MonitorGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
