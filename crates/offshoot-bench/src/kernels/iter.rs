@@ -126,7 +126,9 @@ impl<D: Send + Sync, T: Copy + PartialEq + Debug + Send> Instance for IterKernel
     }
 }
 
-fn boxed<D: Send + Sync + 'static, T: Copy + PartialEq + Debug + Send + 'static>(
+/// A kernel of the `fn(&D) -> T` kind from its input, input line and versions (serial,
+/// offshoot, rayon, oracle); `iter_apps.rs` builds its kernels with it too.
+pub(crate) fn boxed<D: Send + Sync + 'static, T: Copy + PartialEq + Debug + Send + 'static>(
     data: D,
     label: String,
     versions: [Version<D, T>; 4],

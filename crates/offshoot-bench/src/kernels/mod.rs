@@ -38,6 +38,7 @@ pub mod futures_fib;
 pub mod heat;
 pub mod items;
 pub mod iter;
+pub mod iter_apps;
 pub mod knapsack;
 pub mod loop21;
 pub mod loop6;
@@ -157,6 +158,9 @@ pub fn all() -> Vec<KernelInfo> {
         iter::INFO_FILTER_COUNT,
         iter::INFO_COLLECT,
         iter::INFO_MINMAX,
+        iter_apps::INFO_WORD_FREQ,
+        iter_apps::INFO_FLAT_MAP,
+        iter_apps::INFO_FIND_FIRST,
         stencil::INFO,
         pentomino::INFO,
         pentomino_copy::INFO,
