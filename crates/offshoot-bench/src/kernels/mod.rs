@@ -160,6 +160,7 @@ pub fn all() -> Vec<KernelInfo> {
         iter::INFO_MINMAX,
         iter_apps::INFO_WORD_FREQ,
         iter_apps::INFO_FLAT_MAP,
+        iter_apps::INFO_FLAT_MAP_COLLECT,
         iter_apps::INFO_FIND_FIRST,
         stencil::INFO,
         pentomino::INFO,
