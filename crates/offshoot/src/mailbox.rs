@@ -6,7 +6,7 @@
 //! * bits 0..32 — a pending request: `thief index + 1`, or 0 when there is none;
 //! * [`CLOSED`] — the owner sleeps and answers no request: thieves must go elsewhere;
 //! * [`STOP`] — some region on the owner's stack may have been cancelled: the owner must
-//!   scan its frame chain at its next poll (see `worker.rs`).
+//!   scan its frame chain at its next poll (see `worker/mod.rs`).
 //!
 //! The thief's own mailbox carries the `reply` slot and the request's `target`.
 //!

@@ -71,7 +71,7 @@ const ROUND: usize = 1000;
 /// Rounds before counting starts.
 const WARM_UP: usize = 20;
 /// What the workers' free lists may hold at most: 4096 blocks of 64 bytes each (see
-/// `worker.rs`), per worker.
+/// `worker/blocks.rs`), per worker.
 const FREE_LIST_BLOCKS: usize = 4096;
 /// What a pool's spare batches may hold at most: 16 batches of 1024 blocks.
 const SPARE_BLOCKS: usize = 16 * 1024;

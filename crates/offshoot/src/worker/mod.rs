@@ -1,0 +1,499 @@
+//! A worker: its frame chain, its polls and its stops, and the worker thread's scheduler
+//! loop. The rest of a worker lives beside this file, one concept each: the task-block
+//! allocator (`blocks.rs`), answering and stealing (`steal.rs`), waiting at a join or a
+//! finish (`wait.rs`), sleeping and backoff (`sleep.rs`); the fibers it runs tasks on and
+//! parking are `fiber.rs`.
+//!
+//! Invariants:
+//! * The `Cell` fields (`head`, `current_finish`, `rng`, the block cache) are touched only
+//!   by the thread that runs this worker, and so is the worker's count of unstolen join seeds, which lives in
+//!   that thread's `LOCAL` (so that `join` can test it before it loads the worker); other
+//!   threads only use `mailbox`, `sleep_state`, `thread` and the statistics counters
+//!   (which the owner alone writes, with plain relaxed stores).
+//! * Free task blocks: see `blocks.rs`.
+//! * A worker never runs unrelated work on top of a waiting frame: while it waits at a join
+//!   it runs only jobs taken back from the thief of that join (`Target::Job`), while it waits
+//!   at a finish only work of that finish (`Target::Finish`). Idle workers (empty chain)
+//!   take anything.
+//! * Every request this worker takes is answered before the worker does anything else that
+//!   could wait (see `answer_request`), and a worker that waits for a reply keeps answering
+//!   requests sent to it, so two workers asking each other cannot deadlock.
+//! * A worker sleeps only with its mailbox closed and nothing offerable on its chain, so no
+//!   request waits on a sleeper and no work is trapped behind one.
+//! * A worker counts as idle for the deadlock watch (`deadlock.rs`) only inside
+//!   `idle_sleep`, after a full pass of its scheduler found nothing to run, with no fiber
+//!   on its own ready list, no parked chain that gained work since it was pruned, and its
+//!   token-parked fibers published (`fiber.rs`); it counts itself awake again before it
+//!   looks at any news.
+
+use std::cell::Cell;
+use std::ptr;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
+use std::thread::Thread;
+
+use crossbeam_utils::CachePadded;
+
+use crate::fiber::Saved;
+use crate::finish::FinishFrame;
+use crate::frame::{Frame, FrameKind};
+use crate::mailbox::{Mailbox, Target};
+use crate::pool::Registry;
+use crate::stats::WorkerStats;
+
+mod blocks;
+mod sleep;
+mod steal;
+mod wait;
+
+pub(crate) use blocks::{alloc_block, fits_block, free_block, SpareBlocks};
+use sleep::{Patience, RUNNING};
+
+/// Where a stop scan found the youngest cancelled frame (`Worker::stop_requested`).
+enum ChainStop {
+    /// In a region the running code belongs to: it must stop.
+    Here,
+    /// Only below the running code's stop boundary: the code beneath must stop once the
+    /// boundary has left the chain.
+    Below,
+    /// Nowhere.
+    None,
+}
+
+/// Whether `f` is a stop boundary: code above it belongs to a finish whose cancellation
+/// reaches it through that frame, not to the regions of the frames below (frame.rs).
+///
+/// # Safety
+/// `f` is a live frame of the calling worker's chain.
+unsafe fn is_stop_boundary(f: *const Frame) -> bool {
+    // SAFETY: per the contract; the Finish table is installed only on `FinishFrame`s.
+    unsafe { (*f).table().kind == FrameKind::Finish && (*(f as *const FinishFrame)).bounds_stops() }
+}
+
+/// What a thread knows about the worker it runs. One thread-local, so that `join` reaches
+/// both fields from one address.
+struct Local {
+    /// The worker this thread runs, or null.
+    worker: Cell<*const Worker>,
+    /// Join seeds on the running chain of that worker that were not handed out
+    /// (`Worker::count_seed`); 0 on every thread that runs no worker, so a count of at least
+    /// one means `worker` is set. Here rather than in the `Worker` so that `join`'s
+    /// commonest path (enough seeds planted: plant none) is a thread-local load and a
+    /// compare, before it needs the worker's address.
+    seeds: Cell<u32>,
+}
+
+thread_local! {
+    static LOCAL: Local = const {
+        Local {
+            worker: Cell::new(ptr::null()),
+            seeds: Cell::new(0),
+        }
+    };
+}
+
+/// One worker of a pool. Lives in its pool's registry for as long as the registry.
+pub(crate) struct Worker {
+    pub(crate) index: usize,
+    registry: *const Registry,
+    head: Cell<*const Frame>,
+    /// A stop scan found a cancelled frame below the running code's stop boundary: raise
+    /// the stop bit again when that boundary leaves (see `stop_requested`). Shared by the
+    /// worker's fibers: a fiber that resumes rescans anyway, and a stray raise only costs
+    /// one scan.
+    stop_below: Cell<bool>,
+    current_finish: Cell<*const FinishFrame>,
+    rng: Cell<u64>,
+    /// Free task blocks (owner only); see `alloc_block`.
+    blocks: std::cell::UnsafeCell<Vec<*mut u8>>,
+    pub(crate) stats: WorkerStats,
+    mailbox: CachePadded<Mailbox>,
+    sleep_state: AtomicU8,
+    thread: OnceLock<Thread>,
+    /// The identity of the task this worker runs now (see `task_id`), and how many
+    /// identities it handed out.
+    task: Cell<u64>,
+    task_seq: Cell<u64>,
+    /// The fibers this worker runs tasks on (`fiber.rs`).
+    fibers: crate::fiber::FiberState,
+}
+
+// SAFETY: the `Cell`s are accessed only by the owning worker thread (module invariant);
+// everything other threads touch is atomic or set once (`OnceLock`).
+unsafe impl Sync for Worker {}
+// SAFETY: the registry pointer is to the `Arc<Registry>` that owns this worker; see above.
+unsafe impl Send for Worker {}
+
+impl Worker {
+    pub(crate) fn new(index: usize, registry: *const Registry) -> Worker {
+        Worker {
+            index,
+            registry,
+            head: Cell::new(ptr::null()),
+            stop_below: Cell::new(false),
+            current_finish: Cell::new(ptr::null()),
+            rng: Cell::new(
+                0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
+            ),
+            blocks: std::cell::UnsafeCell::new(Vec::new()),
+            stats: WorkerStats::default(),
+            mailbox: CachePadded::new(Mailbox::new()),
+            sleep_state: AtomicU8::new(RUNNING),
+            thread: OnceLock::new(),
+            task: Cell::new(0),
+            task_seq: Cell::new(0),
+            fibers: crate::fiber::FiberState::new(),
+        }
+    }
+
+    /// The worker the calling thread runs, or null outside every pool.
+    #[inline(always)]
+    pub(crate) fn current() -> *const Worker {
+        LOCAL.with(|l| l.worker.get())
+    }
+
+    #[inline(always)]
+    pub(crate) fn registry(&self) -> &Registry {
+        // SAFETY: the registry owns this worker, so it is alive while `self` is.
+        unsafe { &*self.registry }
+    }
+
+    pub(crate) fn sched_cell(&self) -> &std::cell::UnsafeCell<crate::fiber::Sched> {
+        self.fibers.sched()
+    }
+
+    pub(crate) fn remote(&self) -> &crate::fiber::Remote {
+        self.fibers.remote()
+    }
+
+    pub(crate) fn mailbox_raise_stop(&self) {
+        self.mailbox.raise_stop();
+    }
+
+    // ----- the chain ------------------------------------------------------------------
+
+    /// Installs the chain state of the fiber about to run (driver only).
+    pub(crate) fn restore_chain(&self, s: Saved) {
+        self.head.set(s.head);
+        self.set_seed_count(s.seeds);
+        self.current_finish.set(s.finish);
+        self.task.set(s.task);
+    }
+
+    /// Takes the chain state of the fiber that just suspended, leaving an empty chain
+    /// (driver only).
+    pub(crate) fn take_chain(&self) -> Saved {
+        Saved {
+            head: self.head.replace(ptr::null()),
+            seeds: self.replace_seed_count(0),
+            finish: self.current_finish.replace(ptr::null()),
+            task: self.task.replace(0),
+        }
+    }
+
+    /// The identity of the task running now.
+    pub(crate) fn task_id(&self) -> u64 {
+        self.task.get()
+    }
+
+    /// Runs `f` as a new task: with a fresh identity, unique in the process. Identities
+    /// come from a per-worker block of 2^20 taken from one global counter, so giving one
+    /// out is a local increment.
+    #[inline]
+    pub(crate) fn as_new_task<R>(&self, f: impl FnOnce() -> R) -> R {
+        static NEXT_BLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        const BLOCK_IDS: u64 = 1 << 20;
+        let mut id = self.task_seq.get();
+        if id.is_multiple_of(BLOCK_IDS) {
+            id = NEXT_BLOCK.fetch_add(1, Ordering::Relaxed) * BLOCK_IDS + 1;
+        }
+        self.task_seq.set(id + 1);
+        let prev = self.task.replace(id);
+        let r = f();
+        self.task.set(prev);
+        r
+    }
+
+    /// The youngest frame, to be stored as a new frame's `prev`.
+    #[inline(always)]
+    pub(crate) fn head(&self) -> *const Frame {
+        self.head.get()
+    }
+
+    /// Pushes `frame`, whose `prev` must be the current head. The pointer must be derived
+    /// from a reference to the *whole* concrete frame (not to its `Frame` field), so that
+    /// casting it back to the concrete type keeps the provenance of every field.
+    #[inline(always)]
+    pub(crate) fn push(&self, frame: *const Frame) {
+        // SAFETY: callers pass a live frame.
+        debug_assert!(ptr::eq(unsafe { (*frame).prev }, self.head.get()));
+        self.head.set(frame);
+    }
+
+    /// Pops `frame`, which must be the youngest.
+    #[inline(always)]
+    pub(crate) fn pop(&self, frame: *const Frame) {
+        debug_assert!(ptr::eq(self.head.get(), frame), "frame chain out of order");
+        // SAFETY: callers pass the live frame they pushed.
+        self.head.set(unsafe { (*frame).prev });
+    }
+
+    /// Whether the chain that the calling thread's worker runs holds enough unstolen join
+    /// seeds that one more is not worth planting (see `join.rs`). Never true on a thread
+    /// that runs no worker; when true, [`Worker::current`] is not null.
+    #[inline(always)]
+    pub(crate) fn seeds_full() -> bool {
+        LOCAL.with(|l| l.seeds.get()) >= crate::join::SEED_LIMIT
+    }
+
+    /// One more (`+1`) or one fewer (`-1`) unstolen join seed on the chain. Only on the
+    /// thread that runs this worker.
+    #[inline(always)]
+    pub(crate) fn count_seed(&self, d: i32) {
+        debug_assert!(
+            ptr::eq(self, Worker::current()),
+            "seed counted off its worker"
+        );
+        LOCAL.with(|l| l.seeds.set(l.seeds.get().wrapping_add_signed(d)));
+    }
+
+    /// The seed count of the running chain (owner thread only).
+    fn seed_count(&self) -> u32 {
+        debug_assert!(
+            ptr::eq(self, Worker::current()),
+            "seed count read off its worker"
+        );
+        LOCAL.with(|l| l.seeds.get())
+    }
+
+    fn set_seed_count(&self, n: u32) {
+        debug_assert!(
+            ptr::eq(self, Worker::current()),
+            "seed count set off its worker"
+        );
+        LOCAL.with(|l| l.seeds.set(n));
+    }
+
+    fn replace_seed_count(&self, n: u32) -> u32 {
+        debug_assert!(
+            ptr::eq(self, Worker::current()),
+            "seed count set off its worker"
+        );
+        LOCAL.with(|l| l.seeds.replace(n))
+    }
+
+    pub(crate) fn current_finish(&self) -> *const FinishFrame {
+        self.current_finish.get()
+    }
+
+    pub(crate) fn set_current_finish(&self, f: *const FinishFrame) {
+        self.current_finish.set(f);
+    }
+
+    // ----- polling --------------------------------------------------------------------
+
+    /// A poll point: answers a pending request and honours a stop. The fast path is one
+    /// relaxed load and a branch.
+    #[inline(always)]
+    pub(crate) fn poll(&self) {
+        if self.mailbox.needs_attention() {
+            self.poll_slow();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn poll_slow(&self) {
+        self.answer_request();
+        // A destructor that runs while its task unwinds may use the runtime; a stop raised
+        // there would be a panic during unwinding, which aborts. The stop bit stays set and
+        // the next poll after the unwinding honours it.
+        if !std::thread::panicking() && self.stop_requested() {
+            crate::unwind::raise_stopped();
+        }
+    }
+
+    /// Clears the stop bit and reports whether a region that the running code belongs to is
+    /// cancelled (see [`Worker::chain_cancelled`]); if so the bit is raised again, so the
+    /// stop cannot be lost or swallowed: every later poll stops again until the cancelled
+    /// frame is unwound. A cancelled region *below* the running job's boundary is not the
+    /// job's to honour; it is remembered and the bit raised again when the boundary leaves
+    /// the chain (`stop_boundary_left`), so the code below sees it then.
+    pub(crate) fn stop_requested(&self) -> bool {
+        if !self.mailbox.take_stop() {
+            return false;
+        }
+        self.wake_cancelled_parked();
+        match self.chain_stop(self.head.get()) {
+            ChainStop::Here => {
+                self.mailbox.raise_stop();
+                true
+            }
+            ChainStop::Below => {
+                self.stop_below.set(true);
+                false
+            }
+            ChainStop::None => false,
+        }
+    }
+
+    /// Whether a region that the code at `head` (a live chain of this worker) belongs to is
+    /// cancelled: a frame from `head` down to the nearest stop boundary, that boundary
+    /// included (see `frame.rs`).
+    pub(crate) fn chain_cancelled(&self, head: *const Frame) -> bool {
+        let mut f = head;
+        while !f.is_null() {
+            // SAFETY: frames in the chain are live (frame.rs invariant).
+            unsafe {
+                if ((*f).table().cancelled)(f) {
+                    return true;
+                }
+                if is_stop_boundary(f) {
+                    return false;
+                }
+                f = (*f).prev;
+            }
+        }
+        false
+    }
+
+    /// Where the youngest cancelled frame of the chain from `head` is: within the running
+    /// code's regions (down to and including the nearest stop boundary), below that
+    /// boundary, or nowhere.
+    fn chain_stop(&self, head: *const Frame) -> ChainStop {
+        let mut f = head;
+        let mut past_boundary = false;
+        while !f.is_null() {
+            // SAFETY: frames in the chain are live (frame.rs invariant).
+            unsafe {
+                if ((*f).table().cancelled)(f) {
+                    return if past_boundary {
+                        ChainStop::Below
+                    } else {
+                        ChainStop::Here
+                    };
+                }
+                past_boundary = past_boundary || is_stop_boundary(f);
+                f = (*f).prev;
+            }
+        }
+        ChainStop::None
+    }
+
+    /// A stop boundary leaves the chain: a stop that was held back for the frames below it
+    /// is raised again for them.
+    pub(crate) fn stop_boundary_left(&self) {
+        if self.stop_below.replace(false) {
+            self.mailbox.raise_stop();
+        }
+    }
+
+    /// Raises the stop bit of this worker for a region that was cancelled (counted, so that
+    /// its parked fibers are scanned once for it: `wake_cancelled_parked`) and wakes it if
+    /// it sleeps.
+    pub(crate) fn signal_stop(&self) {
+        self.remote().count_stop();
+        self.mailbox.raise_stop();
+        self.unpark_if_sleeping();
+    }
+
+    /// Whether a stop is raised on this worker and not yet taken.
+    pub(crate) fn stop_raised(&self) -> bool {
+        self.mailbox.stop_raised()
+    }
+
+    /// The name of this worker's thread, for reports.
+    pub(crate) fn thread_name(&self) -> String {
+        match self.thread.get().and_then(|t| t.name()) {
+            Some(n) => n.to_string(),
+            None => format!("worker {}", self.index),
+        }
+    }
+
+    // ----- the worker thread ----------------------------------------------------------
+
+    /// The body of a worker thread: the fiber driver (`fiber.rs`), which runs `schedule` on
+    /// a fiber.
+    pub(crate) fn thread_main(&self, stack_size: usize) {
+        /// Counts the worker out of the deadlock watch's awake workers however it ends.
+        struct Awake;
+        impl Drop for Awake {
+            fn drop(&mut self) {
+                crate::deadlock::went_idle();
+            }
+        }
+        /// Tells `build` that the worker died before it started, if it unwinds that early
+        /// (a report that came first stands).
+        struct Starting<'a>(&'a Worker);
+        impl Drop for Starting<'_> {
+            fn drop(&mut self) {
+                let w = self.0;
+                w.registry().report_start(
+                    w.index,
+                    Err("its thread ended before it could run tasks".to_string()),
+                );
+            }
+        }
+        let _ = self.thread.set(std::thread::current());
+        crate::deadlock::woke();
+        let _awake = Awake;
+        let _starting = Starting(self);
+        LOCAL.with(|l| l.worker.set(self));
+        self.drive(stack_size);
+        debug_assert_eq!(self.seed_count(), 0, "a worker ended with seeds counted");
+        // Both together: a count of at least one must never outlive the worker it implies.
+        LOCAL.with(|l| {
+            l.seeds.set(0);
+            l.worker.set(ptr::null());
+        });
+    }
+
+    /// The scheduler loop, at the base of every fiber: take injected work, else work on
+    /// this worker's parked chains, else steal, else sleep. Returns true when a parked fiber
+    /// is ready (this fiber then gives way to it), false when the pool terminates.
+    pub(crate) fn schedule(&self) -> bool {
+        let reg = self.registry();
+        let mut patience = Patience::new();
+        loop {
+            if self.has_ready_fiber() {
+                return true;
+            }
+            if let Some(job) = reg.pop_injected() {
+                // An injected job is owned by whoever pops it from the injector.
+                reg.busy(|| self.run_stolen(job));
+                patience.reset();
+                continue;
+            }
+            if reg.is_terminating() {
+                return false;
+            }
+            if self.mailbox.needs_attention() {
+                self.answer_request();
+                // Nothing runs on this fiber, so no region here can be cancelled: clear a
+                // stray stop (a parked fiber rescans its own chain when it resumes).
+                let _ = self.stop_requested();
+            }
+            if self.has_parked() {
+                // Work left on the chains of this worker's parked tasks: run it here.
+                if let Some(job) = self.find_work(Target::Any, self.index) {
+                    self.stats.materialized.bump();
+                    reg.busy(|| self.run_stolen(job));
+                    patience.reset();
+                    continue;
+                }
+            }
+            if let Some(v) = self.random_victim() {
+                if let Some(job) = self.steal_from(v, Target::Any) {
+                    reg.busy(|| self.run_stolen(job));
+                    patience.reset();
+                    continue;
+                }
+            }
+            let news =
+                || self.remote().has_news() || self.mailbox.has_request() || reg.has_injected();
+            if let Some(d) = patience.fail_watching(news) {
+                self.idle_sleep(d);
+            }
+        }
+    }
+}

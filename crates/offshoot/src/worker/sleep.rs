@@ -1,0 +1,191 @@
+//! Sleeping and backoff: how a worker that finds nothing to do spins, yields, naps and
+//! sleeps, and how others wake it.
+//!
+//! Invariants:
+//! * A worker sleeps only with its mailbox closed (`close_mailbox` answers the requests
+//!   that race with the close) and nothing offerable on its chain, so no request waits on
+//!   a sleeper and no work is trapped behind one.
+//! * `sleep_state` says why a worker sleeps: `IDLE_SLEEP` (nothing to steal: new work may
+//!   wake it, `wake_if_idle`) or `WAIT_SLEEP` (waiting at a join or a finish: only that
+//!   event or a stop wakes it, `unpark_if_sleeping`).
+//! * The sleeper stores its state (`SeqCst`) before its last look at what could wake it,
+//!   and a waker publishes its news before it reads (`unpark_if_sleeping`) or claims
+//!   (`wake_if_idle`) that state; `std::thread::park` keeps an unpark that came before
+//!   the park. (Which ordering each kind of news is published with is said where it is
+//!   published; one write-up of the whole protocol is still to come, house issue item 3.)
+//!   A `nap` is bounded by its timeout, and an idle worker sleeps without one only while
+//!   no worker of its pool is busy.
+//! * An idle sleeper is counted in its pool's sleeper count (`Registry::sleepers_add`) from
+//!   before its last look for news until it is awake again.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::Worker;
+
+pub(super) const RUNNING: u8 = 0;
+/// Sleeping because there was nothing to steal: new work may wake it.
+pub(super) const IDLE_SLEEP: u8 = 1;
+/// Sleeping while waiting for a join or a finish: only that event (or a stop) wakes it.
+pub(super) const WAIT_SLEEP: u8 = 2;
+
+/// How many times a thief looks at its reply slot (spinning) before it starts yielding its
+/// core between looks.
+pub(super) const SPIN_LOOKS: u32 = 64;
+/// How many looks in all before a thief tries to withdraw a request that a victim did not
+/// pick up. The yields matter: after an idle period the OS may wake the thief on the same
+/// core as its victim, and a thief that only spun would keep the victim from ever running
+/// its next poll.
+pub(super) const WITHDRAW_AFTER: u32 = SPIN_LOOKS + 32;
+
+/// Escalating patience of a worker that keeps failing to find work: spin, then yield the
+/// core, then nap for 20 µs doubling up to about 1.3 ms (while other workers are busy; an
+/// idle pool sleeps without a timeout). Any success resets it.
+pub(super) struct Patience {
+    fails: u32,
+}
+
+impl Patience {
+    const SPINS: u32 = 16;
+    const YIELDS: u32 = 1024;
+    /// Looks at its news an idle worker takes before each yield (a few microseconds).
+    const WATCH_SPINS: u32 = 128;
+
+    pub(super) fn new() -> Patience {
+        Patience { fails: 0 }
+    }
+
+    pub(super) fn reset(&mut self) {
+        self.fails = 0;
+    }
+
+    /// Still in the first, spinning phase (a waiter parks only after it).
+    pub(super) fn spinning(&self) -> bool {
+        self.fails < Self::SPINS
+    }
+
+    /// Records one more failure and waits a little; returns how long to nap when it is
+    /// time to sleep instead.
+    pub(super) fn fail(&mut self) -> Option<Duration> {
+        self.fail_watching(|| false)
+    }
+
+    /// Like `fail`, for an idle worker: before each yield of its core it spins a while
+    /// watching `news` (a fiber woken for it, a request, injected work) and goes back to
+    /// its loop as soon as there is some. A wake from another worker is then picked up
+    /// within a cache-line transfer rather than after a system call or a time slice.
+    pub(super) fn fail_watching(&mut self, news: impl Fn() -> bool) -> Option<Duration> {
+        self.fails = self.fails.saturating_add(1);
+        if self.fails <= Self::SPINS {
+            for _ in 0..(1u32 << self.fails.min(6)) {
+                std::hint::spin_loop();
+            }
+            None
+        } else if self.fails <= Self::YIELDS {
+            for _ in 0..Self::WATCH_SPINS {
+                if news() {
+                    return None;
+                }
+                std::hint::spin_loop();
+            }
+            std::thread::yield_now();
+            None
+        } else {
+            Some(Duration::from_micros(
+                20u64 << (self.fails - Self::YIELDS - 1).min(6),
+            ))
+        }
+    }
+}
+
+impl Worker {
+    /// Sleeps until `ready()` may have become true, or `nap` passed, unless this worker
+    /// still has work to offer (then it only yields, so thieves can take that work).
+    pub(crate) fn nap(&self, ready: impl Fn() -> bool, nap: Duration) {
+        if self.has_offerable_work() {
+            std::thread::yield_now();
+            return;
+        }
+        self.close_mailbox();
+        self.sleep_state.store(WAIT_SLEEP, Ordering::SeqCst);
+        if !ready() {
+            std::thread::park_timeout(nap);
+        }
+        self.sleep_state.store(RUNNING, Ordering::SeqCst);
+        self.mailbox.open();
+    }
+
+    /// Closes the mailbox, answering requests that race with the close.
+    pub(super) fn close_mailbox(&self) {
+        while !self.mailbox.close() {
+            self.answer_request();
+        }
+    }
+
+    /// Wakes this worker if it sleeps (for any reason).
+    pub(crate) fn unpark_if_sleeping(&self) {
+        if self.sleep_state.load(Ordering::SeqCst) != RUNNING {
+            if let Some(t) = self.thread.get() {
+                t.unpark();
+            }
+        }
+    }
+
+    /// Wakes this worker if it sleeps for lack of work. Returns whether it did.
+    pub(crate) fn wake_if_idle(&self) -> bool {
+        if self
+            .sleep_state
+            .compare_exchange(IDLE_SLEEP, RUNNING, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok()
+        {
+            if let Some(t) = self.thread.get() {
+                t.unpark();
+            }
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Sleeps for lack of work: without a timeout when the whole pool is idle, else for a
+    /// short nap (a busy worker may plant seeds at any time without telling anyone).
+    ///
+    /// Asleep, the worker counts as idle for the deadlock watch; before it sleeps and when
+    /// it wakes up it runs the watch, which looks for a deadlock once no worker of any pool
+    /// is awake. (A pool with parked tasks has a busy count above zero — a parked task's job
+    /// has not returned — so its idle workers nap and run the watch again and again.)
+    pub(super) fn idle_sleep(&self, nap: Duration) {
+        // A stop scan may have readied a fiber in this very pass, or a kick brought work to a
+        // parked chain: run it, do not sleep.
+        if self.has_local_ready() || self.reclaim_parked_work() {
+            return;
+        }
+        let reg = self.registry();
+        self.close_mailbox();
+        self.sleep_state.store(IDLE_SLEEP, Ordering::SeqCst);
+        reg.sleepers_add(1);
+        self.publish_token_parked();
+        crate::deadlock::went_idle();
+        let quiet = || {
+            !reg.has_injected()
+                && !reg.is_terminating()
+                && !self.mailbox.has_request()
+                && !self.remote().has_news()
+                && !self.mailbox.stop_raised()
+        };
+        if quiet() && !crate::deadlock::watch() {
+            if reg.busy_workers() == 0 {
+                std::thread::park();
+            } else {
+                std::thread::park_timeout(nap);
+            }
+            if quiet() {
+                crate::deadlock::watch();
+            }
+        }
+        crate::deadlock::woke();
+        reg.sleepers_add(-1);
+        self.sleep_state.store(RUNNING, Ordering::SeqCst);
+        self.mailbox.open();
+    }
+}

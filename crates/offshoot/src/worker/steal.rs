@@ -1,0 +1,259 @@
+//! Answering and stealing: the victim's side of a request (`answer_request`: the oldest
+//! frame with work in the region the request targets gives it) and the thief's side
+//! (`steal_from`: send one request, wait for the answer while answering requests sent to
+//! this worker, withdraw it if the victim does not pick it up), and running what was taken.
+//!
+//! Invariants:
+//! * Every request this worker takes is answered, with work or with nothing, before the
+//!   worker does anything else that could wait; a worker that waits for a reply keeps
+//!   answering requests sent to it, so two workers asking each other cannot deadlock.
+//! * A request is answered from the **oldest** frame that has work (nearest the bottom of
+//!   the chain), restricted to the region its target allows (`Target`): while a worker
+//!   waits at a join it lends only work of that join's thief, at a finish only work of
+//!   that finish.
+//! * A job runs with a seed count of its own (`run_stolen`), so seeds held below it do
+//!   not keep it from planting the seeds a worker waiting for it can take back.
+
+use std::ptr;
+
+use super::sleep::{SPIN_LOOKS, WITHDRAW_AFTER};
+use super::Worker;
+use crate::finish::{FinishFrame, FinishState};
+use crate::frame::{Frame, FrameKind, StolenJobFrame};
+use crate::job::{JobHeader, JobRef, Mode};
+use crate::mailbox::{Mailbox, Target, REPLY_NOTHING, REPLY_PENDING};
+
+impl Worker {
+    /// Takes and answers the pending request, if any.
+    pub(crate) fn answer_request(&self) {
+        let reg = self.registry();
+        let Some((thief, target)) = self
+            .mailbox
+            .take_request(|i| &*reg.worker(i).mailbox as *const Mailbox)
+        else {
+            return;
+        };
+        // A thread that unwinds (a destructor using the runtime) gives no work away: what it
+        // runs now belongs to a region being torn down, and a stolen part could be stopped,
+        // which the unwinding destructor could not honour.
+        let work = if std::thread::panicking() {
+            None
+        } else {
+            self.find_work(target, thief)
+        };
+        let answer = match work {
+            Some(job) => {
+                self.stats.answered_work.bump();
+                self.stats.materialized.bump();
+                job.0 as u64
+            }
+            None => {
+                self.stats.answered_empty.bump();
+                REPLY_NOTHING
+            }
+        };
+        reg.worker(thief).mailbox.answer(answer);
+    }
+
+    /// Finds the oldest frame with work in the region `target` allows and takes work from
+    /// it for `thief`: on the running chain first, then on the chains of parked fibers
+    /// (whose work would otherwise wait as long as they do).
+    pub(crate) fn find_work(&self, target: Target, thief: usize) -> Option<JobRef> {
+        // SAFETY: the running chain is live and only this worker touches it.
+        if let Some((f, ctx)) = unsafe { Self::find_in_chain(self.head.get(), target) } {
+            // SAFETY: `f` is a live frame of this worker.
+            if unsafe { (*f).table().kind } == FrameKind::Handler {
+                // The oldest candidate is a spawn-request handler, which may decline: the
+                // search module asks it and, failing that, the younger frames in order (004
+                // Fig. 6).
+                // SAFETY: `f` is a live handler frame of this worker, in the allowed region,
+                // and every frame between it and the head is too.
+                return unsafe { crate::search::answer(self, thief, f, ctx) };
+            }
+            // SAFETY: `f` is a live frame of this worker whose table said it has work.
+            return Some(unsafe { ((*f).table().offer)(f, self, thief, ctx) });
+        }
+        let mut found = None;
+        self.parked_chains(|saved| {
+            // SAFETY: a parked fiber's chain is live while it is parked, and only this
+            // worker's thread touches it.
+            let found_here = unsafe { Self::find_in_chain(saved.get().head, target) };
+            // A handler on a parked chain is not asked: its undo/redo would run on the state
+            // of a task that is not running. The parked task's own polls ask it when it runs.
+            // SAFETY: frames of a parked chain are live.
+            let found_here =
+                found_here.filter(|&(f, _)| unsafe { (*f).table().kind } != FrameKind::Handler);
+            if let Some((f, ctx)) = found_here {
+                // Handing out a join seed uncounts it from the running chain's count: move
+                // that to the parked chain it belongs to.
+                let before = self.seed_count();
+                // SAFETY: as above.
+                found = Some(unsafe { ((*f).table().offer)(f, self, thief, ctx) });
+                let uncounted = before.wrapping_sub(self.seed_count());
+                self.set_seed_count(before);
+                let mut s = saved.get();
+                s.seeds = s.seeds.wrapping_sub(uncounted);
+                saved.set(s);
+                true
+            } else {
+                false
+            }
+        });
+        found
+    }
+
+    /// The oldest frame of the chain from `head` that has work in the region `target`
+    /// allows, with the state of the innermost finish around it.
+    ///
+    /// # Safety
+    /// `head` starts a live chain of this worker.
+    pub(super) unsafe fn find_in_chain(
+        head: *const Frame,
+        target: Target,
+    ) -> Option<(*const Frame, *const FinishState)> {
+        let mut best: *const Frame = ptr::null();
+        let mut best_ctx: *const FinishState = ptr::null();
+        // While true, frames are inside the allowed region.
+        let mut in_region = true;
+        let mut found_boundary = matches!(target, Target::Any);
+        let mut f = head;
+        while !f.is_null() {
+            // SAFETY: frames in the chain are live and only this worker touches them.
+            unsafe {
+                let vt = (*f).table();
+                let mut boundary_here = false;
+                match (target, vt.kind) {
+                    (Target::Job(j), FrameKind::StolenJob)
+                        if in_region && (*(f as *const StolenJobFrame)).job as usize == j =>
+                    {
+                        in_region = false;
+                        found_boundary = true;
+                    }
+                    (Target::Finish(s), FrameKind::Finish)
+                        if in_region && (*(f as *const FinishFrame)).state as usize == s =>
+                    {
+                        boundary_here = true;
+                        found_boundary = true;
+                    }
+                    _ => {}
+                }
+                if in_region && (vt.has_work)(f) {
+                    best = f;
+                    best_ctx = ptr::null();
+                }
+                if boundary_here {
+                    in_region = false;
+                }
+                if vt.kind == FrameKind::Finish && !best.is_null() && best_ctx.is_null() {
+                    best_ctx = (*(f as *const FinishFrame)).state;
+                }
+                f = (*f).prev;
+            }
+        }
+        if best.is_null() || !found_boundary {
+            return None;
+        }
+        debug_assert!(!best_ctx.is_null(), "work outside every finish");
+        Some((best, best_ctx))
+    }
+
+    /// Whether some frame on the running chain could give work to a thief.
+    pub(super) fn has_offerable_work(&self) -> bool {
+        // SAFETY: the running chain is live.
+        unsafe { self.chain_has_work(self.head.get()) }
+    }
+
+    /// Whether some frame of the chain from `head` could give work to a thief.
+    ///
+    /// # Safety
+    /// `head` starts a live chain of this worker.
+    pub(crate) unsafe fn chain_has_work(&self, head: *const Frame) -> bool {
+        let mut f = head;
+        while !f.is_null() {
+            // SAFETY: frames in the chain are live.
+            unsafe {
+                if ((*f).table().has_work)(f) {
+                    return true;
+                }
+                f = (*f).prev;
+            }
+        }
+        false
+    }
+
+    pub(super) fn next_random(&self) -> u64 {
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.set(x);
+        x
+    }
+
+    /// A random worker other than this one, or `None` in a one-worker pool.
+    pub(crate) fn random_victim(&self) -> Option<usize> {
+        let n = self.registry().num_workers();
+        if n < 2 {
+            return None;
+        }
+        let r = (self.next_random() % (n as u64 - 1)) as usize;
+        Some(if r >= self.index { r + 1 } else { r })
+    }
+
+    /// Sends one request to `victim` and waits for its answer, answering requests sent to
+    /// this worker meanwhile. Withdraws the request if the victim does not pick it up soon.
+    pub(crate) fn steal_from(&self, victim: usize, target: Target) -> Option<JobRef> {
+        let reg = self.registry();
+        let v = reg.worker(victim);
+        if !self.mailbox.send_request(self.index, &v.mailbox, target) {
+            return None;
+        }
+        self.stats.requests_sent.bump();
+        let mut looks = 0u32;
+        let mut may_withdraw = true;
+        loop {
+            match self.mailbox.reply() {
+                REPLY_PENDING => {}
+                REPLY_NOTHING => return None,
+                p => return Some(JobRef(p as usize as *const JobHeader)),
+            }
+            if self.mailbox.has_request() {
+                self.answer_request();
+            }
+            looks += 1;
+            // A fiber woken for this worker (or a kick) meanwhile: go and run it rather
+            // than wait for a victim that may have nothing.
+            if may_withdraw && (looks >= WITHDRAW_AFTER || self.remote().has_news()) {
+                if Mailbox::try_withdraw(self.index, &v.mailbox) {
+                    self.stats.withdrawn.bump();
+                    return None;
+                }
+                may_withdraw = false; // taken: the answer is on its way
+            }
+            if looks < SPIN_LOOKS {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// Runs a job received from a thief's reply (or popped from the injector).
+    ///
+    /// The job may belong to a region that was cancelled while this worker was idle and
+    /// cleared its stop bit; raising the bit makes the job's first poll scan the new frames,
+    /// so such a job stops at once instead of running unstopped.
+    ///
+    /// The job starts with a seed count of its own: seeds held below it (this worker may be
+    /// waiting at a join) must not stop it from planting the seeds that a worker waiting for
+    /// *it* can take back.
+    pub(crate) fn run_stolen(&self, job: JobRef) {
+        self.mailbox.raise_stop();
+        let held = self.replace_seed_count(0);
+        // SAFETY: the job came through a reply to this worker's request, so this worker
+        // owns it (mailbox invariant 3) and it is live until it signals completion.
+        self.as_new_task(|| unsafe { job.execute(self, Mode::Stolen) });
+        debug_assert_eq!(self.seed_count(), 0, "a finished job left seeds counted");
+        self.set_seed_count(held);
+    }
+}
