@@ -13,7 +13,7 @@
 //!   values that tasks of another pool set.
 //! * News that would make an idle worker awake: a token wake or a kick queued for it
 //!   (`Remote::has_news`), a stop raised on it (a stop ends token waits in cancelled regions,
-//!   see `fiber.rs`), a job injected into its pool.
+//!   see `fiber/`), a job injected into its pool.
 //! * Waits across pools: a task of pool P that enters pool Q (`Q.run`) parks on its token
 //!   until Q's job ends, listed as waiting on `ThreadPool::run` (not interruptible: the job
 //!   lives in the waiting frame), and its worker goes on or goes idle. So a wait nothing
@@ -38,7 +38,7 @@
 //!   count only after its wake is queued, so a check that reads the count as zero sees the
 //!   wake as news.
 //! * A declared deadlock interrupts each parked task's token by compare-and-swap from
-//!   `PARKED` under the park's epoch (`fiber.rs`), holding the owner's list lock so that the
+//!   `PARKED` under the park's epoch (`fiber/remote.rs`), holding the owner's list lock so that the
 //!   fiber cannot be resumed and freed meanwhile. Waits that cannot be interrupted (begun
 //!   while unwinding, or re-entering a monitor) are listed but not woken; if only such waits
 //!   remain, nothing can end them: the report goes to stderr once (each listed wait is

@@ -609,7 +609,7 @@ impl Builder {
                 },
                 None => format!("offshoot-{i}"),
             };
-            // Tasks run on fibers (`fiber.rs`); the thread's own stack only runs the driver.
+            // Tasks run on fibers (`fiber/`); the thread's own stack only runs the driver.
             let b = std::thread::Builder::new()
                 .name(name)
                 .stack_size(DRIVER_STACK);

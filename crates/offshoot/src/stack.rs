@@ -21,7 +21,7 @@
 //!   the worker may still carve from it; the last one unmaps it. So a slab that a parked
 //!   task leaks (a task that waits forever) stays mapped.
 //! * A dropped stack gives its pages back (`MADV_DONTNEED`) but not its address range:
-//!   stacks are not reused singly (fibers are, `fiber.rs` keeps a few free ones), so at worst
+//!   stacks are not reused singly (fibers are, `fiber/mod.rs` keeps a few free ones), so at worst
 //!   one live stack keeps its slab's address range reserved. Live slabs are therefore at
 //!   most the live fibers plus one, and mappings at most that (one per slab).
 //! * Slabs are huge-page free (`MAP_STACK`, `MADV_NOHUGEPAGE`): a touched stack page must

@@ -1,4 +1,4 @@
-//! Telling ThreadSanitizer about fiber switches (`fiber.rs`).
+//! Telling ThreadSanitizer about fiber switches (`fiber/mod.rs`).
 //!
 //! TSan keeps a shadow call stack per thread and pushes/pops it on every function entry
 //! and exit. A fiber switch changes stacks under it without a call or a return, so without

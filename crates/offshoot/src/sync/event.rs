@@ -11,7 +11,7 @@
 //! * A waker slot (`set_waker`, for `Future::poll`) holds at most one waker: registering
 //!   again replaces it, so a future polled many times stays one registration. The setter
 //!   wakes the wakers the slots hold when it sets the value.
-//! * A waiting task parks its fiber (`fiber.rs`): its worker goes on with other work. A
+//! * A waiting task parks its fiber (`fiber/`): its worker goes on with other work. A
 //!   thread outside every pool blocks. A wait that a stop or a deadlock ends takes its
 //!   token out of the waiters before it unwinds.
 //!

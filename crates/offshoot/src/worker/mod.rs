@@ -2,7 +2,7 @@
 //! loop. The rest of a worker lives beside this file, one concept each: the task-block
 //! allocator (`blocks.rs`), answering and stealing (`steal.rs`), waiting at a join or a
 //! finish (`wait.rs`), sleeping and backoff (`sleep.rs`); the fibers it runs tasks on and
-//! parking are `fiber.rs`.
+//! parking are `fiber/`.
 //!
 //! Invariants:
 //! * The `Cell` fields (`head`, `current_finish`, `rng`, the block cache) are touched only
@@ -23,7 +23,7 @@
 //! * A worker counts as idle for the deadlock watch (`deadlock.rs`) only inside
 //!   `idle_sleep`, after a full pass of its scheduler found nothing to run, with no fiber
 //!   on its own ready list, no parked chain that gained work since it was pruned, and its
-//!   token-parked fibers published (`fiber.rs`); it counts itself awake again before it
+//!   token-parked fibers published (`fiber/remote.rs`); it counts itself awake again before it
 //!   looks at any news.
 
 use std::cell::Cell;
@@ -114,7 +114,7 @@ pub(crate) struct Worker {
     /// identities it handed out.
     task: Cell<u64>,
     task_seq: Cell<u64>,
-    /// The fibers this worker runs tasks on (`fiber.rs`).
+    /// The fibers this worker runs tasks on (`fiber/`).
     fibers: crate::fiber::FiberState,
 }
 
@@ -412,7 +412,7 @@ impl Worker {
 
     // ----- the worker thread ----------------------------------------------------------
 
-    /// The body of a worker thread: the fiber driver (`fiber.rs`), which runs `schedule` on
+    /// The body of a worker thread: the fiber driver (`fiber/mod.rs`), which runs `schedule` on
     /// a fiber.
     pub(crate) fn thread_main(&self, stack_size: usize) {
         /// Counts the worker out of the deadlock watch's awake workers however it ends.

@@ -1,5 +1,12 @@
 //! Fibers: the stacks tasks run on, and parking a task without blocking its worker.
 //!
+//! This file is the driver (`Fiber`, `Sched`, `drive_fibers`, `next_fiber`, parking on a
+//! condition); beside it, `wait.rs` is the waiting interface `sync/` uses (`Waiter`,
+//! `WaitOn`, `Woken`, `Parker`; the token's state machine is `token.rs`), and `remote.rs`
+//! the part other threads touch (`Remote`: cross-thread wakes, kicks, counted stops, the
+//! published list of token-parked fibers the deadlock watch reads, interrupts). The
+//! invariants of those two parts are written there.
+//!
 //! Every worker thread runs a small **driver** on its own (native) stack. The driver never
 //! runs user code: it resumes one fiber at a time. A fiber's body is the worker's scheduler
 //! loop (`Worker::schedule`): it takes injected work, steals, and runs tasks on its stack,
@@ -36,26 +43,6 @@
 //!   accordingly (the running one in none); only the owner thread touches those lists. The
 //!   only cross-thread entry is `Remote::ready`, fed by token wakes (and interrupts) from
 //!   other threads without a lock (`ready_stack.rs`).
-//! * A fiber parked on a token is in its driver's `token_parked` list (owner only) from the
-//!   moment the driver moved its token to `PARKED` until the driver resumes it. Before the
-//!   worker counts itself idle for the deadlock watch, it *publishes* into
-//!   `Remote::token_shared` (under its mutex) the fibers that parked since it last did and
-//!   are still parked (`unpublished`: a fiber resumed first leaves it); a published fiber
-//!   leaves the shared list, under the lock, before it is resumed. Each park is published
-//!   at most once, so publishing costs O(1) per park. So whenever a worker is idle its
-//!   shared list is exact, and a fiber in it stays alive while the watch, which reads the
-//!   entries and interrupts their tokens, holds the lock. A park and a resume between two
-//!   idle periods take no lock.
-//! * A token wake resumes a fiber at most once per park: the waker moves the token's state
-//!   from `ARMED`/`PARKED` to `WOKEN` by compare-and-swap on a word that carries the park's
-//!   epoch, and only a `PARKED` → `WOKEN` transition queues the fiber. The driver moves
-//!   `ARMED` → `PARKED` only after the fiber's stack is no longer in use; if the wake came
-//!   first, the driver queues the fiber itself. An interrupt is one more waker: it wins that
-//!   same compare-and-swap (from `PARKED` only) and stores why before it queues the fiber,
-//!   so a waker that loses finds the token woken and wakes someone else; the woken task
-//!   reads (and clears) why after it resumes. These transitions, and who queues, live in
-//!   `token.rs`, which loom model-checks with the driver's side modelled; `sync::Event`'s
-//!   check-then-park is model-checked over them too (`scripts/loom.sh`).
 //! * Unwinding never crosses a switch: every task catches its panics on its own fiber; a
 //!   fiber body that panicked would be a runtime bug and aborts the worker thread.
 //! * While a fiber is parked, its frame chain is saved with it and the worker runs with an
@@ -73,21 +60,26 @@
 use std::cell::{Cell, UnsafeCell};
 use std::collections::VecDeque;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use crate::atomics::thread::{self as shim_thread, Thread};
 use crate::atomics::AtomicPtr;
 use crate::finish::FinishFrame;
 use crate::frame::Frame;
 use crate::overflow;
-use crate::ready_stack::{Linked, ReadyStack};
+use crate::ready_stack::Linked;
 use crate::stack::{FiberStack, Stacks};
-use crate::token::{Token, Woke};
 use crate::tsan::TsanFiber;
 use crate::worker::Worker;
+
+mod remote;
+mod wait;
+
+pub(crate) use remote::{Remote, TokenParked};
+use wait::Target;
+pub(crate) use wait::{Parker, WaitOn, Waiter, Woken};
 
 /// What the driver tells a fiber when it resumes it.
 pub(crate) enum Resume {
@@ -163,20 +155,6 @@ impl Linked for Fiber {
     }
 }
 
-/// A fiber parked on a token, as listed for the stop scan and the deadlock watch.
-#[derive(Clone, Copy)]
-pub(crate) struct TokenParked {
-    fiber: *mut Fiber,
-    parker: *const Parker,
-    /// The epoch of the park.
-    epoch: u64,
-    pub(crate) on: WaitOn,
-    /// The identity of the waiting task.
-    pub(crate) task: u64,
-    /// Reported by the deadlock watch as a wait nothing can end (see `deadlock.rs`).
-    pub(crate) reported: bool,
-}
-
 const NO_SLOT: usize = usize::MAX;
 
 /// The driver's bookkeeping; owner thread only.
@@ -230,321 +208,6 @@ impl Sched {
             stack_size,
             stacks: Stacks::new(stack_size),
             tsan_driver: TsanFiber::current(),
-        }
-    }
-}
-
-/// The part of a worker's scheduling that other threads touch.
-pub(crate) struct Remote {
-    /// Fibers woken through their token by other threads, not yet moved to the driver's
-    /// ready list (lock-free: `ready_stack.rs`).
-    ready: ReadyStack<Fiber>,
-    /// Set when a condition a parked fiber waits on may have become true.
-    kicked: std::sync::atomic::AtomicBool,
-    /// The fibers parked on a token as last published; see the module invariants.
-    token_shared: Mutex<Vec<TokenParked>>,
-    /// How many stops other code raised on this worker for a region it cancelled
-    /// (`Worker::signal_stop`); see `wake_cancelled_parked`.
-    stops: AtomicU64,
-}
-
-// SAFETY: the raw pointers in `token_shared` name parked fibers of the owner worker; other
-// threads only read the entries and interrupt their tokens under the list's lock (module
-// invariants), never touch the fibers.
-unsafe impl Send for Remote {}
-// SAFETY: as above.
-unsafe impl Sync for Remote {}
-
-impl Remote {
-    pub(crate) fn new() -> Remote {
-        Remote {
-            ready: ReadyStack::new(),
-            kicked: std::sync::atomic::AtomicBool::new(false),
-            token_shared: Mutex::new(Vec::new()),
-            stops: AtomicU64::new(0),
-        }
-    }
-
-    /// Counts a stop raised for a region that was cancelled (before the stop bit is
-    /// raised). Release: pairs with the acquire load in `wake_cancelled_parked`, so a scan
-    /// that sees the count sees the region cancelled.
-    pub(crate) fn count_stop(&self) {
-        self.stops.fetch_add(1, Ordering::Release);
-    }
-
-    pub(crate) fn kick(&self) {
-        self.kicked.store(true, Ordering::SeqCst);
-    }
-
-    pub(crate) fn has_news(&self) -> bool {
-        self.kicked.load(Ordering::SeqCst) || !self.ready.is_empty()
-    }
-
-    /// Queues the parked fiber `f`, whose wake (or interrupt) this caller won, for its
-    /// driver.
-    fn push_ready(&self, f: *mut Fiber) {
-        // SAFETY: the token queues a parked fiber once per park (`token.rs`), so it is in
-        // no list; a parked fiber stays alive until its driver resumes it, which is after
-        // the driver took it out of this stack.
-        unsafe { self.ready.push(f) };
-    }
-
-    fn take_ready(&self, into: &mut VecDeque<*mut Fiber>) {
-        self.ready.take_all(|f| into.push_back(f));
-    }
-}
-
-// ----- tokens -----------------------------------------------------------------------------
-
-/// What a parked task waits on, as reports name it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct WaitOn {
-    /// The construct and operation, e.g. "Mutex" or "Channel::recv".
-    pub(crate) what: &'static str,
-    /// The address of the object waited on.
-    pub(crate) addr: usize,
-    /// The task that holds it, if the construct knows (0: unknown or nobody).
-    pub(crate) holder: u64,
-    /// Whether a stop or a deadlock may end the wait.
-    pub(crate) interruptible: bool,
-}
-
-impl WaitOn {
-    /// A wait on `obj`, which a stop or a deadlock may end.
-    pub(crate) fn new<T: ?Sized>(what: &'static str, obj: *const T) -> WaitOn {
-        WaitOn {
-            what,
-            addr: obj as *const () as usize,
-            holder: 0,
-            interruptible: true,
-        }
-    }
-
-    /// The same wait, naming the task that holds the object.
-    pub(crate) fn held_by(self, holder: u64) -> WaitOn {
-        WaitOn { holder, ..self }
-    }
-
-    /// The same wait, which neither a stop nor a deadlock ends.
-    pub(crate) fn uninterruptible(self) -> WaitOn {
-        WaitOn {
-            interruptible: false,
-            ..self
-        }
-    }
-}
-
-/// How a token wait ended.
-pub(crate) enum Woken {
-    /// Its waker woke it: what it waited for may have happened.
-    Normal,
-    /// A region on its task's chain was cancelled: the wait unwinds as stopped.
-    Stopped,
-    /// The deadlock watch ended it.
-    Deadlock(Arc<crate::deadlock::Report>),
-}
-
-impl Woken {
-    /// Unwinds the calling task for a wait that was interrupted (not `Normal`).
-    pub(crate) fn raise(self) -> ! {
-        match self {
-            Woken::Normal => unreachable!("offshoot: raise on a wait that ended normally"),
-            Woken::Stopped => crate::unwind::raise_stopped(),
-            Woken::Deadlock(r) => r.raise(),
-        }
-    }
-}
-
-/// Where a woken token sends its owner.
-enum Target {
-    /// A fiber of a worker: queue it on that worker.
-    Fiber {
-        fiber: *mut Fiber,
-        worker: *const Worker,
-    },
-    /// A thread outside every pool (or one that cannot switch): unpark it.
-    Thread(Thread),
-}
-
-/// The park/wake state of one fiber or one outside thread (`token.rs`), and whom a wake
-/// wakes.
-pub(crate) struct Parker {
-    token: Token,
-    target: Target,
-    /// Set by an interrupt (after it won the wake) until the woken task reads `why`.
-    interrupted: AtomicBool,
-    why: Mutex<Option<Woken>>,
-}
-
-// SAFETY: the raw pointers name a fiber and its worker; a waker only dereferences the worker
-// (alive as long as its registry, which outlives every parked task of the pool) and passes
-// the fiber pointer back to that worker, whose owner thread alone touches the fiber.
-unsafe impl Send for Parker {}
-// SAFETY: as above; the shared state is atomic.
-unsafe impl Sync for Parker {}
-
-impl Parker {
-    fn new(target: Target) -> Parker {
-        Parker {
-            token: Token::new(),
-            target,
-            interrupted: AtomicBool::new(false),
-            why: Mutex::new(None),
-        }
-    }
-
-    /// Ends the park of epoch `epoch` early, for `why`, if it is still parked and no waker
-    /// came first. The caller then queues the fiber. Returns whether it did.
-    fn interrupt(&self, epoch: u64, why: Woken) -> bool {
-        if !self.token.interrupt(epoch) {
-            return false;
-        }
-        *self.why.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
-        self.interrupted.store(true, Ordering::SeqCst);
-        true
-    }
-
-    /// How the park that just ended ended (clearing an interrupt's reason).
-    fn woken(&self) -> Woken {
-        if !self.interrupted.load(Ordering::SeqCst) {
-            return Woken::Normal;
-        }
-        self.interrupted.store(false, Ordering::SeqCst);
-        self.why
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-            .unwrap_or(Woken::Normal)
-    }
-}
-
-fn thread_parker() -> Arc<Parker> {
-    Arc::new(Parker::new(Target::Thread(shim_thread::current())))
-}
-
-// Under loom the model's threads are loom's, with loom's thread-locals.
-#[cfg(not(loom))]
-thread_local! {
-    static THREAD_PARKER: Arc<Parker> = thread_parker();
-}
-#[cfg(loom)]
-loom::thread_local! {
-    static THREAD_PARKER: Arc<Parker> = thread_parker();
-}
-
-/// A one-shot right to wake one wait of one task. Cheap to clone; waking a stale token (an
-/// earlier wait of the same task, or a wait that was abandoned) does nothing.
-#[derive(Clone)]
-pub(crate) struct Waiter {
-    parker: Arc<Parker>,
-    epoch: u64,
-}
-
-impl std::fmt::Debug for Waiter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Waiter")
-            .field("epoch", &self.epoch)
-            .finish()
-    }
-}
-
-impl Waiter {
-    /// Arms a new wait for the calling task (a task on a worker, or any other thread).
-    ///
-    /// A task that unwinds (a destructor that waits while a panic passes through it) waits
-    /// on its thread's parker, blocking its worker as a `std` wait would, instead of parking
-    /// its fiber: std's "panicking" state (`std::thread::panicking`, the count a panic
-    /// raises until it is caught) belongs to the thread, so every task the worker switched
-    /// to meanwhile would inherit it: the runtime would ignore its stops and give none of its
-    /// work away, and mutex guards it dropped would poison their mutexes. The cost: the
-    /// worker's other tasks wait until the destructor's wait ends, so a destructor that
-    /// waits, during unwinding, for one of them (or, on a 1-worker pool, for any work of the
-    /// pool) deadlocks, as it would with `std::sync` in a thread pool.
-    pub(crate) fn prepare() -> Waiter {
-        let w = Worker::current();
-        if !w.is_null() && !std::thread::panicking() {
-            // SAFETY: the current worker is run by this thread.
-            let w = unsafe { &*w };
-            if let Some(p) = w.running_parker() {
-                let epoch = p.token.arm();
-                return Waiter { parker: p, epoch };
-            }
-        }
-        let parker = THREAD_PARKER.with(|p| p.clone());
-        let epoch = parker.token.arm();
-        Waiter { parker, epoch }
-    }
-
-    /// Wakes the wait this token was armed for, if it is still on. Returns whether this
-    /// call woke it (false if it was woken before, or abandoned, or is an old one).
-    pub(crate) fn wake(&self) -> bool {
-        let p = &*self.parker;
-        let woke = p.token.wake(self.epoch);
-        match &p.target {
-            Target::Thread(t) if woke != Woke::No => t.unpark(),
-            Target::Fiber { fiber, worker } if woke == Woke::Parked => {
-                // SAFETY: see `Parker`'s Send impl: the worker outlives its parked fibers.
-                let w = unsafe { &**worker };
-                if ptr::eq(Worker::current(), *worker) {
-                    // Woken from its own worker (a task handing over to a task parked on
-                    // the same worker): straight onto the driver's ready list — no lock,
-                    // and the worker is awake, running this.
-                    w.push_ready_local(*fiber);
-                } else {
-                    w.remote().push_ready(*fiber);
-                    w.unpark_if_sleeping();
-                }
-            }
-            _ => {}
-        }
-        woke != Woke::No
-    }
-
-    /// Gives up a wait that was armed but not parked on (the awaited thing happened while
-    /// registering). Returns true if a wake arrived first (the caller may have been handed
-    /// something, e.g. a lock, that it must now pass on).
-    pub(crate) fn abandon(&self) -> bool {
-        self.parker.token.abandon(self.epoch)
-    }
-
-    /// Whether `other` is this same token (same task, same wait).
-    pub(crate) fn same(&self, other: &Waiter) -> bool {
-        Arc::ptr_eq(&self.parker, &other.parker) && self.epoch == other.epoch
-    }
-
-    /// Parks the calling task until this token is woken, recording that it waits `on`.
-    /// Must be called by the task that armed it. Returns how the wait ended: by a wake, or
-    /// (only for a task on a fiber, and only if `on` is interruptible and the task was not
-    /// unwinding when it parked) by a stop or a deadlock. An interrupted wait must take its
-    /// token off the wait list it queued it on, then unwind with [`Woken::raise`].
-    pub(crate) fn park(&self, on: WaitOn) -> Woken {
-        match &self.parker.target {
-            Target::Thread(_) => {
-                while !self.parker.token.is_woken() {
-                    shim_thread::park();
-                }
-                Woken::Normal
-            }
-            Target::Fiber { worker, .. } => {
-                // SAFETY: this token belongs to the running fiber of this thread's worker.
-                let w = unsafe { &**worker };
-                // A wait begun while unwinding cannot unwind again (that would abort).
-                let on = if std::thread::panicking() {
-                    on.uninterruptible()
-                } else {
-                    on
-                };
-                if !w.park_token(on) {
-                    panic!(
-                        "offshoot: no stack could be mapped to park this task ({}); raise \
-                         vm.max_map_count, lower Builder::stack_size, or let fewer tasks wait \
-                         at once",
-                        std::io::Error::last_os_error()
-                    );
-                }
-                debug_assert!(self.parker.token.is_woken());
-                self.parker.woken()
-            }
         }
     }
 }
@@ -713,12 +376,6 @@ impl Worker {
         self.mailbox_raise_stop();
     }
 
-    /// Called when a condition some fiber of this worker may wait on has become true.
-    pub(crate) fn kick(&self) {
-        self.remote().kick();
-        self.unpark_if_sleeping();
-    }
-
     /// At the top of the scheduler loop: whether a parked fiber is ready to go on (the
     /// running fiber should then give way).
     pub(crate) fn has_ready_fiber(&self) -> bool {
@@ -746,66 +403,6 @@ impl Worker {
         !s.ready.is_empty()
     }
 
-    /// A stop reached this worker: a task parked on a condition inside a cancelled region
-    /// runs again (once), so that its wait loop passes the stop on (e.g. to the thief of
-    /// the join it waits at) instead of sleeping through it; a task parked on a token inside
-    /// a cancelled region is interrupted, so that its wait unwinds as stopped.
-    ///
-    /// The parked fibers are scanned once per stop that other code counted for a region it
-    /// cancelled (`Remote::count_stop`), not at every take of the stop bit: the bit is also
-    /// raised for the running chain alone (a resumed task, a stolen job, a stop re-raised
-    /// while the running chain stays cancelled), and a scan per resume would make parking N
-    /// tasks cost O(N²). A fiber that parks while the bit is raised — its chain may have
-    /// been found cancelled while it ran, after the scan of that stop — is checked alone as
-    /// it parks (`check_parking`). So every parked fiber in a cancelled region is found:
-    /// by the scan of the cancel's count if it was parked by then, else by its own check.
-    pub(crate) fn wake_cancelled_parked(&self) {
-        // SAFETY: owner thread only; `chain_cancelled` does not park.
-        let s = unsafe { &mut *self.sched() };
-        // Acquire: pairs with `count_stop`, so the cancelled regions counted are seen.
-        let stops = self.remote().stops.load(Ordering::Acquire);
-        if stops == s.scanned_stops {
-            return;
-        }
-        s.scanned_stops = stops;
-        for e in s.token_parked.iter().filter(|e| e.on.interruptible) {
-            // SAFETY: listed fibers are parked and alive, their chains too (module
-            // invariants); the owner (this thread) alone removes them.
-            let stop = unsafe { self.chain_cancelled((*e.fiber).saved.get().head) };
-            // SAFETY: as above: the token lives as long as its fiber.
-            if stop && unsafe { (*e.parker).interrupt(e.epoch, Woken::Stopped) } {
-                s.ready.push_back(e.fiber);
-            }
-        }
-        let mut i = 0;
-        while i < s.cond_parked.len() {
-            let f = s.cond_parked[i];
-            // SAFETY: parked fibers and their saved chains are live.
-            if unsafe { self.cancel_wakes(f) } {
-                s.cond_parked.swap_remove(i);
-                s.ready.push_back(f);
-            } else {
-                i += 1;
-            }
-        }
-    }
-
-    /// Whether the fiber `f`, parked on a condition, must run again because a region on its
-    /// chain was cancelled (once per time it became free; marks it).
-    ///
-    /// # Safety
-    /// `f` is a parked fiber of this worker (owner thread).
-    unsafe fn cancel_wakes(&self, f: *mut Fiber) -> bool {
-        // SAFETY: per the contract, `f` and its saved chain are live.
-        unsafe {
-            let wake = !(*f).cancel_woken.get() && self.chain_cancelled((*f).saved.get().head);
-            if wake {
-                (*f).cancel_woken.set(true);
-            }
-            wake
-        }
-    }
-
     /// After a kick, before the worker goes idle: puts fibers parked on a token whose chain
     /// has work again back among the chains `find_work` looks at, and returns whether there
     /// were any. A chain gains work while parked in one way only: a task arrives in the
@@ -831,52 +428,6 @@ impl Worker {
             }
         }
         found
-    }
-
-    /// The fibers of this worker parked on a token as last published, locked. Exact while
-    /// the worker is idle (module invariants).
-    pub(crate) fn token_parked(&self) -> std::sync::MutexGuard<'_, Vec<TokenParked>> {
-        self.remote()
-            .token_shared
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Publishes the fibers parked on a token since the last time for the deadlock watch
-    /// (owner thread, before it counts itself idle). Resumed fibers left both lists.
-    pub(crate) fn publish_token_parked(&self) {
-        // SAFETY: owner thread only; nothing here switches fibers.
-        let s = unsafe { &mut *self.sched() };
-        if s.unpublished.is_empty() {
-            return;
-        }
-        let mut shared = self.token_parked();
-        for f in s.unpublished.drain(..) {
-            // SAFETY: fibers in `unpublished` are token-parked and alive (a resumed one
-            // left the list), so their `token_slot` names their entry.
-            unsafe {
-                (*f).unpublished_slot.set(NO_SLOT);
-                (*f).shared_slot.set(shared.len());
-                shared.push(s.token_parked[(*f).token_slot.get()]);
-            }
-        }
-    }
-
-    /// Interrupts the listed token wait `e` of this worker for `why` (from any thread) and
-    /// queues its fiber. Returns whether it did (false if a waker came first).
-    ///
-    /// # Safety
-    /// `e` is an entry of this worker's published list ([`Worker::token_parked`]), which
-    /// the caller holds locked.
-    pub(crate) unsafe fn interrupt_remote(&self, e: &TokenParked, why: Woken) -> bool {
-        // SAFETY: per the contract, the fiber is listed, so parked and alive, and its
-        // token too; the owner cannot remove it while the list is locked.
-        if !unsafe { (*e.parker).interrupt(e.epoch, why) } {
-            return false;
-        }
-        self.remote().push_ready(e.fiber);
-        self.unpark_if_sleeping();
-        true
     }
 
     /// Queues a fiber woken on this worker's own thread (by the task running here) on the
