@@ -178,7 +178,7 @@ pub mod prelude {
 
 /// Parallel iterators over strings (rayon's `rayon::str`): [`ParallelString`](str::ParallelString).
 pub mod str {
-    pub use crate::par_iter::{ParallelString, StrPieces};
+    pub use crate::par_iter::{ParallelString, Pattern, StrPieces};
 }
 pub use pool::{
     current_num_workers, BuildError, Builder, ThreadPool, MAX_STACK_SIZE, MAX_WORKERS, WORKERS_ENV,

@@ -275,7 +275,27 @@ proptest! {
             for sep in [',', '€', '\n'] {
                 let got: Vec<&str> = p.run(|| s.par_split(sep).collect());
                 prop_assert_eq!(got, s.split(sep).collect::<Vec<_>>());
+                let got: Vec<&str> = p.run(|| s.par_split_inclusive(sep).collect());
+                prop_assert_eq!(got, s.split_inclusive(sep).collect::<Vec<_>>());
+                let got: Vec<&str> = p.run(|| s.par_split_terminator(sep).collect());
+                prop_assert_eq!(got, s.split_terminator(sep).collect::<Vec<_>>());
+                let got: Vec<(usize, &str)> = p.run(|| s.par_match_indices(sep).collect());
+                prop_assert_eq!(got, s.match_indices(sep).collect::<Vec<_>>());
             }
+            // Every kind of pattern: a slice, an array, a reference to one, a predicate.
+            let set = [',', '€', '\u{3000}'];
+            let got: Vec<&str> = p.run(|| s.par_split(&set[..]).collect());
+            prop_assert_eq!(got, s.split(&set[..]).collect::<Vec<_>>());
+            let got: Vec<&str> = p.run(|| s.par_split_terminator(set).collect());
+            prop_assert_eq!(got, s.split_terminator(set).collect::<Vec<_>>());
+            let got: Vec<&str> = p.run(|| s.par_split_inclusive(&set).collect());
+            prop_assert_eq!(got, s.split_inclusive(&set).collect::<Vec<_>>());
+            let got: Vec<&str> = p.run(|| s.par_split(char::is_whitespace).collect());
+            prop_assert_eq!(got, s.split(char::is_whitespace).collect::<Vec<_>>());
+            let got: Vec<&str> = p.run(|| s.par_matches(|c: char| !c.is_ascii()).collect());
+            prop_assert_eq!(got, s.matches(|c: char| !c.is_ascii()).collect::<Vec<_>>());
+            let got: Vec<u16> = p.run(|| s.par_encode_utf16().collect());
+            prop_assert_eq!(got, s.encode_utf16().collect::<Vec<_>>());
             // A word count, as users write it.
             let counts = p.run(|| {
                 s.par_lines()
@@ -519,4 +539,34 @@ fn a_panicking_closure_surfaces_once() {
         assert_eq!(msg, common::boom_msg(&what));
         assert_eq!(common::times_raised(&common::boom_msg(&what)), 1);
     });
+}
+
+#[test]
+fn string_patterns_on_edge_strings() {
+    // Empty strings, separators at both ends, runs of separators, multi-byte separators.
+    for s in [
+        "",
+        ",",
+        "a,",
+        ",a",
+        ",,",
+        "a,,b,",
+        "€",
+        "€€a€",
+        "a\u{3000}",
+        "\u{3000}",
+    ] {
+        on_each_pool(|p| {
+            for sep in [',', '€', '\u{3000}'] {
+                let got: Vec<&str> = p.run(|| s.par_split(sep).collect());
+                assert_eq!(got, s.split(sep).collect::<Vec<_>>(), "{s:?} {sep:?}");
+                let got: Vec<&str> = p.run(|| s.par_split_terminator(sep).collect());
+                assert_eq!(got, s.split_terminator(sep).collect::<Vec<_>>(), "{s:?}");
+                let got: Vec<&str> = p.run(|| s.par_split_inclusive(sep).collect());
+                assert_eq!(got, s.split_inclusive(sep).collect::<Vec<_>>(), "{s:?}");
+                let got: Vec<&str> = p.run(|| s.par_matches(sep).collect());
+                assert_eq!(got, s.matches(sep).collect::<Vec<_>>(), "{s:?}");
+            }
+        });
+    }
 }

@@ -74,7 +74,7 @@ pub use range::{CharRangeIter, RangeInteger, RangeIter};
 pub use rev::Rev;
 pub use slice::{Iter, IterMut};
 pub use step_by::StepBy;
-pub use str::{ParallelString, StrPieces};
+pub use str::{ParallelString, Pattern, StrPieces};
 pub use try_ops::Try;
 pub use vec::{IntoIter, ParallelDrainRange};
 pub use zip::Zip;

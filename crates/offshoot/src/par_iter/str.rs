@@ -1,5 +1,8 @@
 //! String sources: [`ParallelString`]'s `par_chars`, `par_char_indices`, `par_bytes`,
-//! `par_lines`, `par_split_whitespace`, `par_split_ascii_whitespace` and `par_split`.
+//! `par_encode_utf16`, `par_lines`, `par_split_whitespace`, `par_split_ascii_whitespace`,
+//! and the methods that take a [`Pattern`] (a `char`, a set of `char`s, or a `char`
+//! predicate, as in rayon): `par_split`, `par_split_inclusive`, `par_split_terminator`,
+//! `par_matches`, `par_match_indices`.
 //!
 //! A string splits by byte position, like a slice, but a piece (a char, a line, a word, a
 //! field) must not be cut: each kind has a *cut* function `cut(x)`, the first position at
@@ -10,6 +13,8 @@
 //! Invariants: `cut(0) = 0`, `cut(base_len) = ` the end, and `cut` is monotone, so the
 //! blocks of a loop cover the string exactly once and in order; every piece lies wholly
 //! inside the one block it starts in.
+
+use either::Either;
 
 use super::{Copied, Iter, ParallelIterator};
 
@@ -23,6 +28,10 @@ use super::{Copied, Iter, ParallelIterator};
 /// assert_eq!(text.par_chars().filter(|c| *c == 'o').count(), 3);
 /// let fields: Vec<&str> = "a,b,,c".par_split(',').collect();
 /// assert_eq!(fields, ["a", "b", "", "c"]);
+/// let fields: Vec<&str> = "a;b,c".par_split(&[',', ';'][..]).collect();
+/// assert_eq!(fields, ["a", "b", "c"]);
+/// let digits: String = "a1b22c".par_matches(|c: char| c.is_ascii_digit()).collect();
+/// assert_eq!(digits, "122");
 /// ```
 pub trait ParallelString {
     /// The string.
@@ -61,10 +70,149 @@ pub trait ParallelString {
         )
     }
 
-    /// Its fields separated by `sep` (as `str::split(sep)`: empty fields included).
-    fn par_split(&self, sep: char) -> StrPieces<'_, Split> {
+    /// Its UTF-16 code units, in order (as `str::encode_utf16`).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let s = "a\u{1F600}b";
+    /// let units: Vec<u16> = s.par_encode_utf16().collect();
+    /// assert_eq!(units, s.encode_utf16().collect::<Vec<_>>());
+    /// assert_eq!(units.len(), 4); // the emoji is a surrogate pair
+    /// ```
+    fn par_encode_utf16(&self) -> StrPieces<'_, EncodeUtf16> {
+        StrPieces::new(self.as_parallel_string(), EncodeUtf16)
+    }
+
+    /// Its fields separated by matches of `sep` (as `str::split`: empty fields included).
+    /// `sep` is a [`Pattern`]: a `char`, a slice or array of `char`s, or a `char` predicate.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<&str> = "a,b,,c,".par_split(',').collect();
+    /// assert_eq!(v, ["a", "b", "", "c", ""]);
+    /// let v: Vec<&str> = "x1y22z".par_split(char::is_numeric).collect();
+    /// assert_eq!(v, ["x", "y", "", "z"]);
+    /// ```
+    fn par_split<P: Pattern>(&self, sep: P) -> StrPieces<'_, Split<P>> {
         StrPieces::new(self.as_parallel_string(), Split(sep))
     }
+
+    /// Its fields, each with the separator that ends it (as `str::split_inclusive`: no
+    /// empty field at the end).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<&str> = "one\ntwo\n\nthree".par_split_inclusive('\n').collect();
+    /// assert_eq!(v, ["one\n", "two\n", "\n", "three"]);
+    /// ```
+    fn par_split_inclusive<P: Pattern>(&self, sep: P) -> StrPieces<'_, SplitInclusive<P>> {
+        StrPieces::new(self.as_parallel_string(), SplitInclusive(sep))
+    }
+
+    /// Its fields ended by matches of `sep` (as `str::split_terminator`: like `par_split`,
+    /// but an empty field at the end is left out).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<&str> = "a;b;;c;".par_split_terminator(';').collect();
+    /// assert_eq!(v, ["a", "b", "", "c"]);
+    /// ```
+    fn par_split_terminator<P: Pattern>(&self, sep: P) -> StrPieces<'_, SplitTerminator<P>> {
+        StrPieces::new(self.as_parallel_string(), SplitTerminator(Split(sep)))
+    }
+
+    /// The matches of `pat`, in order (as `str::matches`).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let vowels = "parallel strings".par_matches(&['a', 'e', 'i'][..]).count();
+    /// assert_eq!(vowels, 4);
+    /// ```
+    fn par_matches<P: Pattern>(&self, pat: P) -> StrPieces<'_, Matches<P>> {
+        StrPieces::new(self.as_parallel_string(), Matches(pat))
+    }
+
+    /// The matches of `pat` with their byte positions, in order (as `str::match_indices`).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<(usize, &str)> = "a-b-c".par_match_indices('-').collect();
+    /// assert_eq!(v, [(1, "-"), (3, "-")]);
+    /// ```
+    fn par_match_indices<P: Pattern>(&self, pat: P) -> StrPieces<'_, MatchIndices<P>> {
+        StrPieces::new(self.as_parallel_string(), MatchIndices(pat))
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// What the pattern methods of [`ParallelString`] take, as rayon's `rayon::str::Pattern`:
+/// a `char`, a slice or array of `char`s (any of them matches), or a predicate
+/// `Fn(char) -> bool`. Every pattern matches one `char` at a time. Sealed.
+///
+/// ```
+/// use offshoot::prelude::*;
+/// let s = "a b\tc";
+/// assert_eq!(s.par_split(' ').count(), 2);
+/// assert_eq!(s.par_split([' ', '\t']).count(), 3);
+/// assert_eq!(s.par_split(&[' ', '\t']).count(), 3);
+/// assert_eq!(s.par_split(char::is_whitespace).count(), 3);
+/// ```
+pub trait Pattern: sealed::Sealed + Sync + Send {
+    /// Whether `c` matches.
+    #[doc(hidden)]
+    fn is_match(&self, c: char) -> bool;
+}
+
+impl sealed::Sealed for char {}
+impl Pattern for char {
+    #[inline]
+    fn is_match(&self, c: char) -> bool {
+        *self == c
+    }
+}
+
+impl sealed::Sealed for &[char] {}
+impl Pattern for &[char] {
+    #[inline]
+    fn is_match(&self, c: char) -> bool {
+        self.contains(&c)
+    }
+}
+
+impl<const N: usize> sealed::Sealed for [char; N] {}
+impl<const N: usize> Pattern for [char; N] {
+    #[inline]
+    fn is_match(&self, c: char) -> bool {
+        self.contains(&c)
+    }
+}
+
+impl<const N: usize> sealed::Sealed for &[char; N] {}
+impl<const N: usize> Pattern for &[char; N] {
+    #[inline]
+    fn is_match(&self, c: char) -> bool {
+        self.contains(&c)
+    }
+}
+
+impl<F: Fn(char) -> bool + Sync + Send> sealed::Sealed for F {}
+impl<F: Fn(char) -> bool + Sync + Send> Pattern for F {
+    #[inline]
+    fn is_match(&self, c: char) -> bool {
+        self(c)
+    }
+}
+
+/// The position just after the first match of `p` at or after the char boundary `from`,
+/// with the match's length, or `None`.
+fn after_match(s: &str, from: usize, p: &impl Pattern) -> Option<(usize, usize)> {
+    s[from..]
+        .char_indices()
+        .find(|&(_, c)| p.is_match(c))
+        .map(|(i, c)| (from + i + c.len_utf8(), c.len_utf8()))
 }
 
 impl ParallelString for str {
@@ -81,7 +229,7 @@ impl ParallelString for String {
 
 /// A kind of piece of a string.
 #[doc(hidden)]
-pub trait PieceKind: Copy + Sync + Send {
+pub trait PieceKind: Sync + Send {
     /// The pieces.
     type Piece<'a>: Send;
     /// The length of the position range the loop walks (the string's, or one more).
@@ -198,13 +346,29 @@ impl PieceKind for Words {
     }
 }
 
-/// `par_split(sep)`: a field starts at 0 and after every `sep`; position `len + 1` stands
+/// `par_split(sep)`: a field starts at 0 and after every match; position `len + 1` stands
 /// for "past the end", so that the last field (maybe empty) belongs to the last block.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
-pub struct Split(char);
+pub struct Split<P>(P);
 
-impl PieceKind for Split {
+impl<P: Pattern> Split<P> {
+    /// The field text of the block `a..b` (two cuts) with its separators, without the one
+    /// that ends it, or `None` for a block that holds no field.
+    fn span<'a>(&self, s: &'a str, a: usize, b: usize) -> Option<&'a str> {
+        if a >= b || a > s.len() {
+            return None;
+        }
+        if b > s.len() {
+            return Some(&s[a..]);
+        }
+        // `b` is just after a separator: the one char before it.
+        let sep_len = s[..b].chars().next_back().map_or(0, char::len_utf8);
+        Some(&s[a..(b - sep_len).max(a)])
+    }
+}
+
+impl<P: Pattern> PieceKind for Split<P> {
     type Piece<'a> = &'a str;
     fn positions(&self, s: &str) -> usize {
         s.len() + 1
@@ -216,22 +380,123 @@ impl PieceKind for Split {
         if x > s.len() {
             return s.len() + 1;
         }
-        let from = char_cut(s, x - 1);
-        match s[from..].find(self.0) {
-            Some(i) => from + i + self.0.len_utf8(),
-            None => s.len() + 1,
-        }
+        after_match(s, char_cut(s, x - 1), &self.0).map_or(s.len() + 1, |(end, _)| end)
     }
     fn pieces<'a>(&self, s: &'a str, a: usize, b: usize) -> impl Iterator<Item = &'a str> {
-        // `b` is just after a separator (its field starts the next block) or past the end.
-        let (a, end) = if b > s.len() {
-            (a.min(s.len() + 1), s.len())
-        } else {
-            (a, b.saturating_sub(self.0.len_utf8()).max(a))
-        };
-        let field = (a <= s.len() && a < b).then(|| &s[a..end]);
-        let sep = self.0;
-        field.into_iter().flat_map(move |f| f.split(sep))
+        let p = &self.0;
+        self.span(s, a, b)
+            .into_iter()
+            .flat_map(move |f| f.split(move |c| p.is_match(c)))
+    }
+}
+
+/// `par_split_terminator(sep)`: `par_split`'s fields without an empty one at the end.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct SplitTerminator<P>(Split<P>);
+
+impl<P: Pattern> PieceKind for SplitTerminator<P> {
+    type Piece<'a> = &'a str;
+    fn positions(&self, s: &str) -> usize {
+        self.0.positions(s)
+    }
+    fn cut(&self, s: &str, x: usize) -> usize {
+        self.0.cut(s, x)
+    }
+    fn pieces<'a>(&self, s: &'a str, a: usize, b: usize) -> impl Iterator<Item = &'a str> {
+        let p = &self.0 .0;
+        // Only the last block (`b` past the end) can hold the empty field at the end;
+        // `split_terminator` of its text leaves that out, and is `split` everywhere else.
+        let last = b > s.len();
+        self.0.span(s, a, b).into_iter().flat_map(move |f| {
+            let m = move |c| p.is_match(c);
+            if last {
+                Either::Left(f.split_terminator(m))
+            } else {
+                Either::Right(f.split(m))
+            }
+        })
+    }
+}
+
+/// `par_split_inclusive(sep)`: a field starts at 0 and after every match and keeps its
+/// separator; there is no empty field at the end, so positions stop at the string's end.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct SplitInclusive<P>(P);
+
+impl<P: Pattern> PieceKind for SplitInclusive<P> {
+    type Piece<'a> = &'a str;
+    fn positions(&self, s: &str) -> usize {
+        s.len()
+    }
+    fn cut(&self, s: &str, x: usize) -> usize {
+        if x == 0 || x >= s.len() {
+            return x.min(s.len());
+        }
+        after_match(s, char_cut(s, x - 1), &self.0).map_or(s.len(), |(end, _)| end)
+    }
+    fn pieces<'a>(&self, s: &'a str, a: usize, b: usize) -> impl Iterator<Item = &'a str> {
+        let p = &self.0;
+        s[a..b].split_inclusive(move |c| p.is_match(c))
+    }
+}
+
+/// `par_matches(pat)`: every match is one char, so chars are the pieces to keep whole.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Matches<P>(P);
+
+impl<P: Pattern> PieceKind for Matches<P> {
+    type Piece<'a> = &'a str;
+    fn positions(&self, s: &str) -> usize {
+        s.len()
+    }
+    fn cut(&self, s: &str, x: usize) -> usize {
+        char_cut(s, x)
+    }
+    fn pieces<'a>(&self, s: &'a str, a: usize, b: usize) -> impl Iterator<Item = &'a str> {
+        let p = &self.0;
+        s[a..b].matches(move |c| p.is_match(c))
+    }
+}
+
+/// `par_match_indices(pat)`: as `par_matches`, with each match's byte position.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct MatchIndices<P>(P);
+
+impl<P: Pattern> PieceKind for MatchIndices<P> {
+    type Piece<'a> = (usize, &'a str);
+    fn positions(&self, s: &str) -> usize {
+        s.len()
+    }
+    fn cut(&self, s: &str, x: usize) -> usize {
+        char_cut(s, x)
+    }
+    fn pieces<'a>(&self, s: &'a str, a: usize, b: usize) -> impl Iterator<Item = (usize, &'a str)> {
+        let p = &self.0;
+        s[a..b]
+            .match_indices(move |c| p.is_match(c))
+            .map(move |(i, m)| (a + i, m))
+    }
+}
+
+/// `par_encode_utf16`: a char's code units are never cut apart.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct EncodeUtf16;
+
+impl PieceKind for EncodeUtf16 {
+    type Piece<'a> = u16;
+    fn positions(&self, s: &str) -> usize {
+        s.len()
+    }
+    fn cut(&self, s: &str, x: usize) -> usize {
+        char_cut(s, x)
+    }
+    fn pieces(&self, s: &str, a: usize, b: usize) -> impl Iterator<Item = u16> {
+        s[a..b].encode_utf16()
     }
 }
 
