@@ -170,8 +170,8 @@ pub mod prelude {
     pub use crate::bridge::ParallelBridge;
     pub use crate::par_iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelDrainRange, ParallelExtend,
-        ParallelIterator, ParallelString,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelDrainFull, ParallelDrainRange,
+        ParallelExtend, ParallelIterator, ParallelString,
     };
     pub use crate::slice::{ParallelSlice, ParallelSliceMut};
 }

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use offshoot::iter::*;
-use offshoot::prelude::ParallelDrainRange;
+use offshoot::prelude::{ParallelDrainFull, ParallelDrainRange};
 use offshoot::str::ParallelString;
 use offshoot::ThreadPool;
 use proptest::prelude::*;
@@ -376,6 +376,73 @@ impl Drop for Tracked {
     fn drop(&mut self) {
         self.1.fetch_add(1, Ordering::SeqCst);
     }
+}
+
+impl PartialEq for Tracked {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+impl Eq for Tracked {}
+impl std::hash::Hash for Tracked {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.hash(h)
+    }
+}
+impl PartialOrd for Tracked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Tracked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.cmp(&other.0)
+    }
+}
+
+/// `par_drain` of whole collections (`ParallelDrainFull`) and of a `VecDeque`'s range:
+/// every element is yielded once, the collection is left empty (or without the range),
+/// and elements are dropped exactly once, also when the iterator stops early or is
+/// dropped unused.
+#[test]
+fn drains_of_collections_yield_and_drop_each_element_once() {
+    use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+    on_each_pool(|p| {
+        for len in [0usize, 1, 7, 1000, 4099] {
+            let drops = Arc::new(AtomicUsize::new(0));
+            let items = || (0..len as u32).map(|i| Tracked(i, drops.clone()));
+            let dropped = || drops.swap(0, Ordering::SeqCst);
+            let sum: u64 = (0..len as u64).sum();
+
+            let mut m: HashMap<u32, Tracked> = items().map(|t| (t.0, t)).collect();
+            let got: u64 = p.run(|| m.par_drain().map(|(k, t)| k as u64 + t.0 as u64).sum());
+            assert_eq!((got, m.len(), dropped()), (2 * sum, 0, len), "HashMap, len {len}");
+
+            let mut s: HashSet<Tracked> = items().collect();
+            let hit = p.run(|| s.par_drain().find_any(|t| t.0 == 3).map(|t| t.0));
+            assert_eq!(hit, (len > 3).then_some(3), "HashSet, len {len}");
+            assert_eq!((s.len(), dropped()), (0, len), "HashSet, len {len}");
+
+            let mut h: BinaryHeap<Tracked> = items().collect();
+            drop(p.run(|| h.par_drain()));
+            assert_eq!((h.len(), dropped()), (0, len), "BinaryHeap unused, len {len}");
+            let mut h: BinaryHeap<Tracked> = items().collect();
+            let mut got: Vec<u32> = p.run(|| h.par_drain().map(|t| t.0).collect());
+            got.sort_unstable();
+            assert!(got.iter().copied().eq(0..len as u32), "BinaryHeap, len {len}");
+            assert_eq!(dropped(), len);
+
+            let mut d: VecDeque<Tracked> = items().collect();
+            d.rotate_left(len / 2); // a ring buffer that wraps
+            let (a, b) = (len / 4, len - len / 4);
+            let want: Vec<u32> = d.iter().skip(a).take(b - a).map(|t| t.0).collect();
+            let got: Vec<u32> = p.run(|| d.par_drain(a..b).map(|t| t.0).collect());
+            assert_eq!(got, want, "VecDeque, len {len}");
+            assert_eq!((d.len(), dropped()), (len - (b - a), b - a));
+            drop(d);
+            assert_eq!(dropped(), len - (b - a));
+        }
+    });
 }
 
 #[test]

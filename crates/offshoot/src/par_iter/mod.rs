@@ -76,7 +76,7 @@ pub use slice::{Iter, IterMut};
 pub use step_by::StepBy;
 pub use str::{ParallelString, Pattern, StrPieces};
 pub use try_ops::Try;
-pub use vec::{IntoIter, ParallelDrainRange};
+pub use vec::{IntoIter, ParallelDrainFull, ParallelDrainRange};
 pub use zip::Zip;
 
 /// The names rayon users import from `rayon::iter`: the traits, the adaptor types and
@@ -87,8 +87,8 @@ pub mod iter {
         Empty, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold,
         FoldWith, FromParallelIterator, IndexedParallelIterator, Inspect, Interleave,
         IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Map, MapInit,
-        MapWith, Once, ParallelDrainRange, ParallelExtend, ParallelIterator, RepeatN, Rev, StepBy,
-        TakeAny, TryFold, TryFoldWith, Update, WhileSome, Zip,
+        MapWith, Once, ParallelDrainFull, ParallelDrainRange, ParallelExtend, ParallelIterator,
+        RepeatN, Rev, StepBy, TakeAny, TryFold, TryFoldWith, Update, WhileSome, Zip,
     };
     pub use super::{CharRangeIter, IntoIter, Iter, IterMut, RangeInteger, RangeIter, Try};
     pub use crate::bridge::{IterBridge, ParallelBridge};

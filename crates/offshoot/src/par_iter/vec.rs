@@ -299,3 +299,66 @@ impl<T: Send> ParallelDrainRange<usize> for &mut Vec<T> {
         drained.into_par_iter()
     }
 }
+
+impl<T: Send> ParallelDrainRange<usize> for &mut VecDeque<T> {
+    type Iter = IntoIter<T>;
+    type Item = T;
+    /// ```
+    /// use offshoot::prelude::*;
+    /// use std::collections::VecDeque;
+    /// let mut d: VecDeque<i32> = (0..6).collect();
+    /// let sum: i32 = d.par_drain(1..4).sum();
+    /// assert_eq!(sum, 1 + 2 + 3);
+    /// assert_eq!(d, [0, 4, 5]);
+    /// ```
+    fn par_drain<R: std::ops::RangeBounds<usize>>(self, range: R) -> IntoIter<T> {
+        // As for `Vec`: `VecDeque::drain` checks the range; the elements move into a
+        // buffer the iterator owns.
+        let drained: Vec<T> = self.drain(range).collect();
+        drained.into_par_iter()
+    }
+}
+
+/// `par_drain` of a whole collection (rayon's `ParallelDrainFull`): removes every element
+/// and yields them as an owning parallel iterator, in the collection's own iteration order
+/// (unspecified for hash sets and maps and for a binary heap, as their `drain`'s).
+///
+/// The elements are moved out when `par_drain` is called, so the collection is empty
+/// afterwards (keeping its capacity) even if the iterator is dropped unused; the iterator
+/// then moves or drops each element exactly once.
+///
+/// ```
+/// use offshoot::prelude::*;
+/// use std::collections::HashMap;
+/// let mut m: HashMap<&str, i32> = [("a", 1), ("b", 2), ("c", 3)].into_iter().collect();
+/// let total: i32 = m.par_drain().map(|(_, v)| v).sum();
+/// assert_eq!(total, 6);
+/// assert!(m.is_empty());
+/// ```
+pub trait ParallelDrainFull {
+    /// The iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items.
+    type Item: Send;
+    /// Removes every element and returns them as a parallel iterator.
+    fn par_drain(self) -> Self::Iter;
+}
+
+macro_rules! drain_full {
+    ($([$($g:tt)*] $c:ty => $item:ty;)*) => {$(
+        impl<$($g)*> ParallelDrainFull for &mut $c {
+            type Iter = IntoIter<$item>;
+            type Item = $item;
+            fn par_drain(self) -> IntoIter<$item> {
+                let drained: Vec<$item> = self.drain().collect();
+                drained.into_par_iter()
+            }
+        }
+    )*};
+}
+
+drain_full! {
+    [K: Send, V: Send, S] HashMap<K, V, S> => (K, V);
+    [T: Send, S] HashSet<T, S> => T;
+    [T: Send] BinaryHeap<T> => T;
+}
