@@ -1,6 +1,7 @@
 //! The slice sources (`par_chunks`, `par_chunks_mut`, `par_chunks_exact`(`_mut`),
 //! `par_rchunks`(`_mut`), `par_rchunks_exact`(`_mut`), `par_windows`, `par_split`,
-//! `par_split_mut`) against std's `chunks`, `windows`, `split`, ... on random lengths
+//! `par_split_mut`, `par_split_inclusive`(`_mut`), `par_chunk_by`(`_mut`),
+//! `par_array_windows`) against std's `chunks`, `windows`, `split`, ... on random lengths
 //! (0, 1, non-powers of two) and random sizes, on pools of 1, 2 and 3 workers: same pieces
 //! in the same order, also reversed and after `skip`/`take`; writes through the `_mut`
 //! forms land where the serial loop puts them; size 0 panics with a clear message.
@@ -110,6 +111,63 @@ proptest! {
     }
 
     #[test]
+    fn split_inclusive_and_chunk_by_like_std(v in prop::collection::vec(0u32..4, 0..1500)) {
+        on_each_pool(|p| {
+            let want: Vec<&[u32]> = v.split_inclusive(|x| *x == 0).collect();
+            let got: Vec<&[u32]> = p.run(|| v.par_split_inclusive(|x| *x == 0).collect());
+            assert_eq!(got, want);
+            let got: Vec<&[u32]> = p.run(|| v.par_split_inclusive(|x| *x == 0).rev().collect());
+            assert_eq!(got, want.iter().rev().copied().collect::<Vec<_>>());
+            for same in [|a: &u32, b: &u32| a == b, |a: &u32, b: &u32| a <= b] {
+                let want: Vec<&[u32]> = v.chunk_by(same).collect();
+                let got: Vec<&[u32]> = p.run(|| v.par_chunk_by(same).collect());
+                assert_eq!(got, want);
+                let k = want.len() / 3;
+                let got: Vec<&[u32]> = p.run(|| v.par_chunk_by(same).skip(k).collect());
+                assert_eq!(got, want[k..]);
+            }
+            let want: Vec<[u32; 3]> = v.windows(3).map(|w| [w[0], w[1], w[2]]).collect();
+            let got: Vec<[u32; 3]> = p.run(|| v.par_array_windows::<3>().copied().collect());
+            assert_eq!(got, want);
+        });
+    }
+
+    /// Long enough that runs straddle the parts `par_chunk_by_mut`'s pass compares apart
+    /// (4096 elements each); runs both short and long.
+    #[test]
+    fn split_inclusive_mut_and_chunk_by_mut_writes_land(
+        v in prop::collection::vec((0u32..3, 1usize..3000), 0..12)
+    ) {
+        let v: Vec<u32> = v.into_iter().flat_map(|(x, n)| std::iter::repeat_n(x, n % 7 + n / 500 * 500)).collect();
+        on_each_pool(|p| {
+            let mut want = v.clone();
+            for (i, piece) in want.split_inclusive_mut(|x| *x == 0).enumerate() {
+                piece.iter_mut().for_each(|x| *x += 10 * i as u32);
+            }
+            let mut got = v.clone();
+            p.run(|| {
+                got.par_split_inclusive_mut(|x| *x == 0)
+                    .enumerate()
+                    .for_each(|(i, piece)| piece.iter_mut().for_each(|x| *x += 10 * i as u32))
+            });
+            assert_eq!(got, want);
+            let mut want = v.clone();
+            for (i, run) in want.chunk_by_mut(|a, b| a == b).enumerate() {
+                let n = run.len() as u32;
+                run.iter_mut().for_each(|x| *x = *x * 100_000 + n * 10 + i as u32 % 10);
+            }
+            let mut got = v.clone();
+            p.run(|| {
+                got.par_chunk_by_mut(|a, b| a == b).enumerate().for_each(|(i, run)| {
+                    let n = run.len() as u32;
+                    run.iter_mut().for_each(|x| *x = *x * 100_000 + n * 10 + i as u32 % 10);
+                })
+            });
+            assert_eq!(got, want);
+        });
+    }
+
+    #[test]
     fn split_mut_writes_land(v in prop::collection::vec(0u32..5, 0..1500)) {
         on_each_pool(|p| {
             let mut want = v.clone();
@@ -180,6 +238,45 @@ fn empty_and_one_element() {
     assert_eq!(one.par_rchunks_exact(2).count(), 0);
     assert_eq!(one.par_windows(2).count(), 0);
     assert_eq!(one.par_split(|x| *x == 9).count(), 2);
+    // As std: an empty slice has no inclusive piece and no run; a separator at the end
+    // ends the last piece.
+    assert_eq!(e.par_split_inclusive(|_| true).count(), 0);
+    assert_eq!(e.par_chunk_by(|_, _| true).count(), 0);
+    assert_eq!(
+        one.par_split_inclusive(|x| *x == 9).collect::<Vec<_>>(),
+        [&[9u8][..]]
+    );
+    assert_eq!(
+        one.par_chunk_by(|_, _| false).collect::<Vec<_>>(),
+        [&[9u8][..]]
+    );
+    assert_eq!(one.par_array_windows::<2>().count(), 0);
+}
+
+/// Runs that start exactly where `par_chunk_by_mut`'s pass splits the slice (every 4096
+/// elements): the pairs across those points are compared apart from the rest.
+#[test]
+fn chunk_by_runs_that_start_at_the_pass_boundaries() {
+    let v: Vec<u32> = [(0, 4096), (1, 4096), (2, 1), (3, 8191), (3, 2)]
+        .into_iter()
+        .flat_map(|(x, n)| std::iter::repeat_n(x, n))
+        .collect();
+    let want: Vec<usize> = v.chunk_by(|a, b| a == b).map(<[u32]>::len).collect();
+    assert_eq!(want, [4096, 4096, 1, 8193]);
+    on_each_pool(|p| {
+        let got: Vec<usize> = p.run(|| v.par_chunk_by(|a, b| a == b).map(<[u32]>::len).collect());
+        assert_eq!(got, want);
+        let mut w = v.clone();
+        let got: Vec<usize> =
+            p.run(|| w.par_chunk_by_mut(|a, b| a == b).map(|r| r.len()).collect());
+        assert_eq!(got, want);
+    });
+}
+
+#[test]
+#[should_panic(expected = "window size")]
+fn array_windows_zero_panics() {
+    let _ = [1u8, 2].par_array_windows::<0>();
 }
 
 #[test]

@@ -319,6 +319,29 @@ impl<T: Send> ParallelDrainRange<usize> for &mut VecDeque<T> {
     }
 }
 
+impl ParallelDrainRange<usize> for &mut String {
+    type Iter = IntoIter<char>;
+    type Item = char;
+    /// Removes the byte range `range` and yields its `char`s, in order.
+    ///
+    /// # Panics
+    ///
+    /// As `String::drain`: if the range is out of bounds, decreasing, or does not start
+    /// and end on `char` boundaries.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let mut s = String::from("héllo wörld");
+    /// let upper: String = s.par_drain(..6).map(|c| c.to_ascii_uppercase()).collect();
+    /// assert_eq!(upper, "HéLLO");
+    /// assert_eq!(s, " wörld");
+    /// ```
+    fn par_drain<R: std::ops::RangeBounds<usize>>(self, range: R) -> IntoIter<char> {
+        let drained: Vec<char> = self.drain(range).collect();
+        drained.into_par_iter()
+    }
+}
+
 /// `par_drain` of a whole collection (rayon's `ParallelDrainFull`): removes every element
 /// and yields them as an owning parallel iterator, in the collection's own iteration order
 /// (unspecified for hash sets and maps and for a binary heap, as their `drain`'s).

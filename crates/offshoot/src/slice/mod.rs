@@ -1,8 +1,9 @@
 //! Parallel operations on slices, under rayon's names: `use offshoot::slice::ParallelSlice`
 //! and `ParallelSliceMut` (or `offshoot::prelude::*`) give every slice, `Vec<T>` and array
 //! the chunking sources (`par_chunks`, `par_chunks_mut`, `par_chunks_exact`, `par_rchunks`,
-//! ..., `par_windows`, `par_split`, `par_split_mut`: `chunks.rs`, `windows.rs`,
-//! `split.rs`) and the parallel sorts.
+//! ..., `par_windows`, `par_array_windows`, `par_split`, `par_split_inclusive`,
+//! `par_chunk_by` and their `_mut` forms: `chunks.rs`, `windows.rs`, `split.rs`) and the
+//! parallel sorts.
 //!
 //! * [`par_sort`](ParallelSliceMut::par_sort) and its `_by`, `_by_key`, `_by_cached_key`
 //!   forms are **stable**: a parallel merge sort (`slice/mergesort.rs`) with one scratch buffer of
@@ -33,6 +34,10 @@ pub use chunks::{
 };
 pub use split::{Split, SplitMut};
 pub use windows::Windows;
+
+/// The iterator of [`ParallelSlice::par_array_windows`]: windows as `&[T; N]`.
+pub type ArrayWindows<'a, T, const N: usize> =
+    crate::par_iter::Map<Windows<'a, T>, fn(&'a [T]) -> &'a [T; N]>;
 
 /// Parallel methods on shared slices (rayon's `ParallelSlice`): implemented for `[T]`, so
 /// every `&[T]`, `Vec<T>` and array gets them through auto-deref. Every chunk is a plain
@@ -71,6 +76,65 @@ pub trait ParallelSlice<T: Sync> {
         P: Fn(&T) -> bool + Sync + Send,
     {
         Split::new(self.as_parallel_slice(), separator)
+    }
+
+    /// The sub-slices ended by the elements for which `separator` is true, each with its
+    /// separator (std's [`split_inclusive`](slice::split_inclusive)): no empty piece after
+    /// a separator that ends the slice, and none for an empty slice. The separators are
+    /// found first, by a parallel pass.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v = [1, 0, 2, 3, 0, 0];
+    /// let pieces: Vec<&[i32]> = v.par_split_inclusive(|x| *x == 0).collect();
+    /// assert_eq!(pieces, [&[1, 0][..], &[2, 3, 0], &[0]]);
+    /// ```
+    fn par_split_inclusive<P>(&self, separator: P) -> Split<'_, T>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        Split::inclusive(self.as_parallel_slice(), separator)
+    }
+
+    /// The runs of consecutive elements in which `pred` holds for every two neighbours
+    /// (std's [`chunk_by`](slice::chunk_by)), in order; none for an empty slice. The
+    /// runs' starts are found first, by a parallel pass over the pairs of neighbours.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v = [1, 1, 2, 3, 3, 3, 1];
+    /// let runs: Vec<&[i32]> = v.par_chunk_by(|a, b| a == b).collect();
+    /// assert_eq!(runs, [&[1, 1][..], &[2], &[3, 3, 3], &[1]]);
+    /// let rising: Vec<usize> = v.par_chunk_by(|a, b| a <= b).map(|r| r.len()).collect();
+    /// assert_eq!(rising, [6, 1]);
+    /// ```
+    fn par_chunk_by<F>(&self, pred: F) -> Split<'_, T>
+    where
+        F: Fn(&T, &T) -> bool + Sync + Send,
+    {
+        Split::chunk_by(self.as_parallel_slice(), pred)
+    }
+
+    /// Every window of `N` consecutive elements as an array reference, overlapping (std's
+    /// `array_windows`): [`par_windows`](ParallelSlice::par_windows)`(N)` with each window
+    /// of the array type.
+    ///
+    /// # Panics
+    ///
+    /// If `N` is 0.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v = [1, 2, 3, 4];
+    /// let sums: Vec<i32> = v.par_array_windows().map(|[a, b]| a + b).collect();
+    /// assert_eq!(sums, [3, 5, 7]);
+    /// ```
+    #[track_caller]
+    fn par_array_windows<const N: usize>(&self) -> ArrayWindows<'_, T, N> {
+        use crate::par_iter::ParallelIterator;
+        let as_array: fn(&[T]) -> &[T; N] =
+            |w| w.try_into().expect("a window has exactly N elements");
+        self.par_windows(N).map(as_array)
     }
 
     /// Every window of `size` consecutive elements, overlapping (std's
@@ -219,6 +283,43 @@ pub trait ParallelSliceMut<T: Send> {
         P: Fn(&T) -> bool + Sync + Send,
     {
         SplitMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// [`par_split_inclusive`](ParallelSlice::par_split_inclusive) with mutable pieces
+    /// (std's [`split_inclusive_mut`](slice::split_inclusive_mut)).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let mut v = [3, 1, 0, 2, 1, 0];
+    /// v.par_split_inclusive_mut(|x| *x == 0).for_each(|piece| piece.sort());
+    /// assert_eq!(v, [0, 1, 3, 0, 1, 2]);
+    /// ```
+    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> SplitMut<'_, T>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitMut::inclusive(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// [`par_chunk_by`](ParallelSlice::par_chunk_by) with mutable runs (std's
+    /// [`chunk_by_mut`](slice::chunk_by_mut)). Needs only `T: Send`: each part of the
+    /// parallel pass compares neighbours inside its own part, and the few pairs that
+    /// straddle two parts are compared by the caller.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let mut v = [1, 1, 2, 3, 3];
+    /// v.par_chunk_by_mut(|a, b| a == b).for_each(|run| {
+    ///     let n = run.len() as i32;
+    ///     run.iter_mut().for_each(|x| *x = n);
+    /// });
+    /// assert_eq!(v, [2, 2, 1, 2, 2]);
+    /// ```
+    fn par_chunk_by_mut<F>(&mut self, pred: F) -> SplitMut<'_, T>
+    where
+        F: Fn(&T, &T) -> bool + Sync + Send,
+    {
+        SplitMut::chunk_by(self.as_parallel_slice_mut(), pred)
     }
 
     /// Mutable chunks of `size` elements from the front, the last possibly shorter (std's
