@@ -257,6 +257,40 @@ proptest! {
     }
 
     #[test]
+    fn intersperse_matches_a_serial_oracle(v in vecs(), k in 0usize..60, t in 0usize..5000) {
+        let oracle = |v: &[i32]| -> Vec<i32> {
+            let mut out = Vec::new();
+            for (i, x) in v.iter().enumerate() {
+                if i > 0 {
+                    out.push(-7);
+                }
+                out.push(*x);
+            }
+            out
+        };
+        let want = oracle(&v);
+        for p in pools() {
+            let got: Vec<i32> = p.run(|| v.par_iter().copied().intersperse(-7).collect());
+            prop_assert_eq!(&got, &want);
+            prop_assert_eq!(p.run(|| v.par_iter().copied().intersperse(-7).len()), want.len());
+            let got: Vec<i32> = p.run(|| v.par_iter().copied().intersperse(-7).rev().collect());
+            prop_assert_eq!(got, want.iter().rev().copied().collect::<Vec<_>>());
+            let got: Vec<i32> = p.run(|| v.par_iter().copied().intersperse(-7).skip(k).take(t).collect());
+            prop_assert_eq!(got, want.iter().skip(k).take(t).copied().collect::<Vec<_>>());
+            // take then skip, and skip twice: the ends move more than once.
+            let got: Vec<i32> = p.run(|| {
+                v.par_iter().copied().intersperse(-7).take(t).skip(k).skip(1).collect()
+            });
+            prop_assert_eq!(got, want.iter().take(t).skip(k).skip(1).copied().collect::<Vec<_>>());
+            let got: Vec<(usize, i32)> = p.run(|| {
+                v.par_iter().copied().intersperse(-7).enumerate().filter(|(_, x)| *x != -7).collect()
+            });
+            let want_pos: Vec<(usize, i32)> = want.iter().copied().enumerate().filter(|(_, x)| *x != -7).collect();
+            prop_assert_eq!(got, want_pos);
+        }
+    }
+
+    #[test]
     fn string_pieces_match_str(chars in prop::collection::vec(prop::sample::select(vec!['a', 'b', ' ', '\n', '\r', ',', 'é', '€', '\u{3000}', '\t']), 0..3000)) {
         let s: String = chars.into_iter().collect();
         for p in pools() {
@@ -371,6 +405,12 @@ fn generic_code_needs_no_extra_bounds() {
 /// Counts drops of an owned item.
 #[derive(Debug)]
 struct Tracked(u32, Arc<AtomicUsize>);
+
+impl Clone for Tracked {
+    fn clone(&self) -> Self {
+        Tracked(self.0, self.1.clone())
+    }
+}
 
 impl Drop for Tracked {
     fn drop(&mut self) {
@@ -515,6 +555,17 @@ fn owned_items_are_dropped_once_through_every_adaptor() {
             check("try_for_each", r.is_err() as usize);
             let n = p.run(|| make().into_par_iter().take_any(3).count());
             check("take_any", n);
+            // The separator's clones count their drops apart.
+            let sep = Tracked(u32::MAX, Arc::new(AtomicUsize::new(0)));
+            let n = p.run(|| {
+                make()
+                    .into_par_iter()
+                    .intersperse(sep)
+                    .skip(3)
+                    .take(len)
+                    .count()
+            });
+            check("intersperse", n);
             let got: Vec<u32> = p.run(|| {
                 make()
                     .into_par_iter()

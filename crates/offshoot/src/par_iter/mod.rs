@@ -40,6 +40,7 @@ mod find;
 mod flat_map;
 mod fold;
 mod interleave;
+mod intersperse;
 mod map;
 mod map_init;
 mod misc;
@@ -65,6 +66,7 @@ pub use filter::{Filter, FilterMap};
 pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::{Fold, FoldWith, TryFold, TryFoldWith};
 pub use interleave::Interleave;
+pub use intersperse::Intersperse;
 pub use map::{Cloned, Copied, Inspect, Map, Update};
 pub use map_init::{MapInit, MapWith};
 pub use misc::{
@@ -85,7 +87,7 @@ pub mod iter {
     pub use super::{
         empty, once, repeat, repeat_n, repeatn, AnyWhile, Chain, Chunks, Cloned, Copied, Either,
         Empty, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold,
-        FoldWith, FromParallelIterator, IndexedParallelIterator, Inspect, Interleave,
+        FoldWith, FromParallelIterator, IndexedParallelIterator, Inspect, Interleave, Intersperse,
         IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Map, MapInit,
         MapWith, Once, ParallelDrainFull, ParallelDrainRange, ParallelExtend, ParallelIterator,
         RepeatN, Rev, StepBy, TakeAny, TryFold, TryFoldWith, Update, WhileSome, Zip,
@@ -1195,6 +1197,24 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn step_by(self, step: usize) -> StepBy<Self> {
         StepBy::new(self, step)
+    }
+
+    /// The items with a clone of `separator` between every two of them (rayon's
+    /// `intersperse`; here only on indexed iterators, where every separator's place is
+    /// known in advance: on a `filter` or a `flat_map`, `collect` first).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<i32> = vec![1, 2, 3].into_par_iter().intersperse(0).collect();
+    /// assert_eq!(v, [1, 0, 2, 0, 3]);
+    /// let s: String = ["a", "b", "c"].par_iter().copied().intersperse(", ").collect();
+    /// assert_eq!(s, "a, b, c");
+    /// ```
+    fn intersperse(self, separator: Self::Item) -> Intersperse<Self>
+    where
+        Self::Item: Clone + Sync,
+    {
+        Intersperse::new(self, separator)
     }
 
     /// The items in `Vec`s of `size` (the last one may be shorter).
