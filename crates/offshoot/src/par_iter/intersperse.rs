@@ -119,7 +119,7 @@ impl<B: Iterator<Item = T>, T: Clone> Iterator for Positions<'_, B, T> {
             return None;
         }
         self.front += 1;
-        if self.front % 2 == 0 {
+        if self.front.is_multiple_of(2) {
             self.base.next()
         } else {
             Some(self.sep.clone())
