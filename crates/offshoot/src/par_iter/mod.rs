@@ -50,6 +50,7 @@ mod rev;
 mod slice;
 mod step_by;
 mod str;
+mod tree;
 mod try_ops;
 mod vec;
 mod zip;
@@ -77,6 +78,7 @@ pub use rev::Rev;
 pub use slice::{Iter, IterMut};
 pub use step_by::StepBy;
 pub use str::{ParallelString, Pattern, StrPieces};
+pub use tree::{split, walk_tree, walk_tree_postfix, walk_tree_prefix};
 pub use try_ops::Try;
 pub use vec::{IntoIter, ParallelDrainFull, ParallelDrainRange};
 pub use zip::Zip;
@@ -85,9 +87,10 @@ pub use zip::Zip;
 /// the free functions (`use offshoot::iter::*;`).
 pub mod iter {
     pub use super::{
-        empty, once, repeat, repeat_n, repeatn, AnyWhile, Chain, Chunks, Cloned, Copied, Either,
-        Empty, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold,
-        FoldWith, FromParallelIterator, IndexedParallelIterator, Inspect, Interleave, Intersperse,
+        empty, once, repeat, repeat_n, repeatn, split, walk_tree, walk_tree_postfix,
+        walk_tree_prefix, AnyWhile, Chain, Chunks, Cloned, Copied, Either, Empty, Enumerate,
+        Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith,
+        FromParallelIterator, IndexedParallelIterator, Inspect, Interleave, Intersperse,
         IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Map, MapInit,
         MapWith, Once, ParallelDrainFull, ParallelDrainRange, ParallelExtend, ParallelIterator,
         RepeatN, Rev, StepBy, TakeAny, TryFold, TryFoldWith, Update, WhileSome, Zip,
