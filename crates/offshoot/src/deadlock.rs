@@ -236,6 +236,12 @@ pub struct ExternalWaker {
 
 impl ExternalWaker {
     /// Announces an outside waker until the guard is dropped.
+    ///
+    /// ```
+    /// let guard = offshoot::sync::ExternalWaker::new();
+    /// // ... hand a promise to a thread outside every pool, which puts it, then:
+    /// drop(guard);
+    /// ```
     pub fn new() -> ExternalWaker {
         EXTERNAL.fetch_add(1, Ordering::SeqCst);
         ExternalWaker { _private: () }

@@ -482,11 +482,23 @@ impl fmt::Debug for Builder {
 impl Builder {
     /// A builder with the defaults: as many workers as `OFFSHOOT_WORKERS` says, else as
     /// `std::thread::available_parallelism()`.
+    ///
+    /// ```
+    /// let pool = offshoot::Builder::new().workers(2).build().unwrap();
+    /// assert_eq!(pool.workers(), 2);
+    /// ```
     pub fn new() -> Builder {
         Builder::default()
     }
 
     /// The number of worker threads (at least 1, at most [`MAX_WORKERS`]).
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder().workers(3).build().unwrap();
+    /// assert_eq!(pool.workers(), 3);
+    /// // Zero workers is an error, not a pool that never runs anything.
+    /// assert!(offshoot::ThreadPool::builder().workers(0).build().is_err());
+    /// ```
     pub fn workers(mut self, n: usize) -> Builder {
         self.workers = Some(n);
         self
@@ -523,6 +535,16 @@ impl Builder {
     }
 
     /// Names worker `i` `name(i)` (default: `offshoot-{i}`).
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder()
+    ///     .workers(1)
+    ///     .thread_name(|i| format!("solver-{i}"))
+    ///     .build()
+    ///     .unwrap();
+    /// let name = pool.run(|| std::thread::current().name().map(str::to_string));
+    /// assert_eq!(name.as_deref(), Some("solver-0"));
+    /// ```
     pub fn thread_name(mut self, name: impl FnMut(usize) -> String + 'static) -> Builder {
         self.thread_name = Some(Box::new(name));
         self
@@ -566,6 +588,13 @@ impl Builder {
     }
 
     /// Starts the pool's worker threads.
+    ///
+    /// ```
+    /// match offshoot::ThreadPool::builder().workers(2).build() {
+    ///     Ok(pool) => assert_eq!(pool.run(|| offshoot::join(|| 1, || 2)), (1, 2)),
+    ///     Err(e) => panic!("no pool: {e}"),
+    /// }
+    /// ```
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         let n = self.worker_count()?;
         let fiber_stack = self.stack_size.unwrap_or_else(default_stack_size);
@@ -639,6 +668,13 @@ impl Builder {
 
     /// Builds the global pool with this configuration. Fails if the global pool already
     /// exists (it is created on first use by `join`, `scope`, `finish` outside a pool).
+    ///
+    /// ```
+    /// // Before anything uses the global pool (a second call is an error).
+    /// offshoot::ThreadPool::builder().workers(2).build_global().unwrap();
+    /// assert_eq!(offshoot::ThreadPool::global().workers(), 2);
+    /// assert!(offshoot::ThreadPool::builder().build_global().is_err());
+    /// ```
     pub fn build_global(self) -> Result<(), BuildError> {
         let pool = self.build()?;
         let mut fresh = false;
@@ -713,6 +749,11 @@ impl fmt::Debug for ThreadPool {
 
 impl ThreadPool {
     /// A builder for a pool.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// assert_eq!(pool.workers(), 2);
+    /// ```
     pub fn builder() -> Builder {
         Builder::new()
     }
@@ -724,6 +765,15 @@ impl ThreadPool {
     ///
     /// When the pool cannot be created, for example because `OFFSHOOT_WORKERS` is not a
     /// whole number from 1 to [`MAX_WORKERS`]; the message says what to fix.
+    ///
+    /// ```
+    /// // `join` outside every pool runs here; so can an explicit `run`.
+    /// let sum = offshoot::ThreadPool::global().run(|| {
+    ///     let (a, b) = offshoot::join(|| 1, || 2);
+    ///     a + b
+    /// });
+    /// assert_eq!(sum, 3);
+    /// ```
     pub fn global() -> &'static ThreadPool {
         GLOBAL.get_or_init(|| {
             Builder::new()
@@ -733,6 +783,11 @@ impl ThreadPool {
     }
 
     /// The number of worker threads.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// assert_eq!(pool.workers(), 2);
+    /// ```
     pub fn workers(&self) -> usize {
         self.registry.num_workers()
     }
@@ -771,11 +826,26 @@ impl ThreadPool {
     }
 
     /// The scheduler's counters since the pool started.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// pool.run(|| offshoot::join(|| (), || ()));
+    /// let s = pool.stats();
+    /// // Every request a worker sent was answered one way or another (or withdrawn).
+    /// assert!(s.requests_answered_work + s.requests_answered_empty <= s.requests_sent);
+    /// ```
     pub fn stats(&self) -> Stats {
         self.registry.stats()
     }
 
     /// The index of the current thread's worker if it belongs to this pool.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// assert_eq!(pool.current_worker_index(), None); // this thread is not one of its workers
+    /// let i = pool.run(|| pool.current_worker_index());
+    /// assert!(matches!(i, Some(0) | Some(1)));
+    /// ```
     pub fn current_worker_index(&self) -> Option<usize> {
         let w = Worker::current();
         if w.is_null() {

@@ -29,6 +29,12 @@ use super::{Either, IndexedParallelIterator, IntoParallelIterator, ParallelItera
 /// ```
 pub trait FromParallelIterator<T: Send>: Sized {
     /// Collects `par_iter`.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v = Vec::from_par_iter((0..3).into_par_iter().map(|x| x * 2));
+    /// assert_eq!(v, [0, 2, 4]);
+    /// ```
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self;
 }
 
@@ -42,6 +48,13 @@ pub trait FromParallelIterator<T: Send>: Sized {
 /// ```
 pub trait ParallelExtend<T: Send> {
     /// Extends `self` with the items of `par_iter`.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let mut v = vec![0];
+    /// v.par_extend((1..4).into_par_iter());
+    /// assert_eq!(v, [0, 1, 2, 3]);
+    /// ```
     fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I);
 }
 

@@ -93,6 +93,12 @@ pub fn repeat<T: Clone + Send + Sync>(x: T) -> RepeatN<T> {
 }
 
 /// rayon's older name for [`repeat_n`].
+///
+/// ```
+/// use offshoot::iter::*;
+/// let v: Vec<u8> = repeatn(7u8, 3).collect();
+/// assert_eq!(v, [7, 7, 7]);
+/// ```
 pub fn repeatn<T: Clone + Send + Sync>(x: T, n: usize) -> RepeatN<T> {
     repeat_n(x, n)
 }

@@ -1019,6 +1019,12 @@ pub trait ParallelIterator: Sized + Sync + Send {
     }
 
     /// The number of items if it is known without running anything (indexed iterators).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// assert_eq!((0..5).into_par_iter().opt_len(), Some(5));
+    /// assert_eq!((0..5).into_par_iter().filter(|x| x % 2 == 0).opt_len(), None);
+    /// ```
     fn opt_len(&self) -> Option<usize> {
         None
     }
@@ -1060,6 +1066,12 @@ pub trait IndexedParallelIterator: ParallelIterator {
     }
 
     /// Whether there are no items.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// assert!((0..0).into_par_iter().is_empty());
+    /// assert!(!vec![1].par_iter().is_empty());
+    /// ```
     fn is_empty(&self) -> bool {
         self.base_len() == 0
     }
@@ -1260,6 +1272,13 @@ pub trait IndexedParallelIterator: ParallelIterator {
 
     /// Does nothing: kept for rayon compatibility. offshoot splits a range only when a
     /// worker asks, and sizes its blocks by time, so no minimum piece length is needed.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// // Accepted for rayon's sake; offshoot splits only on request anyway.
+    /// let v: Vec<i32> = (0..4).into_par_iter().with_min_len(2).collect();
+    /// assert_eq!(v, [0, 1, 2, 3]);
+    /// ```
     fn with_min_len(self, min: usize) -> Self {
         let _ = min;
         self
@@ -1267,6 +1286,11 @@ pub trait IndexedParallelIterator: ParallelIterator {
 
     /// Does nothing: kept for rayon compatibility (see
     /// [`with_min_len`](IndexedParallelIterator::with_min_len)).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// assert_eq!((0..4).into_par_iter().with_max_len(1).sum::<i32>(), 6);
+    /// ```
     fn with_max_len(self, max: usize) -> Self {
         let _ = max;
         self
@@ -1473,6 +1497,11 @@ pub trait IndexedParallelIterator: ParallelIterator {
     }
 
     /// Whether the items differ from `other`'s.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// assert!((0..3).into_par_iter().ne(vec![0, 1, 5]));
+    /// ```
     fn ne<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator,
@@ -1483,6 +1512,11 @@ pub trait IndexedParallelIterator: ParallelIterator {
     }
 
     /// Lexicographically less than `other`.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// assert!((0..3).into_par_iter().lt(vec![0, 2]));
+    /// ```
     fn lt<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator,
@@ -1493,6 +1527,11 @@ pub trait IndexedParallelIterator: ParallelIterator {
     }
 
     /// Lexicographically less than or equal to `other`.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// assert!((0..3).into_par_iter().le(vec![0, 1, 2]));
+    /// ```
     fn le<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator,
@@ -1506,6 +1545,11 @@ pub trait IndexedParallelIterator: ParallelIterator {
     }
 
     /// Lexicographically greater than `other`.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// assert!((0..3).into_par_iter().gt(vec![0, 1]));
+    /// ```
     fn gt<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator,
@@ -1516,6 +1560,11 @@ pub trait IndexedParallelIterator: ParallelIterator {
     }
 
     /// Lexicographically greater than or equal to `other`.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// assert!((0..3).into_par_iter().ge(vec![0, 1, 2]));
+    /// ```
     fn ge<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator,
@@ -1537,6 +1586,13 @@ pub trait IntoParallelIterator {
     /// Its items.
     type Item: Send;
     /// Turns `self` into a parallel iterator.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<String> = vec!["a".to_string(), "b".to_string()];
+    /// let upper: Vec<String> = v.into_par_iter().map(|s| s.to_uppercase()).collect();
+    /// assert_eq!(upper, ["A", "B"]);
+    /// ```
     fn into_par_iter(self) -> Self::Iter;
 }
 

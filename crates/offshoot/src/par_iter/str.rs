@@ -35,34 +35,76 @@ use super::{Copied, Iter, ParallelIterator};
 /// ```
 pub trait ParallelString {
     /// The string.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// assert_eq!(String::from("ab").as_parallel_string(), "ab");
+    /// ```
     fn as_parallel_string(&self) -> &str;
 
     /// Its `char`s, in order.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let s: String = "héllo".par_chars().map(|c| c.to_ascii_uppercase()).collect();
+    /// assert_eq!(s, "HéLLO");
+    /// ```
     fn par_chars(&self) -> StrPieces<'_, Chars> {
         StrPieces::new(self.as_parallel_string(), Chars)
     }
 
     /// Its `char`s with their byte positions, in order.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<(usize, char)> = "aé b".par_char_indices().filter(|(_, c)| *c != ' ').collect();
+    /// assert_eq!(v, [(0, 'a'), (1, 'é'), (4, 'b')]);
+    /// ```
     fn par_char_indices(&self) -> StrPieces<'_, CharIndices> {
         StrPieces::new(self.as_parallel_string(), CharIndices)
     }
 
     /// Its bytes, in order (an indexed iterator).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// assert_eq!("abc".par_bytes().map(u32::from).sum::<u32>(), 97 + 98 + 99);
+    /// assert_eq!("abc".par_bytes().rev().collect::<Vec<u8>>(), b"cba");
+    /// ```
     fn par_bytes(&self) -> Copied<Iter<'_, u8>> {
         Iter::new(self.as_parallel_string().as_bytes()).copied()
     }
 
     /// Its lines (as `str::lines`: `\n` or `\r\n` ends a line), in order.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<&str> = "one\r\ntwo\n\nthree\n".par_lines().collect();
+    /// assert_eq!(v, ["one", "two", "", "three"]);
+    /// ```
     fn par_lines(&self) -> StrPieces<'_, Lines> {
         StrPieces::new(self.as_parallel_string(), Lines)
     }
 
     /// Its words separated by Unicode whitespace (as `str::split_whitespace`), in order.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<&str> = " a\u{3000}b \t c ".par_split_whitespace().collect();
+    /// assert_eq!(v, ["a", "b", "c"]);
+    /// ```
     fn par_split_whitespace(&self) -> StrPieces<'_, Words> {
         StrPieces::new(self.as_parallel_string(), Words(char::is_whitespace))
     }
 
     /// Its words separated by ASCII whitespace (as `str::split_ascii_whitespace`).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// // U+3000 is Unicode whitespace but not ASCII: it stays inside the word.
+    /// let v: Vec<&str> = " a\u{3000}b \t c ".par_split_ascii_whitespace().collect();
+    /// assert_eq!(v, ["a\u{3000}b", "c"]);
+    /// ```
     fn par_split_ascii_whitespace(&self) -> StrPieces<'_, Words> {
         StrPieces::new(
             self.as_parallel_string(),

@@ -286,6 +286,13 @@ pub trait ParallelDrainRange<Idx = usize> {
     /// # Panics
     ///
     /// If the range is out of bounds or decreasing (as `Vec::drain`).
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let mut v = vec![1, 2, 3, 4];
+    /// let drained: Vec<i32> = v.par_drain(1..3).collect();
+    /// assert_eq!((drained, v), (vec![2, 3], vec![1, 4]));
+    /// ```
     fn par_drain<R: std::ops::RangeBounds<Idx>>(self, range: R) -> Self::Iter;
 }
 
@@ -364,6 +371,13 @@ pub trait ParallelDrainFull {
     /// Its items.
     type Item: Send;
     /// Removes every element and returns them as a parallel iterator.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let mut set: std::collections::HashSet<u8> = (0..10).collect();
+    /// assert_eq!(set.par_drain().count(), 10);
+    /// assert!(set.is_empty());
+    /// ```
     fn par_drain(self) -> Self::Iter;
 }
 

@@ -53,6 +53,11 @@ pub struct State<S> {
 
 impl<S> State<S> {
     /// A state holding `value`, at rest.
+    ///
+    /// ```
+    /// let st = offshoot::search::State::new(vec![1, 2, 3]);
+    /// assert_eq!(st.into_inner(), [1, 2, 3]);
+    /// ```
     pub const fn new(value: S) -> State<S> {
         State {
             lent: Cell::new(false),

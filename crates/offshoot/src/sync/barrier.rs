@@ -46,6 +46,13 @@ pub struct BarrierWaitResult(bool);
 
 impl BarrierWaitResult {
     /// Whether this task was the last to arrive (one per round).
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// let b = offshoot::sync::Barrier::new(2);
+    /// let (x, y) = pool.run(|| offshoot::join(|| b.wait().is_leader(), || b.wait().is_leader()));
+    /// assert!(x ^ y); // exactly one of the two tasks leads
+    /// ```
     pub fn is_leader(&self) -> bool {
         self.0
     }
@@ -59,6 +66,11 @@ impl std::fmt::Debug for Barrier {
 
 impl Barrier {
     /// A barrier for `n` tasks (`n == 0` behaves as 1: nobody waits).
+    ///
+    /// ```
+    /// let b = offshoot::sync::Barrier::new(1);
+    /// assert!(b.wait().is_leader()); // a barrier of one opens at once
+    /// ```
     pub fn new(n: usize) -> Barrier {
         Barrier {
             n: n.max(1),
@@ -70,6 +82,24 @@ impl Barrier {
     }
 
     /// Parks until `n` tasks have called `wait` in this round.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// let b = offshoot::sync::Barrier::new(3);
+    /// let arrived = AtomicUsize::new(0);
+    /// pool.run(|| {
+    ///     offshoot::scope(|s| {
+    ///         for _ in 0..3 {
+    ///             s.spawn(|_| {
+    ///                 arrived.fetch_add(1, Ordering::SeqCst);
+    ///                 b.wait(); // parks until all three arrived
+    ///                 assert_eq!(arrived.load(Ordering::SeqCst), 3);
+    ///             });
+    ///         }
+    ///     })
+    /// });
+    /// ```
     pub fn wait(&self) -> BarrierWaitResult {
         let done = {
             let mut r = lock(&self.round);

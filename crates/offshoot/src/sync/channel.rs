@@ -109,6 +109,13 @@ pub fn unbounded<T>() -> (Sender<T>, Receiver<T>) {
 
 impl<T> Sender<T> {
     /// Sends `value`, parking while the channel is full. Fails if every receiver is gone.
+    ///
+    /// ```
+    /// let (tx, rx) = offshoot::sync::bounded(1);
+    /// tx.send(1).unwrap();
+    /// drop(rx);
+    /// assert!(tx.send(2).is_err()); // no receiver left: the value comes back
+    /// ```
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
         let mut value = Some(value);
         wait_for(
@@ -137,6 +144,14 @@ impl<T> Sender<T> {
 impl<T> Receiver<T> {
     /// Receives the oldest message, parking while the channel is empty. Fails once the
     /// channel is empty and every sender is gone.
+    ///
+    /// ```
+    /// let (tx, rx) = offshoot::sync::unbounded();
+    /// tx.send("hi").unwrap();
+    /// drop(tx);
+    /// assert_eq!(rx.recv(), Ok("hi"));
+    /// assert!(rx.recv().is_err()); // empty, and no sender left
+    /// ```
     pub fn recv(&self) -> Result<T, RecvError> {
         wait_for(
             &self.chan.state,
@@ -158,6 +173,13 @@ impl<T> Receiver<T> {
     }
 
     /// Receives a message if one is queued.
+    ///
+    /// ```
+    /// let (tx, rx) = offshoot::sync::unbounded();
+    /// assert_eq!(rx.try_recv(), None);
+    /// tx.send(5).unwrap();
+    /// assert_eq!(rx.try_recv(), Some(5));
+    /// ```
     pub fn try_recv(&self) -> Option<T> {
         let mut s = lock(&self.chan.state);
         let v = s.queue.pop_front();
@@ -168,6 +190,15 @@ impl<T> Receiver<T> {
     }
 
     /// The messages until every sender is gone.
+    ///
+    /// ```
+    /// let (tx, rx) = offshoot::sync::unbounded();
+    /// for i in 0..3 {
+    ///     tx.send(i).unwrap();
+    /// }
+    /// drop(tx); // the iterator ends once the channel is empty and has no sender
+    /// assert_eq!(rx.iter().collect::<Vec<_>>(), [0, 1, 2]);
+    /// ```
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
         std::iter::from_fn(move || self.recv().ok())
     }

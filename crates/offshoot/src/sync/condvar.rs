@@ -51,6 +51,11 @@ impl std::fmt::Debug for Condvar {
 
 impl Condvar {
     /// A condition variable with no waiters.
+    ///
+    /// ```
+    /// let cv = offshoot::sync::Condvar::new();
+    /// cv.notify_all(); // nobody waits: nothing happens
+    /// ```
     pub const fn new() -> Condvar {
         Condvar {
             waiters: std::sync::Mutex::new(WaitList::new()),
@@ -58,6 +63,26 @@ impl Condvar {
     }
 
     /// Unlocks the guard's mutex, parks until notified, and locks it again.
+    ///
+    /// ```
+    /// use offshoot::sync::{Condvar, Mutex};
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// let (ready, cv) = (Mutex::new(false), Condvar::new());
+    /// pool.run(|| {
+    ///     offshoot::join(
+    ///         || {
+    ///             let mut g = ready.lock();
+    ///             while !*g {
+    ///                 g = cv.wait(g); // parks, the lock released meanwhile
+    ///             }
+    ///         },
+    ///         || {
+    ///             *ready.lock() = true;
+    ///             cv.notify_all();
+    ///         },
+    ///     )
+    /// });
+    /// ```
     pub fn wait<'a, T: ?Sized>(&self, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
         let mutex = guard.mutex;
         let w = lock(&self.waiters).enqueue();
@@ -72,6 +97,24 @@ impl Condvar {
     }
 
     /// Parks until `condition` is false, re-checking after every notification.
+    ///
+    /// ```
+    /// use offshoot::sync::{Condvar, Mutex};
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// let (count, cv) = (Mutex::new(0), Condvar::new());
+    /// pool.run(|| {
+    ///     offshoot::join(
+    ///         || drop(cv.wait_while(count.lock(), |c| *c < 2)),
+    ///         || {
+    ///             for _ in 0..2 {
+    ///                 *count.lock() += 1;
+    ///                 cv.notify_one();
+    ///             }
+    ///         },
+    ///     )
+    /// });
+    /// assert_eq!(*count.lock(), 2);
+    /// ```
     pub fn wait_while<'a, T: ?Sized>(
         &self,
         mut guard: MutexGuard<'a, T>,
@@ -84,11 +127,21 @@ impl Condvar {
     }
 
     /// Wakes one waiting task, if any.
+    ///
+    /// ```
+    /// let cv = offshoot::sync::Condvar::new();
+    /// cv.notify_one(); // wakes one waiting task, if any
+    /// ```
     pub fn notify_one(&self) {
         lock(&self.waiters).wake_one();
     }
 
     /// Wakes every waiting task.
+    ///
+    /// ```
+    /// let cv = offshoot::sync::Condvar::new();
+    /// cv.notify_all(); // wakes every waiting task, if any
+    /// ```
     pub fn notify_all(&self) {
         lock(&self.waiters).wake_all();
     }

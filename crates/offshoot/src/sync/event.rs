@@ -104,6 +104,11 @@ impl<T> Event<T> {
     }
 
     /// An event that is not set (loom's primitives cannot be made in a `const fn`).
+    ///
+    /// ```
+    /// let e = offshoot::sync::Event::<u32>::new();
+    /// assert!(!e.is_set());
+    /// ```
     #[cfg(loom)]
     pub fn new() -> Self {
         Event {
@@ -150,11 +155,25 @@ impl<T> Event<T> {
     }
 
     /// The value, if set.
+    ///
+    /// ```
+    /// let e = offshoot::sync::Event::new();
+    /// assert_eq!(e.get(), None);
+    /// e.set(3).unwrap();
+    /// assert_eq!(e.get(), Some(&3));
+    /// ```
     pub fn get(&self) -> Option<&T> {
         self.value.get()
     }
 
     /// Whether the value is set.
+    ///
+    /// ```
+    /// let e = offshoot::sync::Event::new();
+    /// e.set("done").unwrap();
+    /// assert!(e.is_set());
+    /// assert_eq!(e.set("again"), Err("again")); // single assignment
+    /// ```
     pub fn is_set(&self) -> bool {
         self.value.get().is_some()
     }

@@ -437,6 +437,15 @@ impl<T> TaskFuture<T> {
     /// # Panics
     /// If the computation panicked (the panic itself went to whoever ran it; if that is
     /// this call, it propagates from here), or was dropped unrun because its finish failed.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// let v = pool.run(|| {
+    ///     let f = offshoot::sync::spawn_future(|| (1..=10).sum::<u32>());
+    ///     *f.get() // parks until the task has run (or runs it here)
+    /// });
+    /// assert_eq!(v, 55);
+    /// ```
     pub fn get(&self) -> &T {
         let h = self.header();
         if h.phase() == PENDING {
@@ -449,11 +458,29 @@ impl<T> TaskFuture<T> {
     }
 
     /// The value, if it is ready.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder().workers(1).build().unwrap();
+    /// pool.run(|| {
+    ///     let f = offshoot::sync::spawn_future(|| 7);
+    ///     f.get();
+    ///     assert_eq!(f.try_get(), Some(&7));
+    /// });
+    /// ```
     pub fn try_get(&self) -> Option<&T> {
         (self.header().phase() == DONE).then(|| self.value())
     }
 
     /// Whether the computation has ended (with a value or a failure).
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder().workers(1).build().unwrap();
+    /// pool.run(|| {
+    ///     let f = offshoot::sync::spawn_future(|| 7);
+    ///     f.get();
+    ///     assert!(f.is_ready());
+    /// });
+    /// ```
     pub fn is_ready(&self) -> bool {
         self.header().phase() != PENDING
     }

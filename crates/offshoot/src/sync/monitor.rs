@@ -87,6 +87,12 @@ impl<T: ?Sized> std::fmt::Debug for Monitor<T> {
 
 impl<T> Monitor<T> {
     /// A new monitor around `data`.
+    ///
+    /// ```
+    /// let m = offshoot::sync::Monitor::new(std::cell::Cell::new(0));
+    /// m.enter().set(1);
+    /// assert_eq!(m.into_inner().get(), 1);
+    /// ```
     pub const fn new(data: T) -> Monitor<T> {
         Monitor {
             state: std::sync::Mutex::new(State {
@@ -100,6 +106,11 @@ impl<T> Monitor<T> {
     }
 
     /// The data, consuming the monitor.
+    ///
+    /// ```
+    /// let m = offshoot::sync::Monitor::new(vec![1]);
+    /// assert_eq!(m.into_inner(), [1]);
+    /// ```
     pub fn into_inner(self) -> T {
         self.data
     }
@@ -107,6 +118,16 @@ impl<T> Monitor<T> {
 
 impl<T: ?Sized> Monitor<T> {
     /// Enters the monitor, parking while another task holds it.
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// let m = offshoot::sync::Monitor::new(Cell::new(0));
+    /// let outer = m.enter();
+    /// let inner = m.enter(); // re-entrant: the same task may enter again
+    /// inner.set(inner.get() + 1);
+    /// drop((inner, outer));
+    /// assert_eq!(m.enter().get(), 1);
+    /// ```
     pub fn enter(&self) -> MonitorGuard<'_, T> {
         self.acquire(task_id(), 1, WaitOn::new("Monitor", self));
         MonitorGuard {
@@ -162,6 +183,27 @@ impl<T: ?Sized> MonitorGuard<'_, T> {
     ///
     /// A stop (or a deadlock) ends the wait, but the task enters the monitor again before
     /// it unwinds, waiting for it as long as it takes.
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// let m = offshoot::sync::Monitor::new(Cell::new(false));
+    /// pool.run(|| {
+    ///     offshoot::join(
+    ///         || {
+    ///             let g = m.enter();
+    ///             while !g.get() {
+    ///                 g.wait(); // parks; the task below can enter meanwhile
+    ///             }
+    ///         },
+    ///         || {
+    ///             let g = m.enter();
+    ///             g.set(true);
+    ///             g.notify_all();
+    ///         },
+    ///     )
+    /// });
+    /// ```
     pub fn wait(&self) {
         let m = self.monitor;
         let me = task_id();
@@ -189,11 +231,27 @@ impl<T: ?Sized> MonitorGuard<'_, T> {
     }
 
     /// Wakes one task waiting in [`MonitorGuard::wait`].
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// let m = offshoot::sync::Monitor::new(Cell::new(0));
+    /// let g = m.enter();
+    /// g.set(1);
+    /// g.notify(); // wakes one waiting task, if any; none waits here
+    /// ```
     pub fn notify(&self) {
         lock(&self.monitor.state).cond.wake_one();
     }
 
     /// Wakes every task waiting in [`MonitorGuard::wait`].
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// let m = offshoot::sync::Monitor::new(Cell::new(0));
+    /// let g = m.enter();
+    /// g.set(1);
+    /// g.notify_all(); // wakes every waiting task, if any
+    /// ```
     pub fn notify_all(&self) {
         lock(&self.monitor.state).cond.wake_all();
     }

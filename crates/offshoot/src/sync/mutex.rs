@@ -63,6 +63,12 @@ impl<T: ?Sized> std::fmt::Debug for Mutex<T> {
 
 impl<T> Mutex<T> {
     /// A new, unlocked mutex.
+    ///
+    /// ```
+    /// static COUNT: offshoot::sync::Mutex<u32> = offshoot::sync::Mutex::new(0);
+    /// *COUNT.lock() += 1;
+    /// assert_eq!(*COUNT.lock(), 1);
+    /// ```
     pub const fn new(value: T) -> Mutex<T> {
         Mutex {
             state: std::sync::Mutex::new(State {
@@ -74,6 +80,12 @@ impl<T> Mutex<T> {
     }
 
     /// The data, consuming the mutex.
+    ///
+    /// ```
+    /// let m = offshoot::sync::Mutex::new(vec![1]);
+    /// m.lock().push(2);
+    /// assert_eq!(m.into_inner(), [1, 2]);
+    /// ```
     pub fn into_inner(self) -> T {
         self.data.into_inner()
     }
@@ -84,6 +96,12 @@ impl<T: ?Sized> Mutex<T> {
     ///
     /// Not reentrant: a task that locks a mutex it holds waits forever (use
     /// [`super::Monitor`] for a reentrant lock).
+    ///
+    /// ```
+    /// let m = offshoot::sync::Mutex::new(0);
+    /// offshoot::join(|| *m.lock() += 1, || *m.lock() += 10); // a waiting task parks
+    /// assert_eq!(*m.lock(), 11);
+    /// ```
     pub fn lock(&self) -> MutexGuard<'_, T> {
         wait_for(
             &self.state,
@@ -126,6 +144,12 @@ impl<T: ?Sized> Mutex<T> {
     }
 
     /// The data, through a unique borrow (no locking needed).
+    ///
+    /// ```
+    /// let mut m = offshoot::sync::Mutex::new(1);
+    /// *m.get_mut() += 1; // no locking: `&mut` proves nobody else holds it
+    /// assert_eq!(*m.lock(), 2);
+    /// ```
     pub fn get_mut(&mut self) -> &mut T {
         self.data.get_mut()
     }

@@ -63,6 +63,12 @@ impl<T: std::fmt::Debug> std::error::Error for AlreadyPut<T> {}
 
 impl<T> Promise<T> {
     /// A promise with no value yet.
+    ///
+    /// ```
+    /// let p = offshoot::sync::Promise::new();
+    /// p.put(1).unwrap();
+    /// assert_eq!(*p.get(), 1);
+    /// ```
     pub fn new() -> Promise<T> {
         Promise {
             event: Arc::new(Event::new()),
@@ -82,17 +88,37 @@ impl<T> Promise<T> {
     }
 
     /// The value, parking the calling task until it is put.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// let p = offshoot::sync::Promise::new();
+    /// let (got, ()) = pool.run(|| offshoot::join(|| *p.get(), || p.put(9).unwrap()));
+    /// assert_eq!(got, 9);
+    /// ```
     pub fn get(&self) -> &T {
         self.event
             .wait_on(crate::fiber::WaitOn::new("Promise", &*self.event))
     }
 
     /// The value, if it was put.
+    ///
+    /// ```
+    /// let p = offshoot::sync::Promise::new();
+    /// assert_eq!(p.try_get(), None);
+    /// p.put('x').unwrap();
+    /// assert_eq!(p.try_get(), Some(&'x'));
+    /// ```
     pub fn try_get(&self) -> Option<&T> {
         self.event.get()
     }
 
     /// The event behind the promise.
+    ///
+    /// ```
+    /// let p = offshoot::sync::Promise::new();
+    /// p.put(2).unwrap();
+    /// assert!(p.event().is_set());
+    /// ```
     pub fn event(&self) -> &Event<T> {
         &self.event
     }

@@ -64,6 +64,11 @@ impl<T: ?Sized> std::fmt::Debug for RwLock<T> {
 
 impl<T> RwLock<T> {
     /// A new, unlocked lock.
+    ///
+    /// ```
+    /// let lock = offshoot::sync::RwLock::new(5);
+    /// assert_eq!(*lock.read(), 5);
+    /// ```
     pub const fn new(value: T) -> RwLock<T> {
         RwLock {
             state: std::sync::Mutex::new(State {
@@ -78,6 +83,12 @@ impl<T> RwLock<T> {
     }
 
     /// The data, consuming the lock.
+    ///
+    /// ```
+    /// let lock = offshoot::sync::RwLock::new(String::from("x"));
+    /// lock.write().push('y');
+    /// assert_eq!(lock.into_inner(), "xy");
+    /// ```
     pub fn into_inner(self) -> T {
         self.data.into_inner()
     }
@@ -86,6 +97,12 @@ impl<T> RwLock<T> {
 impl<T: ?Sized> RwLock<T> {
     /// Shared access, parking while a writer holds or waits for the lock. A task that reads
     /// twice while a writer waits deadlocks (as with any writer-preferring lock).
+    ///
+    /// ```
+    /// let lock = offshoot::sync::RwLock::new(vec![1, 2]);
+    /// let (a, b) = offshoot::join(|| lock.read().len(), || lock.read().iter().sum::<i32>());
+    /// assert_eq!((a, b), (2, 3));
+    /// ```
     pub fn read(&self) -> RwLockReadGuard<'_, T> {
         wait_for(
             &self.state,
@@ -106,6 +123,12 @@ impl<T: ?Sized> RwLock<T> {
     }
 
     /// Exclusive access, parking while anyone else holds the lock.
+    ///
+    /// ```
+    /// let lock = offshoot::sync::RwLock::new(0);
+    /// offshoot::join(|| *lock.write() += 1, || *lock.write() += 2);
+    /// assert_eq!(*lock.read(), 3);
+    /// ```
     pub fn write(&self) -> RwLockWriteGuard<'_, T> {
         let waiting = Cell::new(false);
         wait_for(

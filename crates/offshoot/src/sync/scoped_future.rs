@@ -171,6 +171,13 @@ impl<T> ScopedFuture<T> {
     }
 
     /// Whether the closure has ended (with a value or a failure).
+    ///
+    /// ```
+    /// offshoot::sync::with_future(|| 6 * 7, |fut| {
+    ///     assert_eq!(*fut.get(), 42);
+    ///     assert!(fut.is_ready());
+    /// });
+    /// ```
     pub fn is_ready(&self) -> bool {
         self.phase() != PENDING
     }

@@ -40,6 +40,11 @@ impl std::fmt::Debug for Semaphore {
 
 impl Semaphore {
     /// A semaphore with `permits` permits.
+    ///
+    /// ```
+    /// let s = offshoot::sync::Semaphore::new(2);
+    /// assert_eq!(s.available_permits(), 2);
+    /// ```
     pub const fn new(permits: usize) -> Semaphore {
         Semaphore {
             state: std::sync::Mutex::new(State {
@@ -50,6 +55,14 @@ impl Semaphore {
     }
 
     /// Takes a permit, parking while there is none; the permit returns when the guard drops.
+    ///
+    /// ```
+    /// let s = offshoot::sync::Semaphore::new(1);
+    /// let permit = s.acquire();
+    /// assert_eq!(s.available_permits(), 0);
+    /// drop(permit); // gives the permit back
+    /// assert_eq!(s.available_permits(), 1);
+    /// ```
     pub fn acquire(&self) -> SemaphorePermit<'_> {
         wait_for(
             &self.state,
@@ -64,6 +77,13 @@ impl Semaphore {
     }
 
     /// Takes a permit if one is free.
+    ///
+    /// ```
+    /// let s = offshoot::sync::Semaphore::new(1);
+    /// let p = s.try_acquire().expect("one permit is free");
+    /// assert!(s.try_acquire().is_none());
+    /// drop(p);
+    /// ```
     pub fn try_acquire(&self) -> Option<SemaphorePermit<'_>> {
         let mut s = lock(&self.state);
         if s.permits > 0 {
@@ -92,6 +112,12 @@ impl Semaphore {
     }
 
     /// The number of free permits now.
+    ///
+    /// ```
+    /// let s = offshoot::sync::Semaphore::new(3);
+    /// let _p = s.acquire();
+    /// assert_eq!(s.available_permits(), 2);
+    /// ```
     pub fn available_permits(&self) -> usize {
         lock(&self.state).permits
     }
@@ -105,6 +131,12 @@ pub struct SemaphorePermit<'a> {
 
 impl SemaphorePermit<'_> {
     /// Keeps the permit taken for good (it is not returned).
+    ///
+    /// ```
+    /// let s = offshoot::sync::Semaphore::new(2);
+    /// s.acquire().forget(); // the permit is gone for good
+    /// assert_eq!(s.available_permits(), 1);
+    /// ```
     pub fn forget(self) {
         std::mem::forget(self);
     }

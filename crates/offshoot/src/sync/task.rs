@@ -15,6 +15,11 @@ pub struct TaskId(pub(crate) u64);
 
 impl TaskId {
     /// The number behind the identity (unique in the process).
+    ///
+    /// ```
+    /// let (a, b) = offshoot::join(offshoot::sync::task_id, offshoot::sync::task_id);
+    /// assert_ne!(a.as_u64(), b.as_u64()); // the two halves are different tasks
+    /// ```
     pub fn as_u64(self) -> u64 {
         self.0
     }
