@@ -31,8 +31,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::finish::{finish_root, Failure};
-use crate::job::{JobHeader, JobRef, Mode, Payload};
+use crate::job::{JobHeader, JobRef, Mode};
 use crate::pool::{Registry, ThreadPool};
+use crate::unwind::Payload;
 use crate::worker::Worker;
 
 /// What a closure run by [`broadcast`] learns about where it runs.

@@ -35,7 +35,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::frame::{Frame, FrameKind, FrameVTable};
-use crate::job::{JobHeader, JobRef, Mode, Payload};
+use crate::job::{JobHeader, JobRef, Mode};
+use crate::unwind::Payload;
 use crate::unwind::{is_stopped, raise_stopped};
 use crate::worker::Worker;
 
@@ -277,6 +278,7 @@ static FINISH_FRAME: FrameVTable = FrameVTable {
     has_work: finish_has_work,
     offer: finish_offer,
     cancelled: finish_cancelled,
+    answer: None,
 };
 
 impl FinishFrame {
@@ -927,7 +929,7 @@ where
     F: FnOnce() + Send + 'static,
 {
     if Worker::current().is_null() {
-        crate::compat::spawn_detached(crate::pool::ThreadPool::global().registry(), f);
+        crate::detached::spawn_detached(crate::pool::ThreadPool::global().registry(), f);
         return;
     }
     spawn_into(innermost_finish("offshoot::spawn", INSIDE_ANY_FINISH), f);

@@ -1,7 +1,7 @@
 //! The frame chain: the one structure a victim reads to answer a request.
 //!
 //! Every worker keeps a singly linked list of [`Frame`]s that live in stack frames of the
-//! code it runs, youngest first (`Worker::head`). Five kinds exist:
+//! code it runs, youngest first (`Worker::head`). Seven kinds exist:
 //!
 //! | kind | pushed by | offers work | cancelled when |
 //! |---|---|---|---|
@@ -40,10 +40,12 @@
 //!   boundary is held back and the stop bit raised again when the boundary leaves the
 //!   chain.
 
-use std::cell::Cell;
+use std::cell::{Cell, UnsafeCell};
+use std::mem::MaybeUninit;
+use std::sync::atomic::Ordering;
 
 use crate::finish::FinishState;
-use crate::job::JobRef;
+use crate::job::{JobHeader, JobRef, FAILED_B};
 use crate::worker::Worker;
 
 /// What a frame is; see the table in the module docs.
@@ -70,6 +72,13 @@ pub(crate) struct FrameVTable {
     pub(crate) offer: unsafe fn(*const Frame, &Worker, usize, *const FinishState) -> JobRef,
     /// Has the region this frame stands for been cancelled?
     pub(crate) cancelled: unsafe fn(*const Frame) -> bool,
+    /// For a frame that answers a request as a whole instead of by `offer` (a
+    /// spawn-request handler, which may decline and then lets younger frames answer, 004
+    /// Fig. 6: `search::answer`): called when this frame is the oldest with work, with
+    /// the thief and `ctx` as for `offer`; `None` means "nothing after all".
+    #[allow(clippy::type_complexity)]
+    pub(crate) answer:
+        Option<unsafe fn(&Worker, usize, *const Frame, *const FinishState) -> Option<JobRef>>,
 }
 
 /// A link of the chain. Concrete frames are `#[repr(C)]` with a `Frame` first, so a
@@ -91,6 +100,42 @@ impl Frame {
     }
 }
 
+/// The start every seed shares (a join's `JoinSeed`, a scoped future's `FutureSeed`):
+/// `#[repr(C)]`, the `Frame` first and the job-header cell second, so that a handed-out
+/// seed's header is found from its frame alone ([`header_of_frame`]). Each seed type
+/// asserts at compile time that its header sits at this offset.
+#[repr(C)]
+pub(crate) struct SeedHead {
+    pub(crate) frame: Frame,
+    pub(crate) header: UnsafeCell<MaybeUninit<JobHeader>>,
+}
+
+/// The job header of the seed whose frame is `f` (see [`SeedHead`]).
+pub(crate) fn header_of_frame(f: *const Frame) -> *const JobHeader {
+    let off = std::mem::offset_of!(SeedHead, header);
+    (f as *const u8).wrapping_add(off) as *const JobHeader
+}
+
+/// Cancellation test of a handed-out seed: the thief's side failed first.
+///
+/// # Safety
+/// `f` is the frame of a live seed that was handed out (its header initialised).
+pub(crate) unsafe fn stolen_seed_cancelled(f: *const Frame) -> bool {
+    let h = header_of_frame(f);
+    // SAFETY: this table is installed only after `offer` initialised the header.
+    unsafe { (*h).failed.load(Ordering::Acquire) == FAILED_B }
+}
+
+/// `has_work` of a seed not yet handed out.
+pub(crate) unsafe fn always(_: *const Frame) -> bool {
+    true
+}
+
+/// `cancelled` of a seed not yet handed out.
+pub(crate) unsafe fn never(_: *const Frame) -> bool {
+    false
+}
+
 pub(crate) unsafe fn no_work(_: *const Frame) -> bool {
     false
 }
@@ -110,7 +155,8 @@ pub(crate) static STOLEN_SEED: FrameVTable = FrameVTable {
     kind: FrameKind::StolenSeed,
     has_work: no_work,
     offer: never_offer,
-    cancelled: crate::join::stolen_seed_cancelled,
+    cancelled: stolen_seed_cancelled,
+    answer: None,
 };
 
 /// A thief's marker around a stolen join `b`: the boundary of leapfrogging requests that
@@ -135,4 +181,5 @@ pub(crate) static STOLEN_JOB: FrameVTable = FrameVTable {
     has_work: no_work,
     offer: never_offer,
     cancelled: stolen_job_cancelled,
+    answer: None,
 };

@@ -1,10 +1,18 @@
 //! Jobs: what a thief receives and runs.
 //!
-//! A job is addressed by a pointer to its [`JobHeader`]. Two kinds exist:
-//! * a **join seed** that was handed out (`join.rs`): its header lives in the victim's
-//!   stack frame, inside the seed; the thief runs the seed's closure in place and writes
-//!   the result into the frame. No allocation.
-//! * a **spawned task** (`finish.rs`): a heap box created by `spawn`.
+//! A job is addressed by a pointer to its [`JobHeader`] (or, for the boxed kinds, to a
+//! struct whose first field is the `execute` pointer). Three families exist:
+//! * **seeds handed out** (a join's `b`, `join.rs`; a scoped future's closure,
+//!   `sync/scoped_future.rs`): the header lives in the victim's stack frame, inside the
+//!   seed (`frame::SeedHead`); the thief runs the closure in place and writes the result
+//!   into the frame. No allocation.
+//! * **pieces a victim cut off and boxed for the thief**, which the victim keeps listed
+//!   and collects: a loop's upper half (`loops.rs`), a task a spawn-request handler made
+//!   (`search/handle.rs`).
+//! * **tasks that stand alone**: spawned tasks and task futures in a recycled block
+//!   (`finish.rs`, `sync/future.rs`), detached tasks and broadcast shares in a box
+//!   (`detached.rs`, `broadcast.rs`), and the root job of `ThreadPool::run`, on the
+//!   calling thread's stack (`pool.rs`).
 //!
 //! Invariants:
 //! * The header of a join seed is initialised by the victim when it hands the seed out
@@ -15,7 +23,6 @@
 //! * `failed` is written only by compare-and-swap from [`NOT_FAILED`]: the first side that
 //!   fails wins, and only the winner's payload is kept.
 
-use std::any::Any;
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, AtomicU8};
 
@@ -47,8 +54,7 @@ pub(crate) enum Mode {
     Discard,
 }
 
-/// A panic payload.
-pub(crate) type Payload = Box<dyn Any + Send>;
+use crate::unwind::Payload;
 
 /// The common part of every handed-out join seed or loop piece. See the module docs for who
 /// writes what, and when. `#[repr(C)]` with `execute` first: spawned tasks share only that

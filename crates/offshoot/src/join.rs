@@ -9,10 +9,10 @@
 //! seed handed out?), the count's decrement and the call of `b`. No allocation, no atomic
 //! read-modify-write, no fence.
 //!
-//! Most joins take a shorter path still: when the worker already holds [`SEED_LIMIT`]
-//! unstolen seeds, the join plants none — a thread-local load of the seed count and its
-//! test, a thread-local load of the worker, the poll (a load and a test), and two plain
-//! calls. Requests always take the *oldest* seed, so the seeds a worker already has go
+//! Most joins take a shorter path still: when the worker already holds `SEED_LIMIT`
+//! (`worker/mod.rs`) unstolen seeds, the join plants none — a thread-local load of the seed
+//! count and its test, a thread-local load of the worker, the poll (a load and a test), and
+//! two plain calls. Requests always take the *oldest* seed, so the seeds a worker already has go
 //! before any younger one could; as soon as one is taken or popped, the next join plants
 //! again.
 //!
@@ -47,19 +47,12 @@ use std::ptr;
 use std::sync::atomic::Ordering;
 
 use crate::finish::FinishState;
-use crate::frame::{Frame, FrameKind, FrameVTable};
+use crate::frame::{always, header_of_frame, never, Frame, FrameKind, FrameVTable, SeedHead};
 use crate::job::{
-    cancel_job, run_as_thief, settle_job, JobHeader, JobRef, Mode, Settled, FAILED_A, FAILED_B,
+    cancel_job, run_as_thief, settle_job, JobHeader, JobRef, Mode, Settled, FAILED_A,
 };
 use crate::unwind::{raise_stopped, ErrMarker};
 use crate::worker::Worker;
-
-/// How many unstolen join seeds a worker keeps on its chain at most. A `join` that finds
-/// this many plants none and runs `a` and `b` as plain calls: requests take the *oldest*
-/// seed, so the older seeds always go first, and a worker that has this many never runs out
-/// of work to give before it plants again (every join it reaches after a steal or a pop
-/// plants). Measured on the suite's fib, nqueens and knapsack (see the issue notes).
-pub(crate) const SEED_LIMIT: u32 = 8;
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
 ///
@@ -207,22 +200,11 @@ struct JoinSeed<B, RB> {
     result: UnsafeCell<MaybeUninit<RB>>,
 }
 
-pub(crate) unsafe fn always(_: *const Frame) -> bool {
-    true
-}
-
-pub(crate) unsafe fn never(_: *const Frame) -> bool {
-    false
-}
-
-/// Cancellation test of a handed-out seed: the thief's side failed first.
-pub(crate) unsafe fn stolen_seed_cancelled(f: *const Frame) -> bool {
-    // The header sits right after the frame in every `JoinSeed` (repr(C), frame first, and
-    // the header's alignment does not depend on B or RB).
-    let h = header_of_frame(f);
-    // SAFETY: this table is installed only after `offer` initialised the header.
-    unsafe { (*h).failed.load(Ordering::Acquire) == FAILED_B }
-}
+// A handed-out seed's header is found through `SeedHead`'s layout (frame.rs); the fields
+// before `header` do not depend on `B` or `RB`, so one instance checks them all.
+const _: () = assert!(
+    std::mem::offset_of!(JoinSeed<(), ()>, header) == std::mem::offset_of!(SeedHead, header)
+);
 
 /// Hands out a planted seed (a join's, or a scoped future's — `#[repr(C)]`, its `Frame`
 /// first and its job header cell second) to `thief`: initialises the header, marks the seed
@@ -257,13 +239,6 @@ pub(crate) unsafe fn hand_out_seed(
     JobRef(header_of_frame(f))
 }
 
-fn header_of_frame(f: *const Frame) -> *const JobHeader {
-    // `JoinSeed<(), ()>` has the same offset of `header` as any `JoinSeed<B, RB>`: the fields
-    // before it (`frame`) do not depend on the parameters.
-    let off = std::mem::offset_of!(JoinSeed<(), ()>, header);
-    (f as *const u8).wrapping_add(off) as *const JobHeader
-}
-
 impl<B, RB> JoinSeed<B, RB>
 where
     B: FnOnce() -> RB + Send,
@@ -274,6 +249,7 @@ where
         has_work: always,
         offer: Self::offer,
         cancelled: never,
+        answer: None,
     };
 
     /// Hands the seed out to `thief`. Runs on the owner, at a poll.

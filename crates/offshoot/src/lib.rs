@@ -120,6 +120,7 @@ mod bridge;
 mod broadcast;
 mod compat;
 mod deadlock;
+mod detached;
 mod fiber;
 mod finish;
 mod frame;

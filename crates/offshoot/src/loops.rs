@@ -32,9 +32,10 @@ use std::time::{Duration, Instant};
 use crate::finish::{in_worker, FinishState};
 use crate::frame::{Frame, FrameKind, FrameVTable};
 use crate::job::{
-    cancel_job, run_as_thief, settle_job, JobHeader, JobRef, Mode, Payload, Settled, FAILED_B,
+    cancel_job, run_as_thief, settle_job, JobHeader, JobRef, Mode, Settled, FAILED_B,
 };
 use crate::unwind::raise_stopped;
+use crate::unwind::Payload;
 use crate::worker::Worker;
 
 /// What a loop does with its iterations: the body, and how partial results combine.
@@ -106,6 +107,7 @@ pub(crate) trait SplitFrame {
         has_work: Self::has_work,
         offer: Self::offer,
         cancelled: Self::cancelled,
+        answer: None,
     };
 }
 

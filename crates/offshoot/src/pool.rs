@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{JoinHandle, Thread};
 
-use crate::compat::Hooks;
+use crate::detached::Hooks;
 use crate::fiber::{WaitOn, Waiter};
 use crate::finish::{finish_core, finish_root};
 use crate::job::{JobHeader, JobRef, Mode};
@@ -60,7 +60,8 @@ pub(crate) struct Registry {
     deadlock_detection: bool,
     /// Batches of free task blocks passed between the workers' free lists.
     pub(crate) spare_blocks: SpareBlocks,
-    /// The rayon-style handlers set through `ThreadPoolBuilder` (`compat.rs`).
+    /// The rayon-style handlers set through `ThreadPoolBuilder` (`compat.rs`; run by
+    /// `detached.rs`).
     pub(crate) hooks: Hooks,
     /// Which workers have started, and the first that could not (`build` waits for it).
     start: Mutex<Start>,
@@ -465,7 +466,8 @@ pub struct Builder {
     stack_size: Option<usize>,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     no_deadlock_detection: bool,
-    /// Start, exit and panic handlers (set by `ThreadPoolBuilder`, `compat.rs`).
+    /// Start, exit and panic handlers (set by `ThreadPoolBuilder`, `compat.rs`; see
+    /// `detached.rs`).
     pub(crate) hooks: Hooks,
 }
 

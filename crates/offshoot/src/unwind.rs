@@ -12,7 +12,8 @@
 
 use std::panic::resume_unwind;
 
-use crate::job::Payload;
+/// A panic payload.
+pub(crate) type Payload = Box<dyn std::any::Any + Send>;
 
 /// The payload of a stop.
 pub(crate) struct Stopped;

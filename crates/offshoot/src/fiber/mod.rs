@@ -78,7 +78,7 @@ mod remote;
 mod wait;
 
 pub(crate) use remote::{Remote, TokenParked};
-use wait::Target;
+use wait::WakeTarget;
 pub(crate) use wait::{Parker, WaitOn, Waiter, Woken};
 
 /// What the driver tells a fiber when it resumes it.
@@ -247,7 +247,7 @@ impl Sched {
             guard,
             saved: Cell::new(Saved::EMPTY),
             cond: Cell::new(None),
-            parker: Arc::new(Parker::new(Target::Fiber {
+            parker: Arc::new(Parker::new(WakeTarget::Fiber {
                 fiber: fp,
                 worker: w,
             })),

@@ -84,7 +84,7 @@ impl Woken {
 }
 
 /// Where a woken token sends its owner.
-pub(super) enum Target {
+pub(super) enum WakeTarget {
     /// A fiber of a worker: queue it on that worker.
     Fiber {
         fiber: *mut Fiber,
@@ -98,7 +98,7 @@ pub(super) enum Target {
 /// wakes.
 pub(crate) struct Parker {
     pub(super) token: Token,
-    pub(super) target: Target,
+    pub(super) target: WakeTarget,
     /// Set by an interrupt (after it won the wake) until the woken task reads `why`.
     pub(super) interrupted: AtomicBool,
     pub(super) why: Mutex<Option<Woken>>,
@@ -112,7 +112,7 @@ unsafe impl Send for Parker {}
 unsafe impl Sync for Parker {}
 
 impl Parker {
-    pub(super) fn new(target: Target) -> Parker {
+    pub(super) fn new(target: WakeTarget) -> Parker {
         Parker {
             token: Token::new(),
             target,
@@ -147,7 +147,7 @@ impl Parker {
 }
 
 pub(super) fn thread_parker() -> Arc<Parker> {
-    Arc::new(Parker::new(Target::Thread(shim_thread::current())))
+    Arc::new(Parker::new(WakeTarget::Thread(shim_thread::current())))
 }
 
 // Under loom the model's threads are loom's, with loom's thread-locals.
@@ -209,8 +209,8 @@ impl Waiter {
         let p = &*self.parker;
         let woke = p.token.wake(self.epoch);
         match &p.target {
-            Target::Thread(t) if woke != Woke::No => t.unpark(),
-            Target::Fiber { fiber, worker } if woke == Woke::Parked => {
+            WakeTarget::Thread(t) if woke != Woke::No => t.unpark(),
+            WakeTarget::Fiber { fiber, worker } if woke == Woke::Parked => {
                 // SAFETY: see `Parker`'s Send impl: the worker outlives its parked fibers.
                 let w = unsafe { &**worker };
                 if ptr::eq(Worker::current(), *worker) {
@@ -247,13 +247,13 @@ impl Waiter {
     /// token off the wait list it queued it on, then unwind with [`Woken::raise`].
     pub(crate) fn park(&self, on: WaitOn) -> Woken {
         match &self.parker.target {
-            Target::Thread(_) => {
+            WakeTarget::Thread(_) => {
                 while !self.parker.token.is_woken() {
                     shim_thread::park();
                 }
                 Woken::Normal
             }
-            Target::Fiber { worker, .. } => {
+            WakeTarget::Fiber { worker, .. } => {
                 // SAFETY: this token belongs to the running fiber of this thread's worker.
                 let w = unsafe { &**worker };
                 // A wait begun while unwinding cannot unwind again (that would abort).

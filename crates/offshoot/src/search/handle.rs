@@ -32,9 +32,10 @@ use super::{fail_in_frame, SearchFrame, SearchOps};
 use crate::finish::FinishState;
 use crate::frame::{Frame, FrameKind, FrameVTable};
 use crate::job::{
-    cancel_job, run_as_thief, settle_job, JobHeader, JobRef, Mode, Payload, Settled, FAILED_B,
+    cancel_job, run_as_thief, settle_job, JobHeader, JobRef, Mode, Settled, FAILED_B,
 };
 use crate::unwind::raise_stopped;
+use crate::unwind::Payload;
 use crate::worker::Worker;
 
 /// What a handler is given when an idle worker asks for work: consume it with
@@ -260,6 +261,7 @@ impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
         has_work: Self::has_work,
         offer: super::never_offer,
         cancelled: Self::cancelled,
+        answer: Some(crate::search::answer),
     };
     const OPS: SearchOps = SearchOps::Handler { ask: Self::ask };
 

@@ -153,8 +153,9 @@ pub use state::{State, StateMut};
 
 use crate::finish::{FinishFrame, FinishState};
 use crate::frame::{Frame, FrameKind};
-use crate::job::{JobRef, Payload};
+use crate::job::JobRef;
 use crate::unwind::is_stopped;
+use crate::unwind::Payload;
 use crate::worker::Worker;
 
 /// The part shared by handler and undo-redo frames: the chain link, then what `answer`

@@ -22,7 +22,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use super::state::State;
 use super::{fail_in_frame, SearchFrame, SearchOps};
 use crate::frame::{Frame, FrameKind, FrameVTable};
-use crate::job::Payload;
+use crate::unwind::Payload;
 use crate::worker::Worker;
 
 /// The frame of one `undo_redo` call. `#[repr(C)]` with the [`SearchFrame`] first.
@@ -36,16 +36,13 @@ pub(crate) struct UndoFrame<'s, S, U, D> {
     failure: UnsafeCell<Option<Payload>>,
 }
 
-unsafe fn no_work(_: *const Frame) -> bool {
-    false
-}
-
 impl<S, U: FnMut(&mut S), D: FnMut(&mut S)> UndoFrame<'_, S, U, D> {
     const VTABLE: FrameVTable = FrameVTable {
         kind: FrameKind::UndoRedo,
-        has_work: no_work,
+        has_work: crate::frame::no_work,
         offer: super::never_offer,
         cancelled: Self::cancelled,
+        answer: None,
     };
     const OPS: SearchOps = SearchOps::UndoRedo {
         undo: Self::undo,

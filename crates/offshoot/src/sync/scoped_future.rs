@@ -43,9 +43,10 @@ use std::sync::atomic::{AtomicPtr, AtomicU8};
 use super::completion::{Completion, DONE, FAILED, PENDING};
 use super::Event;
 use crate::finish::FinishState;
+use crate::frame::{always, never, SeedHead};
 use crate::frame::{never_offer, no_work, Frame, FrameKind, FrameVTable};
 use crate::job::{run_as_thief, JobHeader, JobRef, Mode};
-use crate::join::{always, hand_out_seed, join_stolen_seed, never};
+use crate::join::{hand_out_seed, join_stolen_seed};
 use crate::unwind::raise_stopped;
 use crate::worker::Worker;
 
@@ -202,12 +203,18 @@ struct FutureSeed<F, T> {
     fut: ScopedFuture<T>,
 }
 
+// Read as a join seed once handed out: its header must sit where `SeedHead` says.
+const _: () = assert!(
+    std::mem::offset_of!(FutureSeed<(), ()>, header) == std::mem::offset_of!(SeedHead, header)
+);
+
 /// The table of a seed its creator took back: no work, never cancelled.
 static USED: FrameVTable = FrameVTable {
     kind: FrameKind::Seed,
     has_work: no_work,
     offer: never_offer,
     cancelled: never,
+    answer: None,
 };
 
 /// Marks the handle failed if the closure unwinds (a panic, or a stop).
@@ -229,6 +236,7 @@ where
         has_work: always,
         offer: Self::offer,
         cancelled: never,
+        answer: None,
     };
 
     /// Runs `f` and ends the handle with its value, or as failed if it unwinds.

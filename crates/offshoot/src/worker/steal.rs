@@ -62,13 +62,13 @@ impl Worker {
         // SAFETY: the running chain is live and only this worker touches it.
         if let Some((f, ctx)) = unsafe { Self::find_in_chain(self.head.get(), target) } {
             // SAFETY: `f` is a live frame of this worker.
-            if unsafe { (*f).table().kind } == FrameKind::Handler {
-                // The oldest candidate is a spawn-request handler, which may decline: the
-                // search module asks it and, failing that, the younger frames in order (004
-                // Fig. 6).
-                // SAFETY: `f` is a live handler frame of this worker, in the allowed region,
-                // and every frame between it and the head is too.
-                return unsafe { crate::search::answer(self, thief, f, ctx) };
+            if let Some(answer) = unsafe { (*f).table().answer } {
+                // The oldest candidate answers as a whole (a spawn-request handler, which
+                // may decline: `search::answer` asks it and, failing that, the younger
+                // frames in order, 004 Fig. 6).
+                // SAFETY: `f` is a live frame of this worker, in the allowed region, and
+                // every frame between it and the head is too.
+                return unsafe { answer(self, thief, f, ctx) };
             }
             // SAFETY: `f` is a live frame of this worker whose table said it has work.
             return Some(unsafe { ((*f).table().offer)(f, self, thief, ctx) });
