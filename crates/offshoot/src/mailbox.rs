@@ -207,6 +207,7 @@ impl Mailbox {
 
     /// Asks the owner to scan for a cancelled region at its next poll.
     pub(crate) fn raise_stop(&self) {
+        // SeqCst: news for a sleeping owner (worker/sleep.rs, "The protocol").
         self.attention.fetch_or(STOP, Ordering::SeqCst);
     }
 

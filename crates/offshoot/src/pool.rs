@@ -118,6 +118,7 @@ impl Registry {
     pub(crate) fn inject(&self, job: JobRef) {
         let mut q = self.injector.lock().unwrap_or_else(|e| e.into_inner());
         q.push_back(job);
+        // SeqCst: news for a sleeper, published before `wake_one` reads `sleepers` (worker/sleep.rs, "The protocol").
         self.injected.fetch_add(1, Ordering::SeqCst);
         drop(q);
         self.wake_one();
@@ -152,11 +153,13 @@ impl Registry {
     }
 
     pub(crate) fn sleepers_add(&self, d: isize) {
+        // SeqCst: the sleeper's side of the handshake (worker/sleep.rs, "The protocol").
         self.sleepers.fetch_add(d, Ordering::SeqCst);
     }
 
     /// Wakes one worker that sleeps for lack of work, if any.
     pub(crate) fn wake_one(&self) {
+        // SeqCst: read after the news was published (worker/sleep.rs, "The protocol").
         if self.sleepers.load(Ordering::SeqCst) <= 0 {
             return;
         }
@@ -193,6 +196,7 @@ impl Registry {
     }
 
     fn terminate(&self) {
+        // SeqCst: news for sleepers (worker/sleep.rs, "The protocol").
         self.terminating.store(true, Ordering::SeqCst);
         for w in self.workers.iter() {
             w.wake_if_idle();

@@ -76,6 +76,7 @@ impl Remote {
     }
 
     pub(crate) fn kick(&self) {
+        // SeqCst: news for a sleeping owner (worker/sleep.rs, "The protocol").
         self.kicked.store(true, Ordering::SeqCst);
     }
 

@@ -8,15 +8,41 @@
 //! * `sleep_state` says why a worker sleeps: `IDLE_SLEEP` (nothing to steal: new work may
 //!   wake it, `wake_if_idle`) or `WAIT_SLEEP` (waiting at a join or a finish: only that
 //!   event or a stop wakes it, `unpark_if_sleeping`).
-//! * The sleeper stores its state (`SeqCst`) before its last look at what could wake it,
-//!   and a waker publishes its news before it reads (`unpark_if_sleeping`) or claims
-//!   (`wake_if_idle`) that state; `std::thread::park` keeps an unpark that came before
-//!   the park. (Which ordering each kind of news is published with is said where it is
-//!   published; one write-up of the whole protocol is still to come, house issue item 3.)
-//!   A `nap` is bounded by its timeout, and an idle worker sleeps without one only while
-//!   no worker of its pool is busy.
+//! * No lost wake-up: see "The protocol" below.
 //! * An idle sleeper is counted in its pool's sleeper count (`Registry::sleepers_add`) from
 //!   before its last look for news until it is awake again.
+//!
+//! # The protocol
+//!
+//! A worker that goes to sleep and a thread that brings it news race like the two sides of
+//! Dekker's algorithm: each writes its own flag, then reads the other's. Every access on
+//! both sides is `SeqCst`, so in the single total order of `SeqCst` operations one of the
+//! two reads comes after the other side's write: either the sleeper sees the news and does
+//! not sleep, or the waker sees the sleeper and unparks it (a `std::thread::park` returns
+//! at once after an earlier `unpark`, so the unpark may even come before the park).
+//!
+//! The sleeper (`idle_sleep`; `nap` likewise with `WAIT_SLEEP` and its own `ready()`):
+//! 1. closes its mailbox (a CAS on `attention`: no request can be pending or arrive);
+//! 2. stores `sleep_state = IDLE_SLEEP` and adds itself to `Registry::sleepers`;
+//! 3. reads every kind of news (`quiet`), and parks only if there is none.
+//!
+//! The news, each published by a `SeqCst` write before the waker reads the sleeper's state:
+//!
+//! | news | written by | then the waker | the sleeper reads |
+//! |---|---|---|---|
+//! | a job injected (`ThreadPool::run`, detached spawns) | `Registry::inject`: `injected += 1` | `wake_one`: reads `sleepers`, claims an `IDLE_SLEEP` worker by CAS, unparks it | `has_injected` |
+//! | a fiber woken from another thread | `ReadyStack::push` (CAS on the head) | `unpark_if_sleeping`: reads `sleep_state` | `Remote::has_news` (the stack's head) |
+//! | a kick (a condition a parked fiber waits on may hold) | `Remote::kick`: `kicked = true` | `unpark_if_sleeping` | `Remote::has_news` (`kicked`) |
+//! | a stop | `Mailbox::raise_stop`: `fetch_or(STOP)` | `unpark_if_sleeping` | `Mailbox::stop_raised` |
+//! | the pool terminates | `terminating = true` | unparks every worker | `Registry::is_terminating` |
+//!
+//! Requests need no such pairing: a thief's request and the sleeper's close are CASes on
+//! the same `attention` word, so one of them fails (a refused thief goes elsewhere; a
+//! close that finds a request answers it first). What is *not* news: a busy worker
+//! planting seeds tells nobody, which is why an idle worker naps with a timeout while any
+//! worker of its pool is busy (`busy_workers`), and sleeps without one only when none is.
+//! The handshake for fibers woken from other threads is model-checked with loom in
+//! `ready_stack.rs` (a waker's push against the owner's drain-then-sleep).
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -107,6 +133,7 @@ impl Worker {
             return;
         }
         self.close_mailbox();
+        // SeqCst: the sleeper's side of the handshake ("The protocol" above).
         self.sleep_state.store(WAIT_SLEEP, Ordering::SeqCst);
         if !ready() {
             std::thread::park_timeout(nap);
@@ -124,6 +151,7 @@ impl Worker {
 
     /// Wakes this worker if it sleeps (for any reason).
     pub(crate) fn unpark_if_sleeping(&self) {
+        // SeqCst: read after the caller published its news ("The protocol" above).
         if self.sleep_state.load(Ordering::SeqCst) != RUNNING {
             if let Some(t) = self.thread.get() {
                 t.unpark();
@@ -162,6 +190,7 @@ impl Worker {
         }
         let reg = self.registry();
         self.close_mailbox();
+        // SeqCst: the sleeper's side of the handshake ("The protocol" above).
         self.sleep_state.store(IDLE_SLEEP, Ordering::SeqCst);
         reg.sleepers_add(1);
         self.publish_token_parked();
