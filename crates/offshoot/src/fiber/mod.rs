@@ -264,50 +264,57 @@ impl Sched {
 }
 
 impl Worker {
-    fn sched(&self) -> *mut Sched {
-        self.sched_cell().get()
+    /// Lends the driver's bookkeeping of this worker to `f`. Every access to the `Sched`
+    /// goes through here, so its soundness rests on one rule, kept by every caller:
+    ///
+    /// * only the owner thread calls it (the `Sched` is per worker, and a worker runs on
+    ///   one thread);
+    /// * `f` neither switches fibers nor reaches another `with_sched` (directly, or through
+    ///   code it calls: a waker, `retire`, a condition), so the `&mut Sched` it gets is the
+    ///   only reference while it runs.
+    ///
+    /// Debug builds check the second part: a nested loan panics.
+    #[inline]
+    fn with_sched<R>(&self, f: impl FnOnce(&mut Sched) -> R) -> R {
+        #[cfg(debug_assertions)]
+        let _lent = Lent::take(&self.fibers().lent);
+        // SAFETY: the rule above: the owner thread, and no other reference to the `Sched`
+        // exists while `f` runs.
+        f(unsafe { &mut *self.fibers().sched.get() })
     }
 
     fn set_yielder(&self, y: &Yielder<Resume, Suspend>) {
-        // SAFETY: owner thread only; no reference to the Sched is held across this.
-        unsafe { (*self.sched()).yielder = y };
+        self.with_sched(|s| s.yielder = y);
     }
 
     /// The token of the running fiber, if this thread runs one.
     pub(crate) fn running_parker(&self) -> Option<Arc<Parker>> {
-        // SAFETY: owner thread only.
-        unsafe {
-            let f = (*self.sched()).running;
-            if f.is_null() {
-                None
-            } else {
-                Some((*f).parker.clone())
-            }
-        }
+        let f = self.with_sched(|s| s.running);
+        // SAFETY: the running fiber is live while it runs (this thread runs it).
+        (!f.is_null()).then(|| unsafe { (*f).parker.clone() })
     }
 
     /// Makes sure a fiber is there to run when the running one parks. False if none is and
     /// no stack can be mapped.
     fn ensure_next_fiber(&self) -> bool {
-        // SAFETY: owner thread only; no reference is kept across calls that may switch.
-        let s = unsafe { &mut *self.sched() };
-        if !s.ready.is_empty() || !s.free.is_empty() {
-            return true;
-        }
-        match s.new_fiber(self) {
-            Ok(f) => {
-                s.free.push(f);
-                true
+        self.with_sched(|s| {
+            if !s.ready.is_empty() || !s.free.is_empty() {
+                return true;
             }
-            Err(_) => false,
-        }
+            match s.new_fiber(self) {
+                Ok(f) => {
+                    s.free.push(f);
+                    true
+                }
+                Err(_) => false,
+            }
+        })
     }
 
     /// Whether the calling task runs on a fiber (always true for tasks of a pool, but
     /// under Miri).
     pub(crate) fn on_fiber(&self) -> bool {
-        // SAFETY: owner thread only.
-        unsafe { !(*self.sched()).running.is_null() }
+        self.with_sched(|s| !s.running.is_null())
     }
 
     /// Tells ThreadSanitizer that the running fiber switches back to the driver now. Called
@@ -318,29 +325,28 @@ impl Worker {
     /// contexts (see `tsan.rs`). Inlined, so that no frame of their own is split across.
     #[inline(always)]
     fn tsan_to_driver(&self) {
-        // SAFETY: owner thread only.
-        unsafe { (*self.sched()).tsan_driver.switch_to() };
+        self.with_sched(|s| s.tsan_driver.switch_to());
     }
 
     /// See `tsan_to_driver`: the running fiber has just gained control.
     #[inline(always)]
     fn tsan_to_fiber(&self) {
-        // SAFETY: owner thread only; the driver sets `running` before it resumes a fiber
-        // (also one it retires), so this is the fiber that runs this code.
-        unsafe { (*(*self.sched()).running).tsan.switch_to() };
+        let f = self.with_sched(|s| s.running);
+        // SAFETY: the driver sets `running` before it resumes a fiber (also one it
+        // retires), so this is the live fiber that runs this code.
+        unsafe { (*f).tsan.switch_to() };
     }
 
     fn suspend(&self, why: Suspend) {
-        // SAFETY: owner thread only; the yielder is the running fiber's, which is the caller.
-        let y = unsafe { (*self.sched()).yielder };
+        // The yielder is the running fiber's, which is the caller.
+        let y = self.with_sched(|s| s.yielder);
         self.tsan_to_driver();
         // SAFETY: the yielder belongs to the fiber this code runs on and lives on its stack.
         let input = unsafe { (*y).suspend(why) };
         self.tsan_to_fiber();
         debug_assert!(matches!(input, Resume::Go));
         // Back on this fiber: it may have been resumed after another fiber set its yielder.
-        // SAFETY: as above.
-        unsafe { (*self.sched()).yielder = y };
+        self.with_sched(|s| s.yielder = y);
     }
 
     /// Parks the running task until `cond()` holds, letting the worker run other work
@@ -353,8 +359,9 @@ impl Worker {
         // SAFETY: the condition outlives the park: this frame stays on the parked stack
         // until the driver resumes it, and the driver drops the pointer before that.
         let c: *const (dyn Fn() -> bool + 'static) = unsafe { std::mem::transmute(cond) };
-        // SAFETY: owner thread only.
-        unsafe { (*(*self.sched()).running).cond.set(Some(c)) };
+        let f = self.with_sched(|s| s.running);
+        // SAFETY: `on_fiber` said a fiber runs: this one, live.
+        unsafe { (*f).cond.set(Some(c)) };
         self.suspend(Suspend::ParkCond);
         self.resumed();
         true
@@ -379,28 +386,28 @@ impl Worker {
     /// At the top of the scheduler loop: whether a parked fiber is ready to go on (the
     /// running fiber should then give way).
     pub(crate) fn has_ready_fiber(&self) -> bool {
-        // SAFETY: owner thread only.
-        let s = unsafe { &mut *self.sched() };
-        self.remote().take_ready(&mut s.ready);
-        // Read first: the swap (a read-modify-write) only when there is a kick to take.
-        if self.remote().kicked.load(Ordering::SeqCst)
-            && self.remote().kicked.swap(false, Ordering::SeqCst)
-        {
-            s.recheck_parked = true;
-            let mut i = 0;
-            while i < s.cond_parked.len() {
-                let f = s.cond_parked[i];
-                // SAFETY: a parked fiber's condition lives on its stack, alive while parked.
-                let ready = unsafe { (*(*f).cond.get().expect("parked without condition"))() };
-                if ready {
-                    s.cond_parked.swap_remove(i);
-                    s.ready.push_back(f);
-                } else {
-                    i += 1;
+        self.with_sched(|s| {
+            self.remote().take_ready(&mut s.ready);
+            // Read first: the swap (a read-modify-write) only when there is a kick to take.
+            if self.remote().kicked.load(Ordering::SeqCst)
+                && self.remote().kicked.swap(false, Ordering::SeqCst)
+            {
+                s.recheck_parked = true;
+                let mut i = 0;
+                while i < s.cond_parked.len() {
+                    let f = s.cond_parked[i];
+                    // SAFETY: a parked fiber's condition lives on its stack, alive while parked.
+                    let ready = unsafe { (*(*f).cond.get().expect("parked without condition"))() };
+                    if ready {
+                        s.cond_parked.swap_remove(i);
+                        s.ready.push_back(f);
+                    } else {
+                        i += 1;
+                    }
                 }
             }
-        }
-        !s.ready.is_empty()
+            !s.ready.is_empty()
+        })
     }
 
     /// After a kick, before the worker goes idle: puts fibers parked on a token whose chain
@@ -409,78 +416,75 @@ impl Worker {
     /// inbox of a finish whose body waits on a token (a data-driven task fired, or a task
     /// spawned from outside the pool), and the inbox push kicks the owner.
     pub(crate) fn reclaim_parked_work(&self) -> bool {
-        // SAFETY: owner thread only; nothing here switches fibers.
-        let s = unsafe { &mut *self.sched() };
-        if !std::mem::take(&mut s.recheck_parked) {
-            return false;
-        }
-        let mut found = false;
-        for e in s.token_parked.iter() {
-            // SAFETY: listed fibers are parked and alive, their chains too.
-            unsafe {
-                if (*e.fiber).work_slot.get() == NO_SLOT
-                    && self.chain_has_work((*e.fiber).saved.get().head)
-                {
-                    (*e.fiber).work_slot.set(s.with_work.len());
-                    s.with_work.push(e.fiber);
-                    found = true;
+        self.with_sched(|s| {
+            if !std::mem::take(&mut s.recheck_parked) {
+                return false;
+            }
+            let mut found = false;
+            for e in s.token_parked.iter() {
+                // SAFETY: listed fibers are parked and alive, their chains too.
+                unsafe {
+                    if (*e.fiber).work_slot.get() == NO_SLOT
+                        && self.chain_has_work((*e.fiber).saved.get().head)
+                    {
+                        (*e.fiber).work_slot.set(s.with_work.len());
+                        s.with_work.push(e.fiber);
+                        found = true;
+                    }
                 }
             }
-        }
-        found
+            found
+        })
     }
 
     /// Queues a fiber woken on this worker's own thread (by the task running here) on the
     /// driver's ready list.
     fn push_ready_local(&self, f: *mut Fiber) {
-        // SAFETY: owner thread only (the caller checked that this thread runs this worker).
-        // The driver holds no reference to its `Sched` while a task runs (it takes them
-        // briefly and never across a switch), and the other owner-thread users of `ready`
-        // do not wake tokens while they hold one, so this is the only reference now.
-        unsafe { (*self.sched()).ready.push_back(f) };
+        // The caller checked that this thread runs this worker. The driver lends its
+        // `Sched` only briefly and never across a switch, and no loan wakes a token, so
+        // none is out now (`with_sched` checks it in debug builds).
+        self.with_sched(|s| s.ready.push_back(f));
     }
 
     /// Whether the driver's own ready list holds a fiber (owner thread only).
     pub(crate) fn has_local_ready(&self) -> bool {
-        // SAFETY: owner thread only.
-        unsafe { !(*self.sched()).ready.is_empty() }
+        self.with_sched(|s| !s.ready.is_empty())
     }
 
     /// Whether any fiber of this worker is parked.
     pub(crate) fn has_parked(&self) -> bool {
-        // SAFETY: owner thread only.
-        unsafe { (*self.sched()).parked > 0 }
+        self.with_sched(|s| s.parked > 0)
     }
 
     /// The saved chains of parked fibers that may hold work, for `find_work`; prunes those
     /// that have none left (a parked chain gains no work until it runs again, but for the
     /// inbox of a finish whose owner frame is on it: see `reclaim_parked_work`).
     pub(crate) fn parked_chains(&self, mut visit: impl FnMut(&Cell<Saved>) -> bool) -> bool {
-        // SAFETY: owner thread only; `visit` does not park.
-        let s = unsafe { &mut *self.sched() };
-        let mut i = 0;
-        while i < s.with_work.len() {
-            let f = s.with_work[i];
-            // SAFETY: fibers in `with_work` are parked, so their saved chain is live.
-            let saved = unsafe { &(*f).saved };
-            let head = saved.get().head;
-            if visit(saved) {
-                return true;
-            }
-            // SAFETY: as above.
-            if unsafe { self.chain_has_work(head) } {
-                i += 1;
-            } else {
-                s.with_work.swap_remove(i);
-                if i < s.with_work.len() {
-                    // SAFETY: as above.
-                    unsafe { (*s.with_work[i]).work_slot.set(i) };
+        self.with_sched(|s| {
+            let mut i = 0;
+            while i < s.with_work.len() {
+                let f = s.with_work[i];
+                // SAFETY: fibers in `with_work` are parked, so their saved chain is live.
+                let saved = unsafe { &(*f).saved };
+                let head = saved.get().head;
+                if visit(saved) {
+                    return true;
                 }
                 // SAFETY: as above.
-                unsafe { (*f).work_slot.set(NO_SLOT) };
+                if unsafe { self.chain_has_work(head) } {
+                    i += 1;
+                } else {
+                    s.with_work.swap_remove(i);
+                    if i < s.with_work.len() {
+                        // SAFETY: as above.
+                        unsafe { (*s.with_work[i]).work_slot.set(i) };
+                    }
+                    // SAFETY: as above.
+                    unsafe { (*f).work_slot.set(NO_SLOT) };
+                }
             }
-        }
-        false
+            false
+        })
     }
 
     /// The body of a worker thread: resumes fibers until the pool terminates.
@@ -504,13 +508,9 @@ impl Worker {
         // A task that overflows its stack must get a clear message (see `overflow.rs`).
         overflow::install();
         let _altstack = overflow::AltStack::ensure();
-        // SAFETY: owner thread; the Sched is not borrowed across resumes below.
-        unsafe { *self.sched() = Sched::new(stack_size) };
-        let first = {
-            // SAFETY: as above.
-            let s = unsafe { &mut *self.sched() };
-            s.new_fiber(self)
-        };
+        // The Sched is lent only between resumes below, never across one.
+        self.with_sched(|s| *s = Sched::new(stack_size));
+        let first = self.with_sched(|s| s.new_fiber(self));
         let mut cur = match first {
             Ok(f) => f,
             Err(e) => {
@@ -530,25 +530,29 @@ impl Worker {
             let fp: *mut Fiber = &mut *cur;
             let saved = cur.saved.get();
             self.restore_chain(saved);
-            // SAFETY: owner thread.
-            unsafe { (*self.sched()).running = fp };
+            self.with_sched(|s| s.running = fp);
             overflow::enter(cur.guard);
             let r = cur.co.resume(Resume::Go);
             overflow::leave();
-            // SAFETY: owner thread; the fiber is suspended, nothing else runs here.
-            unsafe { (*self.sched()).running = ptr::null_mut() };
+            // The fiber is suspended; nothing else runs here.
+            self.with_sched(|s| s.running = ptr::null_mut());
             cur.saved.set(self.take_chain());
             match r {
                 CoroutineResult::Return(()) => break,
                 CoroutineResult::Yield(Suspend::Idle) => {
                     cur.saved.set(Saved::EMPTY);
                     cur.cancel_woken.set(false);
-                    // SAFETY: owner thread.
-                    let s = unsafe { &mut *self.sched() };
-                    if s.free.len() < FREE_FIBERS {
-                        s.free.push(cur);
-                    } else {
-                        self.retire(cur);
+                    // Kept for reuse, or retired (after the loan: `retire` resumes it).
+                    let extra = self.with_sched(|s| {
+                        if s.free.len() < FREE_FIBERS {
+                            s.free.push(cur);
+                            None
+                        } else {
+                            Some(cur)
+                        }
+                    });
+                    if let Some(f) = extra {
+                        self.retire(f);
                     }
                 }
                 CoroutineResult::Yield(why) => {
@@ -559,77 +563,78 @@ impl Worker {
                     // owner thread, the only one that reads the chain.
                     let has_work = unsafe { self.chain_has_work(cur.saved.get().head) };
                     let raw = Box::into_raw(cur);
-                    // SAFETY: owner thread.
-                    let s = unsafe { &mut *self.sched() };
-                    s.parked += 1;
-                    if has_work {
-                        // SAFETY: `raw` is a live parked fiber.
-                        unsafe { (*raw).work_slot.set(s.with_work.len()) };
-                        s.with_work.push(raw);
-                    }
-                    // A stop pending now may be for this fiber's chain (see
-                    // `wake_cancelled_parked`).
-                    let stop = self.stop_raised();
-                    match why {
-                        Suspend::ParkCond => {
-                            // The condition may hold already (its maker kicks only after
-                            // this fiber is listed, or before this test).
-                            // SAFETY: the condition lives on the parked stack; `raw` is a
-                            // parked fiber of this worker.
-                            let go = unsafe {
-                                (*(*raw).cond.get().expect("parked without condition"))()
-                                    || (stop && self.cancel_wakes(raw))
-                            };
-                            if go {
-                                s.ready.push_back(raw);
-                            } else {
-                                s.cond_parked.push(raw);
-                            }
+                    // The loan's code wakes no token and switches no fiber: conditions are
+                    // plain loads, interrupts only mark the token (the caller queues).
+                    self.with_sched(|s| {
+                        s.parked += 1;
+                        if has_work {
+                            // SAFETY: `raw` is a live parked fiber.
+                            unsafe { (*raw).work_slot.set(s.with_work.len()) };
+                            s.with_work.push(raw);
                         }
-                        Suspend::ParkToken(on) => {
-                            // SAFETY: `raw` is a live parked fiber, owned by this driver.
-                            let p = unsafe { &(*raw).parker };
-                            // Its token was armed by the parking task, whose stack is no
-                            // longer in use.
-                            let epoch = p.token.epoch();
-                            if !p.token.park() {
-                                s.ready.push_back(raw); // woken before it was parked
-                            } else {
-                                // SAFETY: `raw` is live and parked.
-                                unsafe {
-                                    (*raw).token_slot.set(s.token_parked.len());
-                                    (*raw).unpublished_slot.set(s.unpublished.len());
-                                }
-                                s.unpublished.push(raw);
-                                s.token_parked.push(TokenParked {
-                                    fiber: raw,
-                                    parker: &**p,
-                                    epoch,
-                                    on,
-                                    // SAFETY: as above.
-                                    task: unsafe { (*raw).saved.get().task },
-                                    reported: false,
-                                });
-                                if stop
-                                    && on.interruptible
-                                    // SAFETY: `raw` is parked, its chain live.
-                                    && unsafe { self.chain_cancelled((*raw).saved.get().head) }
-                                    && p.interrupt(epoch, Woken::Stopped)
-                                {
+                        // A stop pending now may be for this fiber's chain (see
+                        // `wake_cancelled_parked`).
+                        let stop = self.stop_raised();
+                        match why {
+                            Suspend::ParkCond => {
+                                // The condition may hold already (its maker kicks only after
+                                // this fiber is listed, or before this test).
+                                // SAFETY: the condition lives on the parked stack; `raw` is a
+                                // parked fiber of this worker.
+                                let go = unsafe {
+                                    (*(*raw).cond.get().expect("parked without condition"))()
+                                        || (stop && self.cancel_wakes(raw))
+                                };
+                                if go {
                                     s.ready.push_back(raw);
+                                } else {
+                                    s.cond_parked.push(raw);
                                 }
                             }
+                            Suspend::ParkToken(on) => {
+                                // SAFETY: `raw` is a live parked fiber, owned by this driver.
+                                let p = unsafe { &(*raw).parker };
+                                // Its token was armed by the parking task, whose stack is no
+                                // longer in use.
+                                let epoch = p.token.epoch();
+                                if !p.token.park() {
+                                    s.ready.push_back(raw); // woken before it was parked
+                                } else {
+                                    // SAFETY: `raw` is live and parked.
+                                    unsafe {
+                                        (*raw).token_slot.set(s.token_parked.len());
+                                        (*raw).unpublished_slot.set(s.unpublished.len());
+                                    }
+                                    s.unpublished.push(raw);
+                                    s.token_parked.push(TokenParked {
+                                        fiber: raw,
+                                        parker: &**p,
+                                        epoch,
+                                        on,
+                                        // SAFETY: as above.
+                                        task: unsafe { (*raw).saved.get().task },
+                                        reported: false,
+                                    });
+                                    if stop
+                                        && on.interruptible
+                                        // SAFETY: `raw` is parked, its chain live.
+                                        && unsafe { self.chain_cancelled((*raw).saved.get().head) }
+                                        && p.interrupt(epoch, Woken::Stopped)
+                                    {
+                                        s.ready.push_back(raw);
+                                    }
+                                }
+                            }
+                            Suspend::Idle => unreachable!("handled above"),
                         }
-                        Suspend::Idle => unreachable!("handled above"),
-                    }
+                    });
                 }
             }
             cur = self.next_fiber();
         }
         // Shutting down: every run has returned, so no fiber is parked (unless a task waits
         // forever, whose stack is then leaked rather than unwound). Free fibers return.
-        // SAFETY: owner thread.
-        let free = std::mem::take(unsafe { &mut (*self.sched()).free });
+        let free = self.with_sched(|s| std::mem::take(&mut s.free));
         for f in free {
             self.retire(f);
         }
@@ -641,71 +646,69 @@ impl Worker {
     #[cfg(not(miri))]
     fn retire(&self, mut f: Box<Fiber>) {
         let fiber: &mut Fiber = &mut f; // still boxed: the fiber's address is in its token
-                                        // SAFETY: owner thread.
-        unsafe { (*self.sched()).running = fiber };
+        self.with_sched(|s| s.running = fiber);
         overflow::enter(fiber.guard);
         let _ = fiber.co.resume(Resume::Exit);
         overflow::leave();
-        // SAFETY: owner thread.
-        unsafe { (*self.sched()).running = ptr::null_mut() };
+        self.with_sched(|s| s.running = ptr::null_mut());
     }
 
     /// The fiber to resume next: a ready one, else a free one, else a new one.
     fn next_fiber(&self) -> Box<Fiber> {
         self.has_ready_fiber();
-        // SAFETY: owner thread.
-        let s = unsafe { &mut *self.sched() };
-        if let Some(raw) = s.ready.pop_front() {
-            s.parked -= 1;
-            // SAFETY: a ready fiber is parked and owned by this driver through the raw
-            // pointer taken in `drive`; it leaves every list here.
-            let f = unsafe { Box::from_raw(raw) };
-            let slot = f.token_slot.replace(NO_SLOT);
-            if slot != NO_SLOT {
-                s.token_parked.swap_remove(slot);
-                if let Some(moved) = s.token_parked.get(slot) {
-                    // SAFETY: listed fibers are live.
-                    unsafe { (*moved.fiber).token_slot.set(slot) };
+        self.with_sched(|s| {
+            if let Some(raw) = s.ready.pop_front() {
+                s.parked -= 1;
+                // SAFETY: a ready fiber is parked and owned by this driver through the raw
+                // pointer taken in `drive`; it leaves every list here.
+                let f = unsafe { Box::from_raw(raw) };
+                let slot = f.token_slot.replace(NO_SLOT);
+                if slot != NO_SLOT {
+                    s.token_parked.swap_remove(slot);
+                    if let Some(moved) = s.token_parked.get(slot) {
+                        // SAFETY: listed fibers are live.
+                        unsafe { (*moved.fiber).token_slot.set(slot) };
+                    }
                 }
-            }
-            let slot = f.unpublished_slot.replace(NO_SLOT);
-            if slot != NO_SLOT {
-                s.unpublished.swap_remove(slot);
-                if let Some(&moved) = s.unpublished.get(slot) {
-                    // SAFETY: listed fibers are live.
-                    unsafe { (*moved).unpublished_slot.set(slot) };
+                let slot = f.unpublished_slot.replace(NO_SLOT);
+                if slot != NO_SLOT {
+                    s.unpublished.swap_remove(slot);
+                    if let Some(&moved) = s.unpublished.get(slot) {
+                        // SAFETY: listed fibers are live.
+                        unsafe { (*moved).unpublished_slot.set(slot) };
+                    }
                 }
-            }
-            let slot = f.shared_slot.replace(NO_SLOT);
-            if slot != NO_SLOT {
-                // Published: the deadlock watch may be reading it; leave under the lock.
-                let mut shared = self.token_parked();
-                shared.swap_remove(slot);
-                if let Some(moved) = shared.get(slot) {
-                    // SAFETY: listed fibers are live.
-                    unsafe { (*moved.fiber).shared_slot.set(slot) };
+                let slot = f.shared_slot.replace(NO_SLOT);
+                if slot != NO_SLOT {
+                    // Published: the deadlock watch may be reading it; leave under the lock.
+                    let mut shared = self.token_parked();
+                    shared.swap_remove(slot);
+                    if let Some(moved) = shared.get(slot) {
+                        // SAFETY: listed fibers are live.
+                        unsafe { (*moved.fiber).shared_slot.set(slot) };
+                    }
                 }
-            }
-            let slot = f.work_slot.replace(NO_SLOT);
-            if slot != NO_SLOT {
-                s.with_work.swap_remove(slot);
-                if slot < s.with_work.len() {
-                    // SAFETY: fibers in `with_work` are live.
-                    unsafe { (*s.with_work[slot]).work_slot.set(slot) };
+                let slot = f.work_slot.replace(NO_SLOT);
+                if slot != NO_SLOT {
+                    s.with_work.swap_remove(slot);
+                    if slot < s.with_work.len() {
+                        // SAFETY: fibers in `with_work` are live.
+                        unsafe { (*s.with_work[slot]).work_slot.set(slot) };
+                    }
                 }
+                f.cond.set(None);
+                return f;
             }
-            f.cond.set(None);
-            return f;
-        }
-        if let Some(f) = s.free.pop() {
-            return f;
-        }
-        match s.new_fiber(self) {
-            Ok(f) => f,
-            // `ensure_next_fiber` ran before every park, and an idle fiber leaves only when
-            // a ready one exists.
-            Err(e) => panic!("offshoot: cannot map a stack for a worker ({e})"),
-        }
+            if let Some(f) = s.free.pop() {
+                return f;
+            }
+            match s.new_fiber(self) {
+                Ok(f) => f,
+                // `ensure_next_fiber` ran before every park, and an idle fiber leaves only when
+                // a ready one exists.
+                Err(e) => panic!("offshoot: cannot map a stack for a worker ({e})"),
+            }
+        })
     }
 }
 
@@ -713,6 +716,31 @@ impl Worker {
 pub(crate) struct FiberState {
     sched: UnsafeCell<Sched>,
     remote: Remote,
+    /// Set while `Worker::with_sched` lends the `Sched` (debug builds).
+    #[cfg(debug_assertions)]
+    lent: Cell<bool>,
+}
+
+/// A loan of the `Sched` (debug builds): panics if one is already out.
+#[cfg(debug_assertions)]
+struct Lent<'a>(&'a Cell<bool>);
+
+#[cfg(debug_assertions)]
+impl<'a> Lent<'a> {
+    fn take(flag: &'a Cell<bool>) -> Lent<'a> {
+        assert!(
+            !flag.replace(true),
+            "offshoot: internal error: the scheduler state was lent twice at once"
+        );
+        Lent(flag)
+    }
+}
+
+#[cfg(debug_assertions)]
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        self.0.set(false);
+    }
 }
 
 impl FiberState {
@@ -720,11 +748,9 @@ impl FiberState {
         FiberState {
             sched: UnsafeCell::new(Sched::new(0)),
             remote: Remote::new(),
+            #[cfg(debug_assertions)]
+            lent: Cell::new(false),
         }
-    }
-
-    pub(crate) fn sched(&self) -> &UnsafeCell<Sched> {
-        &self.sched
     }
 
     pub(crate) fn remote(&self) -> &Remote {

@@ -119,34 +119,34 @@ impl Worker {
     /// it parks (`check_parking`). So every parked fiber in a cancelled region is found:
     /// by the scan of the cancel's count if it was parked by then, else by its own check.
     pub(crate) fn wake_cancelled_parked(&self) {
-        // SAFETY: owner thread only; `chain_cancelled` does not park.
-        let s = unsafe { &mut *self.sched() };
-        // Acquire: pairs with `count_stop`, so the cancelled regions counted are seen.
-        let stops = self.remote().stops.load(Ordering::Acquire);
-        if stops == s.scanned_stops {
-            return;
-        }
-        s.scanned_stops = stops;
-        for e in s.token_parked.iter().filter(|e| e.on.interruptible) {
-            // SAFETY: listed fibers are parked and alive, their chains too (module
-            // invariants); the owner (this thread) alone removes them.
-            let stop = unsafe { self.chain_cancelled((*e.fiber).saved.get().head) };
-            // SAFETY: as above: the token lives as long as its fiber.
-            if stop && unsafe { (*e.parker).interrupt(e.epoch, Woken::Stopped) } {
-                s.ready.push_back(e.fiber);
+        self.with_sched(|s| {
+            // Acquire: pairs with `count_stop`, so the cancelled regions counted are seen.
+            let stops = self.remote().stops.load(Ordering::Acquire);
+            if stops == s.scanned_stops {
+                return;
             }
-        }
-        let mut i = 0;
-        while i < s.cond_parked.len() {
-            let f = s.cond_parked[i];
-            // SAFETY: parked fibers and their saved chains are live.
-            if unsafe { self.cancel_wakes(f) } {
-                s.cond_parked.swap_remove(i);
-                s.ready.push_back(f);
-            } else {
-                i += 1;
+            s.scanned_stops = stops;
+            for e in s.token_parked.iter().filter(|e| e.on.interruptible) {
+                // SAFETY: listed fibers are parked and alive, their chains too (module
+                // invariants); the owner (this thread) alone removes them.
+                let stop = unsafe { self.chain_cancelled((*e.fiber).saved.get().head) };
+                // SAFETY: as above: the token lives as long as its fiber.
+                if stop && unsafe { (*e.parker).interrupt(e.epoch, Woken::Stopped) } {
+                    s.ready.push_back(e.fiber);
+                }
             }
-        }
+            let mut i = 0;
+            while i < s.cond_parked.len() {
+                let f = s.cond_parked[i];
+                // SAFETY: parked fibers and their saved chains are live.
+                if unsafe { self.cancel_wakes(f) } {
+                    s.cond_parked.swap_remove(i);
+                    s.ready.push_back(f);
+                } else {
+                    i += 1;
+                }
+            }
+        })
     }
 
     /// Whether the fiber `f`, parked on a condition, must run again because a region on its
@@ -177,21 +177,21 @@ impl Worker {
     /// Publishes the fibers parked on a token since the last time for the deadlock watch
     /// (owner thread, before it counts itself idle). Resumed fibers left both lists.
     pub(crate) fn publish_token_parked(&self) {
-        // SAFETY: owner thread only; nothing here switches fibers.
-        let s = unsafe { &mut *self.sched() };
-        if s.unpublished.is_empty() {
-            return;
-        }
-        let mut shared = self.token_parked();
-        for f in s.unpublished.drain(..) {
-            // SAFETY: fibers in `unpublished` are token-parked and alive (a resumed one
-            // left the list), so their `token_slot` names their entry.
-            unsafe {
-                (*f).unpublished_slot.set(NO_SLOT);
-                (*f).shared_slot.set(shared.len());
-                shared.push(s.token_parked[(*f).token_slot.get()]);
+        self.with_sched(|s| {
+            if s.unpublished.is_empty() {
+                return;
             }
-        }
+            let mut shared = self.token_parked();
+            for f in s.unpublished.drain(..) {
+                // SAFETY: fibers in `unpublished` are token-parked and alive (a resumed one
+                // left the list), so their `token_slot` names their entry.
+                unsafe {
+                    (*f).unpublished_slot.set(NO_SLOT);
+                    (*f).shared_slot.set(shared.len());
+                    shared.push(s.token_parked[(*f).token_slot.get()]);
+                }
+            }
+        })
     }
 
     /// Interrupts the listed token wait `e` of this worker for `why` (from any thread) and

@@ -165,8 +165,9 @@ impl Worker {
         unsafe { &*self.registry }
     }
 
-    pub(crate) fn sched_cell(&self) -> &std::cell::UnsafeCell<crate::fiber::Sched> {
-        self.fibers.sched()
+    /// The fibers this worker runs tasks on (`fiber/`).
+    pub(crate) fn fibers(&self) -> &crate::fiber::FiberState {
+        &self.fibers
     }
 
     pub(crate) fn remote(&self) -> &crate::fiber::Remote {
