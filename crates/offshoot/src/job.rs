@@ -137,6 +137,24 @@ pub(crate) unsafe fn run_as_thief<R>(
     body: impl FnOnce() -> R,
     write: impl FnOnce(R),
 ) {
+    // SAFETY: forwarded contract.
+    unsafe { run_as_thief_with(h, w, body, write, || {}) }
+}
+
+/// [`run_as_thief`], with `failed` called when `body` unwound, after the failure was
+/// recorded (the `failed` CAS and the payload) and before `done`: a job that also tells
+/// others it ended (a scoped future's completion) must do so only once its failure can no
+/// longer lose to a failure that its owner raises on seeing it.
+///
+/// # Safety
+/// As for [`run_as_thief`].
+pub(crate) unsafe fn run_as_thief_with<R>(
+    h: *const JobHeader,
+    w: &Worker,
+    body: impl FnOnce() -> R,
+    write: impl FnOnce(R),
+    failed: impl FnOnce(),
+) {
     use std::panic::{catch_unwind, AssertUnwindSafe};
     use std::sync::atomic::Ordering;
 
@@ -184,6 +202,7 @@ pub(crate) unsafe fn run_as_thief<R>(
                 hdr.outcome.set(OUTCOME_STOPPED);
                 drop(p);
             }
+            failed();
         }
     }
     hdr.done.store(true, Ordering::SeqCst);

@@ -45,7 +45,7 @@ use super::Event;
 use crate::finish::FinishState;
 use crate::frame::{always, never, SeedHead};
 use crate::frame::{never_offer, no_work, Frame, FrameKind, FrameVTable};
-use crate::job::{run_as_thief, JobHeader, JobRef, Mode};
+use crate::job::{run_as_thief_with, JobHeader, JobRef, Mode};
 use crate::join::{hand_out_seed, join_stolen_seed};
 use crate::unwind::raise_stopped;
 use crate::worker::Worker;
@@ -268,7 +268,22 @@ where
         unsafe {
             let seed = &*seed;
             let f = ManuallyDrop::take(&mut *seed.f.get());
-            run_as_thief(h, w, || Self::run(&seed.fut, f), |()| {});
+            let fut = &seed.fut;
+            // Not `run`: its completion on unwinding would come before `run_as_thief`
+            // records `f`'s failure, and a creator that saw it could fail first with its
+            // own panic ("the future's computation panicked") and win over `f`'s.
+            run_as_thief_with(
+                h,
+                w,
+                f,
+                |v| {
+                    // SAFETY: only the runner of `f` writes the value, once, before
+                    // completing.
+                    (*fut.value.get()).write(v);
+                    fut.complete(DONE);
+                },
+                || fut.complete(FAILED),
+            );
         }
     }
 
