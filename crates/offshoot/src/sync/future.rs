@@ -65,11 +65,19 @@ struct Header {
     phase: AtomicU8,
 }
 
+/// Who runs a future's closure: its finish, as a task (drained, or stolen), or a `get`
+/// that took it back.
+#[derive(Clone, Copy)]
+enum Runner {
+    Task,
+    Getter,
+}
+
 /// The operations that depend on the closure's type.
 struct Ops {
     /// Runs the closure, which the caller removed from its pending list; writes the value
     /// and `phase`.
-    run: unsafe fn(*const Header),
+    run: unsafe fn(*const Header, Runner),
     /// Where the value sits, in bytes from the block's start (valid once `phase` is
     /// `DONE`).
     value_offset: usize,
@@ -145,23 +153,37 @@ where
         std::mem::align_of::<Block<F, T>>(),
     );
 
-    unsafe fn run(h: *const Header) {
+    /// Runs the closure and completes the handle.
+    ///
+    /// Run as a task (`Runner::Task`), a panic (or stop) of the closure is recorded as its
+    /// finish's failure *before* the handle is completed as failed, and the task then
+    /// returns normally: a getter that sees the failure and panics in turn ("the future's
+    /// computation panicked") can never be the finish's first failure in place of the
+    /// closure's own panic. Run by a `get` (`Runner::Getter`), the panic propagates out of
+    /// that `get`, as documented there.
+    unsafe fn run(h: *const Header, runner: Runner) {
         let b = h as *const Self;
-        struct FailOnUnwind<'a>(&'a Header);
-        impl Drop for FailOnUnwind<'_> {
-            fn drop(&mut self) {
-                self.0.complete(FAILED);
-            }
-        }
         // SAFETY: the caller took the block off its pending list, so this is the one run:
         // the closure is there and nobody else reads the payload until `phase` changes.
+        // The finish outlives its running tasks.
         unsafe {
             let f = ManuallyDrop::take(&mut (*(*b).payload.get()).func);
-            let guard = FailOnUnwind(&(*b).header);
-            let v = f();
-            std::mem::forget(guard);
-            (*(*b).payload.get()).value = ManuallyDrop::new(v);
-            (*b).header.complete(DONE);
+            match catch_unwind(AssertUnwindSafe(f)) {
+                Ok(v) => {
+                    (*(*b).payload.get()).value = ManuallyDrop::new(v);
+                    (*b).header.complete(DONE);
+                }
+                Err(p) => match runner {
+                    Runner::Task => {
+                        (*(*b).header.finish).fail_with(p);
+                        (*b).header.complete(FAILED);
+                    }
+                    Runner::Getter => {
+                        (*b).header.complete(FAILED);
+                        std::panic::resume_unwind(p)
+                    }
+                },
+            }
         }
     }
 
@@ -196,12 +218,15 @@ where
             match mode {
                 Mode::Discard => Self::settle_unrun(h, &*finish),
                 Mode::Inline => {
-                    run_task(w, &*finish, || Self::run(h));
+                    run_task(w, &*finish, || Self::run(h, Runner::Task));
                     Self::settle_unrun(h, &*finish);
                 }
-                Mode::Stolen => {
-                    run_stolen_task(w, finish, || Self::run(h), |st| Self::settle_unrun(h, st))
-                }
+                Mode::Stolen => run_stolen_task(
+                    w,
+                    finish,
+                    || Self::run(h, Runner::Task),
+                    |st| Self::settle_unrun(h, st),
+                ),
             }
             Header::release(h, 1);
         }
@@ -428,7 +453,7 @@ impl<T> TaskFuture<T> {
         // dropped orders the two.
         self.holds_task.store(true, Ordering::Relaxed);
         // SAFETY: `run_here` took the block off its pending list: this is the one run.
-        unsafe { (self.header().ops.run)(self.header.as_ptr()) };
+        unsafe { (self.header().ops.run)(self.header.as_ptr(), Runner::Getter) };
     }
 
     /// The value: runs the computation here if it has not started and waits on this
