@@ -2,14 +2,13 @@
 //! and `ParallelSliceMut` (or `offshoot::prelude::*`) give every slice, `Vec<T>` and array
 //! the chunking sources (`par_chunks`, `par_chunks_mut`, `par_chunks_exact`, `par_rchunks`,
 //! ..., `par_windows`, `par_array_windows`, `par_split`, `par_split_inclusive`,
-//! `par_chunk_by` and their `_mut` forms: `chunks.rs`, `windows.rs`, `split.rs`) and the
-//! parallel sorts.
+//! `par_chunk_by` and their `_mut` forms) and the parallel sorts.
 //!
 //! * [`par_sort`](ParallelSliceMut::par_sort) and its `_by`, `_by_key`, `_by_cached_key`
-//!   forms are **stable**: a parallel merge sort (`slice/mergesort.rs`) with one scratch buffer of
-//!   the slice's length.
+//!   forms are **stable**: a parallel merge sort with one scratch buffer of the slice's
+//!   length.
 //! * [`par_sort_unstable`](ParallelSliceMut::par_sort_unstable) and its forms sort in place
-//!   without allocating: a parallel pdqsort-style quicksort (`slice/quicksort.rs`).
+//!   without allocating: a parallel pdqsort-style quicksort.
 //!
 //! Both split with [`join`](crate::join), so on one worker they cost about what a
 //! sequential sort does, and they use std's sorts on the pieces they no longer split.

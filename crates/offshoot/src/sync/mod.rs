@@ -10,7 +10,7 @@
 //!
 //! Everything here rests on one mechanism: a task arms a one-shot parking token, registers
 //! it with the thing it waits on under that thing's lock, and parks; the waker wakes the
-//! token exactly once (`fiber/wait.rs`). [`Event`] is the public form of it — a
+//! token exactly once. [`Event`] is the public form of it — a
 //! single-assignment value with waiters and callbacks — and [`Promise`], futures, barriers
 //! and data-driven tasks are built on it.
 //!
