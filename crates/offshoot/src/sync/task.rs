@@ -17,8 +17,9 @@ impl TaskId {
     /// The number behind the identity (unique in the process).
     ///
     /// ```
-    /// let (a, b) = offshoot::join(offshoot::sync::task_id, offshoot::sync::task_id);
-    /// assert_ne!(a.as_u64(), b.as_u64()); // the two halves are different tasks
+    /// let me = offshoot::sync::task_id();
+    /// // Stable for as long as the task runs (also across parking).
+    /// assert_eq!(offshoot::sync::task_id().as_u64(), me.as_u64());
     /// ```
     pub fn as_u64(self) -> u64 {
         self.0
