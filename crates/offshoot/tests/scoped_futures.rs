@@ -245,27 +245,33 @@ fn a_panic_of_the_closure_run_inline_comes_out_once() {
     });
 }
 
+/// Runs a `with_future` on `p` whose closure, once started, lets the body get it and then
+/// panics with `what`; returns the message that comes out of `run`.
+fn stolen_closure_panics(p: &offshoot::ThreadPool, what: &str) -> String {
+    panic_message(|| {
+        p.run(|| {
+            let go = Promise::new();
+            with_future(
+                || -> u64 {
+                    go.put(()).unwrap();
+                    boom(what)
+                },
+                |a| {
+                    go.get();
+                    *a.get()
+                },
+            )
+        })
+    })
+}
+
 #[test]
 fn a_panic_of_a_handed_out_closure_wins_and_comes_out_once() {
     install_panic_hook();
     bounded(|| {
         for n in POOL_SIZES {
             let p = pool(n);
-            let msg = panic_message(|| {
-                p.run(|| {
-                    let go = Promise::new();
-                    with_future(
-                        || -> u64 {
-                            go.put(()).unwrap();
-                            boom("stolen future")
-                        },
-                        |a| {
-                            go.get();
-                            *a.get()
-                        },
-                    )
-                })
-            });
+            let msg = stolen_closure_panics(&p, "stolen future");
             assert_eq!(msg, boom_msg("stolen future"), "{n} workers");
         }
     });
@@ -283,21 +289,7 @@ fn a_stolen_closure_s_panic_wins_over_the_creator_seeing_it_fail() {
         for n in [2, 4] {
             let p = pool(n);
             for i in 0..3000 {
-                let msg = panic_message(|| {
-                    p.run(|| {
-                        let go = Promise::new();
-                        with_future(
-                            || -> u64 {
-                                go.put(()).unwrap();
-                                boom("stolen future, again")
-                            },
-                            |a| {
-                                go.get();
-                                *a.get()
-                            },
-                        )
-                    })
-                });
+                let msg = stolen_closure_panics(&p, "stolen future, again");
                 assert_eq!(
                     msg,
                     boom_msg("stolen future, again"),

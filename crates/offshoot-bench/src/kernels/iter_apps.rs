@@ -104,13 +104,29 @@ fn freq_digest<'a>(counts: impl Iterator<Item = (&'a str, u64)>) -> FreqDigest {
     (distinct, total, sum)
 }
 
+/// Adds the words of `line` to `counts` (the fold step of both pipelines, and the loop
+/// body of the plain program).
+fn count_words<'a>(mut counts: HashMap<&'a str, u64>, line: &'a str) -> HashMap<&'a str, u64> {
+    for w in line.split_whitespace() {
+        *counts.entry(w).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// Merges two pieces' counts, moving the smaller map into the larger (the reduce step).
+fn merge_counts<'a>(a: HashMap<&'a str, u64>, b: HashMap<&'a str, u64>) -> HashMap<&'a str, u64> {
+    let (mut big, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    for (w, c) in small {
+        *big.entry(w).or_insert(0) += c;
+    }
+    big
+}
+
 /// The plain program.
 pub fn word_freq_serial(text: &String) -> FreqDigest {
     let mut counts: HashMap<&str, u64> = HashMap::new();
     for line in text.lines() {
-        for w in line.split_whitespace() {
-            *counts.entry(w).or_insert(0) += 1;
-        }
+        counts = count_words(counts, line);
     }
     freq_digest(counts.into_iter())
 }
@@ -120,19 +136,8 @@ pub fn word_freq_offshoot(text: &String) -> FreqDigest {
     use offshoot::prelude::*;
     let counts = text
         .par_lines()
-        .fold(HashMap::new, |mut m: HashMap<&str, u64>, line| {
-            for w in line.split_whitespace() {
-                *m.entry(w).or_insert(0) += 1;
-            }
-            m
-        })
-        .reduce(HashMap::new, |a, b| {
-            let (mut big, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
-            for (w, c) in small {
-                *big.entry(w).or_insert(0) += c;
-            }
-            big
-        });
+        .fold(HashMap::new, count_words)
+        .reduce(HashMap::new, merge_counts);
     freq_digest(counts.into_iter())
 }
 
@@ -141,19 +146,8 @@ pub fn word_freq_rayon(text: &String) -> FreqDigest {
     use rayon::prelude::*;
     let counts = text
         .par_lines()
-        .fold(HashMap::new, |mut m: HashMap<&str, u64>, line| {
-            for w in line.split_whitespace() {
-                *m.entry(w).or_insert(0) += 1;
-            }
-            m
-        })
-        .reduce(HashMap::new, |a, b| {
-            let (mut big, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
-            for (w, c) in small {
-                *big.entry(w).or_insert(0) += c;
-            }
-            big
-        });
+        .fold(HashMap::new, count_words)
+        .reduce(HashMap::new, merge_counts);
     freq_digest(counts.into_iter())
 }
 

@@ -157,6 +157,15 @@ impl<T> ScopedFuture<T> {
         }
     }
 
+    /// Writes the closure's value and completes the handle. Called once, by whoever ran
+    /// the closure (the creator, or the thief before it sets `done`).
+    fn put(&self, v: T) {
+        // SAFETY: only the runner of the closure writes the value, once, before completing;
+        // nobody reads it before `complete(DONE)`.
+        unsafe { (*self.value.get()).write(v) };
+        self.complete(DONE);
+    }
+
     /// The value, if it is ready (never runs the closure nor waits).
     ///
     /// ```
@@ -244,9 +253,7 @@ where
         let guard = FailOnUnwind(fut);
         let v = f();
         std::mem::forget(guard);
-        // SAFETY: only the runner of `f` writes the value, once, before completing.
-        unsafe { (*fut.value.get()).write(v) };
-        fut.complete(DONE);
+        fut.put(v);
     }
 
     /// Hands the seed out to `thief`. Runs on the owner, at a poll.
@@ -272,18 +279,7 @@ where
             // Not `run`: its completion on unwinding would come before `run_as_thief`
             // records `f`'s failure, and a creator that saw it could fail first with its
             // own panic ("the future's computation panicked") and win over `f`'s.
-            run_as_thief_with(
-                h,
-                w,
-                f,
-                |v| {
-                    // SAFETY: only the runner of `f` writes the value, once, before
-                    // completing.
-                    (*fut.value.get()).write(v);
-                    fut.complete(DONE);
-                },
-                || fut.complete(FAILED),
-            );
+            run_as_thief_with(h, w, f, |v| fut.put(v), || fut.complete(FAILED));
         }
     }
 
