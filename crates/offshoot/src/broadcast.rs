@@ -171,13 +171,18 @@ where
         }
     }
 
-    /// Injects one job per share in `0..n` not claimed yet.
+    /// Injects one job per share not claimed yet. The shares are counted before the first
+    /// job goes out: a job claims the share of whichever worker pops it, so once one is out
+    /// the flags no longer say how many jobs are still owed.
     fn inject_open(self: &Arc<Self>, registry: &Registry) {
-        for i in 0..self.claimed.len() {
+        let open = self
+            .claimed
+            .iter()
             // Relaxed: only the injecting thread has claimed anything so far.
-            if !self.claimed[i].load(Ordering::Relaxed) {
-                registry.inject(ShareJob::into_job(self.clone()));
-            }
+            .filter(|c| !c.load(Ordering::Relaxed))
+            .count();
+        for _ in 0..open {
+            registry.inject(ShareJob::into_job(self.clone()));
         }
     }
 

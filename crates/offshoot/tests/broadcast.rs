@@ -52,6 +52,19 @@ fn from_outside_every_worker_once() {
     })
 }
 
+/// Workers pop the first jobs of a broadcast from outside while the caller still injects
+/// the rest: every share must still get a job (it once lost one, when the count of jobs
+/// owed was read from the shares already claimed).
+#[test]
+fn from_outside_while_workers_take_the_first_jobs() {
+    bounded(|| {
+        let pool = common::pool(8);
+        for _ in 0..300 {
+            check_once_each(&pool, |f| pool.broadcast(|ctx| f(ctx.index())));
+        }
+    })
+}
+
 #[test]
 fn from_inside_a_worker() {
     bounded(|| {
