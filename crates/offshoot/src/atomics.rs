@@ -77,3 +77,28 @@ mod loom_once {
         }
     }
 }
+
+/// `std::thread::park`/`unpark` for loom models: a permit an unpark sets and a park waits for
+/// and clears, on loom's mutex and condition variable.
+#[cfg(all(test, loom))]
+#[derive(Default)]
+pub(crate) struct Permit {
+    set: loom::sync::Mutex<bool>,
+    cv: loom::sync::Condvar,
+}
+
+#[cfg(all(test, loom))]
+impl Permit {
+    pub(crate) fn park(&self) {
+        let mut set = self.set.lock().unwrap();
+        while !*set {
+            set = self.cv.wait(set).unwrap();
+        }
+        *set = false;
+    }
+
+    pub(crate) fn unpark(&self) {
+        *self.set.lock().unwrap() = true;
+        self.cv.notify_one();
+    }
+}

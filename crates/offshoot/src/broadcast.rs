@@ -196,7 +196,7 @@ where
                 while !self.done() {
                     match registry.pop_injected() {
                         // An injected job is owned by whoever pops it.
-                        Some(job) => registry.busy(|| w.run_stolen(job)),
+                        Some(job) => registry.busy(w, || w.run_stolen(job)),
                         None => std::thread::yield_now(),
                     }
                 }

@@ -305,7 +305,7 @@ pub fn yield_now() -> Option<Yield> {
     match reg.pop_injected() {
         Some(job) => {
             // An injected job is owned by whoever pops it.
-            reg.busy(|| w.run_stolen(job));
+            reg.busy(w, || w.run_stolen(job));
             Some(Yield::Executed)
         }
         None => Some(Yield::Idle),

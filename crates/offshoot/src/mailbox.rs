@@ -67,6 +67,11 @@ impl Target {
 pub(crate) struct Mailbox {
     attention: AtomicU64,
     reply: AtomicU64,
+    /// Where the owner's outstanding request from an idle sleep waits: one more than the
+    /// victim's index, or 0 (see `Worker::idle_sleep`). Written by the owner, or by the
+    /// worker that wakes it and posts a request on its behalf (`Worker::wake_for`), never
+    /// both at once.
+    posted_at: AtomicU64,
     target_kind: AtomicU64,
     target_ptr: AtomicU64,
 }
@@ -76,6 +81,7 @@ impl Mailbox {
         Mailbox {
             attention: AtomicU64::new(0),
             reply: AtomicU64::new(REPLY_PENDING),
+            posted_at: AtomicU64::new(0),
             target_kind: AtomicU64::new(0),
             target_ptr: AtomicU64::new(0),
         }
@@ -146,6 +152,32 @@ impl Mailbox {
         self.reply.load(Ordering::Acquire)
     }
 
+    /// [`Mailbox::reply`] read by a thief about to sleep with its request posted: SeqCst,
+    /// after its own SeqCst store of its sleep state, pairing with the victim's SeqCst
+    /// answer and its read of that state (`answer_request`): either the thief sees the
+    /// answer, or the victim sees the thief asleep and wakes it.
+    pub(crate) fn reply_before_sleep(&self) -> u64 {
+        self.reply.load(Ordering::SeqCst)
+    }
+
+    /// Records where this mailbox's owner has a request posted from an idle sleep (`None`:
+    /// nowhere).
+    pub(crate) fn set_posted_at(&self, victim: Option<usize>) {
+        // Relaxed: read by the owner itself, or after the waker's release store of the
+        // owner's sleep state (`Worker::wake_for`), which orders it.
+        self.posted_at
+            .store(victim.map_or(0, |v| v as u64 + 1), Ordering::Relaxed);
+    }
+
+    /// Where this mailbox's owner has a request posted from an idle sleep.
+    pub(crate) fn posted_at(&self) -> Option<usize> {
+        // Relaxed: as in `set_posted_at`.
+        match self.posted_at.load(Ordering::Relaxed) {
+            0 => None,
+            v => Some(v as usize - 1),
+        }
+    }
+
     // ----- victim side ------------------------------------------------------------------
 
     /// Takes the pending request, if any: the thief's index and what it asks for. The caller
@@ -177,7 +209,9 @@ impl Mailbox {
     /// [`REPLY_NOTHING`].
     pub(crate) fn answer(&self, value: u64) {
         debug_assert_ne!(value, REPLY_PENDING);
-        self.reply.store(value, Ordering::Release);
+        // SeqCst (it is also a release): the waker's side of the sleep handshake with a
+        // thief that sleeps with its request posted (`reply_before_sleep`).
+        self.reply.store(value, Ordering::SeqCst);
     }
 
     /// Closes the mailbox before the owner sleeps. Fails (returns `false`) while a request
@@ -230,6 +264,7 @@ impl Mailbox {
 mod loom_tests {
     //! Model checks of the handshake: run with `scripts/loom.sh`.
     use super::*;
+    use crate::atomics::Permit;
     use loom::sync::Arc;
     use loom::thread;
 
@@ -252,7 +287,13 @@ mod loom_tests {
             }
             thread::yield_now();
         }
-        if Mailbox::try_withdraw(me, &mb[victim]) {
+        settle(mb, me, victim)
+    }
+
+    /// The thief's end of an outstanding request after it wakes (`settle_request`):
+    /// withdraw it, or wait for the answer the victim owes.
+    fn settle(mb: &[Mailbox], me: usize, victim: usize) -> Option<u64> {
+        if mb[me].reply() == REPLY_PENDING && Mailbox::try_withdraw(me, &mb[victim]) {
             return None;
         }
         loop {
@@ -331,6 +372,101 @@ mod loom_tests {
             }
             h.join().unwrap();
             assert!(!mb[0].has_request());
+        });
+    }
+
+    const RUNNING: u8 = 0;
+    const IDLE_SLEEP: u8 = 1;
+    const WAKING: u8 = 3;
+
+    /// A thief sleeps with its request posted (`Worker::idle_sleep`) while its victim runs
+    /// and polls until it has answered (`answer_request` then wakes a sleeping thief). The
+    /// thief is never left asleep with its answer in its slot: a lost wake-up leaves it
+    /// parked for good, which loom reports as a deadlock. As in `ready_stack.rs`'s model,
+    /// a `SeqCst` fence stands between each side's store and load, since loom treats
+    /// `SeqCst` accesses as `AcqRel`.
+    #[test]
+    fn a_thief_asleep_with_its_request_posted_is_woken_by_the_answer() {
+        loom::model(|| {
+            let mb = mailboxes(2);
+            let state = Arc::new(loom::sync::atomic::AtomicU8::new(RUNNING));
+            let permit = Arc::new(Permit::default());
+            let (m2, s2, p2) = (mb.clone(), state.clone(), permit.clone());
+            let thief = thread::spawn(move || {
+                assert!(m2[1].send_request(1, &m2[0], Target::Any));
+                s2.store(IDLE_SLEEP, Ordering::SeqCst);
+                loom::sync::atomic::fence(Ordering::SeqCst);
+                if m2[1].reply_before_sleep() == REPLY_PENDING {
+                    p2.park();
+                }
+                s2.store(RUNNING, Ordering::SeqCst);
+                settle(&m2, 1, 0)
+            });
+            // The victim polls until it has answered the request (it runs, so it polls).
+            loop {
+                if let Some((t, _)) = mb[0].take_request(|i| &mb[i] as *const Mailbox) {
+                    mb[t].answer(JOB);
+                    loom::sync::atomic::fence(Ordering::SeqCst);
+                    if state.load(Ordering::SeqCst) != RUNNING {
+                        permit.unpark();
+                    }
+                    break;
+                }
+                thread::yield_now();
+            }
+            assert_eq!(thief.join().unwrap(), Some(JOB));
+        });
+    }
+
+    /// A worker that takes a job wakes a sleeper and posts a request to itself on the
+    /// sleeper's behalf (`Worker::wake_for`), while the sleeper may be waking by itself
+    /// (`idle_sleep`'s CAS out of `IDLE_SLEEP`, waiting out `WAKING`). The request is
+    /// posted only for a sleeper the waker claimed, the sleeper sees it, and the job the
+    /// waker then hands out at its poll reaches the sleeper; a request the sleeper withdrew
+    /// is never answered.
+    #[test]
+    fn a_request_posted_for_a_woken_sleeper_reaches_it() {
+        loom::model(|| {
+            let mb = mailboxes(2);
+            let state = Arc::new(loom::sync::atomic::AtomicU8::new(IDLE_SLEEP));
+            let posted = Arc::new(loom::sync::atomic::AtomicBool::new(false));
+            let (m2, s2, p2) = (mb.clone(), state.clone(), posted.clone());
+            let sleeper = thread::spawn(move || {
+                // Awake, by the waker or by a timeout: back to RUNNING unless claimed.
+                while let Err(WAKING) =
+                    s2.compare_exchange(IDLE_SLEEP, RUNNING, Ordering::SeqCst, Ordering::Acquire)
+                {
+                    thread::yield_now();
+                }
+                if p2.load(Ordering::Relaxed) {
+                    settle(&m2, 1, 0)
+                } else {
+                    None
+                }
+            });
+            // The waker (worker 0), about to run a job.
+            let mut handed = false;
+            if state
+                .compare_exchange(IDLE_SLEEP, WAKING, Ordering::SeqCst, Ordering::Relaxed)
+                .is_ok()
+            {
+                if mb[1].send_request(1, &mb[0], Target::Any) {
+                    posted.store(true, Ordering::Relaxed);
+                }
+                state.store(RUNNING, Ordering::SeqCst);
+            }
+            // The job's first join polls.
+            if let Some((t, _)) = mb[0].take_request(|i| &mb[i] as *const Mailbox) {
+                mb[t].answer(JOB);
+                handed = true;
+            }
+            let got = sleeper.join().unwrap();
+            assert_eq!(
+                got == Some(JOB),
+                handed,
+                "a handed-out job reached the sleeper"
+            );
+            assert!(!mb[0].has_request(), "no request left behind");
         });
     }
 }

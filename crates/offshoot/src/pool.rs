@@ -140,10 +140,19 @@ impl Registry {
         self.injected.load(Ordering::SeqCst) > 0
     }
 
-    /// Runs `f` counted as busy; wakes an idle sleeper first, who may find work here.
-    pub(crate) fn busy(&self, f: impl FnOnce()) {
+    /// Runs `f` (a job worker `w` took) counted as busy; wakes an idle sleeper first, with a
+    /// request to `w` already posted for it (`Worker::wake_for`): the job's first join may
+    /// come long before the sleeper is up and asking, and long before `w` polls again.
+    pub(crate) fn busy(&self, w: &Worker, f: impl FnOnce()) {
         self.busy.fetch_add(1, Ordering::SeqCst);
-        self.wake_one();
+        // SeqCst: read after the news (the busy count) was published, like `wake_one`.
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            for s in self.workers.iter() {
+                if s.wake_for(w) {
+                    break;
+                }
+            }
+        }
         f();
         self.busy.fetch_sub(1, Ordering::SeqCst);
     }
@@ -262,7 +271,7 @@ impl Registry {
             while !job.latch.load(Ordering::Acquire) {
                 if let Some(j) = own.pop_injected() {
                     // An injected job is owned by whoever pops it.
-                    own.busy(|| me.run_stolen(j));
+                    own.busy(me, || me.run_stolen(j));
                     continue;
                 }
                 me.answer_request();

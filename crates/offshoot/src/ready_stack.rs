@@ -104,31 +104,10 @@ mod loom_tests {
     //! give in the C11 model (a total order over them): without the fences loom reports
     //! the lost wake that weaker orderings would allow.
     use super::*;
+    use crate::atomics::Permit;
     use loom::sync::atomic::{fence, AtomicBool, AtomicUsize};
-    use loom::sync::{Arc, Condvar, Mutex};
+    use loom::sync::Arc;
     use loom::thread;
-
-    /// `std::thread::park`/`unpark` (a permit that an unpark sets and a park waits for and
-    /// clears), built on loom's mutex and condition variable.
-    struct Permit {
-        set: Mutex<bool>,
-        cv: Condvar,
-    }
-
-    impl Permit {
-        fn park(&self) {
-            let mut set = self.set.lock().unwrap();
-            while !*set {
-                set = self.cv.wait(set).unwrap();
-            }
-            *set = false;
-        }
-
-        fn unpark(&self) {
-            *self.set.lock().unwrap() = true;
-            self.cv.notify_one();
-        }
-    }
 
     struct Node {
         link: AtomicPtr<Node>,
@@ -174,10 +153,7 @@ mod loom_tests {
                 ready: ReadyStack::new(),
                 sleeping: AtomicBool::new(false),
                 wakes: AtomicUsize::new(0),
-                permit: Permit {
-                    set: Mutex::new(false),
-                    cv: Condvar::new(),
-                },
+                permit: Permit::default(),
             });
             // Waker 0 pushes nodes 0 then 1; waker 1 pushes node 2.
             let (a, b, c) = (nodes[0] as usize, nodes[1] as usize, nodes[2] as usize);

@@ -54,6 +54,7 @@ pub mod pentomino;
 pub mod pentomino_copy;
 pub mod plain;
 pub mod ring;
+pub mod sort_halves;
 pub mod stencil;
 pub mod tree_sum;
 pub mod uts;
@@ -147,6 +148,7 @@ pub fn all() -> Vec<KernelInfo> {
         cilksort::INFO,
         par_sort::INFO,
         par_sort::INFO_UNSTABLE,
+        sort_halves::INFO,
         matmul::INFO,
         heat::INFO,
         uts::INFO,
@@ -231,6 +233,18 @@ impl<T: Copy + PartialEq + Debug> Answer<T> {
             (None, _) => Err("the run recorded no answer".to_string()),
             (_, None) => Err("no reference answer (serial run missing)".to_string()),
         }
+    }
+}
+
+/// A contender's output against the serial run's, kept in `reference` by
+/// [`Instance::accept_reference`].
+pub(crate) fn check_reference<T: PartialEq + Debug>(
+    got: &[T],
+    reference: &Option<Vec<T>>,
+) -> Result<(), String> {
+    match reference {
+        None => Err("no reference answer (serial run missing)".to_string()),
+        Some(r) => compare_slices(got, r),
     }
 }
 

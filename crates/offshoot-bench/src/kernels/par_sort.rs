@@ -12,7 +12,7 @@
 //! Check: the serial output must be sorted and hold the input's keys (same
 //! count, sum and xor of mixed keys); every later output must equal it.
 
-use super::{cilksort::keys, compare_slices, Instance, KernelInfo, Size};
+use super::{check_reference, cilksort::keys, Instance, KernelInfo, Size};
 use crate::harness::Contender;
 
 /// Registry entry of the stable sort.
@@ -65,6 +65,17 @@ fn prepare_unstable(size: Size) -> Box<dyn Instance> {
     prepare(size, false)
 }
 
+/// Checks that `got` (described by `what`) is sorted and holds the keys of `input`.
+pub(crate) fn sorted_permutation(got: &[u64], input: &[u64], what: &str) -> Result<(), String> {
+    if !got.windows(2).all(|w| w[0] <= w[1]) {
+        return Err(format!("{what} is not sorted"));
+    }
+    if fingerprint(got) != fingerprint(input) {
+        return Err(format!("{what} does not hold the input's keys"));
+    }
+    Ok(())
+}
+
 /// Count, wrapping sum and xor of mixed keys: equal for permutations of each
 /// other (and very unlikely to be equal otherwise).
 fn fingerprint(v: &[u64]) -> (usize, u64, u64) {
@@ -109,20 +120,12 @@ impl Instance for SortKernel {
         }
     }
     fn accept_reference(&mut self) -> Result<(), String> {
-        if !self.data.windows(2).all(|w| w[0] <= w[1]) {
-            return Err("the serial output is not sorted".to_string());
-        }
-        if fingerprint(&self.data) != fingerprint(&self.input) {
-            return Err("the serial output does not hold the input's keys".to_string());
-        }
+        sorted_permutation(&self.data, &self.input, "the serial output")?;
         self.reference = Some(self.data.clone());
         Ok(())
     }
     fn check(&self) -> Result<(), String> {
-        match &self.reference {
-            None => Err("no reference answer (serial run missing)".to_string()),
-            Some(r) => compare_slices(&self.data, r),
-        }
+        check_reference(&self.data, &self.reference)
     }
 }
 

@@ -451,9 +451,9 @@ impl Worker {
         self.with_sched(|s| !s.ready.is_empty())
     }
 
-    /// Whether any fiber of this worker is parked.
-    pub(crate) fn has_parked(&self) -> bool {
-        self.with_sched(|s| s.parked > 0)
+    /// Whether some parked fiber's chain may hold work (`parked_chains` would visit one).
+    pub(crate) fn has_parked_work(&self) -> bool {
+        self.with_sched(|s| !s.with_work.is_empty())
     }
 
     /// The saved chains of parked fibers that may hold work, for `find_work`; prunes those

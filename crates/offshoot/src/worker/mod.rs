@@ -37,7 +37,8 @@ use crossbeam_utils::CachePadded;
 use crate::fiber::Saved;
 use crate::finish::FinishFrame;
 use crate::frame::{Frame, FrameKind};
-use crate::mailbox::{Mailbox, Target};
+use crate::job::{JobHeader, JobRef};
+use crate::mailbox::{Mailbox, Target, REPLY_NOTHING, REPLY_PENDING};
 use crate::pool::Registry;
 use crate::stats::WorkerStats;
 
@@ -54,7 +55,7 @@ mod steal;
 mod wait;
 
 pub(crate) use blocks::{alloc_block, fits_block, free_block, SpareBlocks};
-use sleep::{Patience, RUNNING};
+use sleep::{Patience, RUNNING, WITHDRAW_AFTER};
 
 /// Where a stop scan found the youngest cancelled frame (`Worker::stop_requested`).
 enum ChainStop {
@@ -459,20 +460,51 @@ impl Worker {
     /// The scheduler loop, at the base of every fiber: take injected work, else work on
     /// this worker's parked chains, else steal, else sleep. Returns true when a parked fiber
     /// is ready (this fiber then gives way to it), false when the pool terminates.
+    ///
+    /// While it looks for work the worker keeps one request posted to a victim (`asking`)
+    /// rather than sending one, waiting a moment and withdrawing it: a victim answers only
+    /// at its polls, and a join whose first half runs serial code for milliseconds polls
+    /// once, right after it planted its seed; a request withdrawn at that moment would miss
+    /// the seed for the whole of that half. The request is settled (withdrawn, or its answer
+    /// taken) before the worker runs anything else, and moved to another victim now and
+    /// then in pools of more than two workers.
     pub(crate) fn schedule(&self) -> bool {
         let reg = self.registry();
         let mut patience = Patience::new();
+        // The victim this worker's request waits at, and how many passes it has waited.
+        let mut asking: Option<(usize, u32)> = None;
         loop {
+            // Before anything else runs here, the request is settled (withdrawn, or its
+            // answer taken, and run first if it brings a job): a worker never holds two
+            // jobs, since the first may park its fiber and leave the second unstarted while
+            // its owner waits for it, and a task this worker runs may send requests of its
+            // own through the same reply slot.
             if self.has_ready_fiber() {
+                if self.settle_and_run(&mut asking) {
+                    patience.reset();
+                    continue;
+                }
                 return true;
             }
             if let Some(job) = reg.pop_injected() {
-                // An injected job is owned by whoever pops it from the injector.
-                reg.busy(|| self.run_stolen(job));
+                // An injected job is owned by whoever pops it from the injector. The request
+                // is settled only now: a worker that lost the race for the job keeps its
+                // request where it is, at the winner, whose first join is about to poll.
+                if let Some(answer) = asking.take().and_then(|(v, _)| self.settle_request(v)) {
+                    // Two jobs in hand: the injected one goes back for the next worker that looks.
+                    reg.inject(job);
+                    self.run_taken(answer);
+                } else {
+                    self.run_taken(job);
+                }
                 patience.reset();
                 continue;
             }
             if reg.is_terminating() {
+                if self.settle_and_run(&mut asking) {
+                    patience.reset();
+                    continue;
+                }
                 return false;
             }
             if self.mailbox.needs_attention() {
@@ -481,27 +513,92 @@ impl Worker {
                 // stray stop (a parked fiber rescans its own chain when it resumes).
                 let _ = self.stop_requested();
             }
-            if self.has_parked() {
-                // Work left on the chains of this worker's parked tasks: run it here.
+            if self.has_parked_work() {
+                // Work may be left on the chains of this worker's parked tasks: run it here,
+                // after the request is settled.
+                if self.settle_and_run(&mut asking) {
+                    patience.reset();
+                    continue;
+                }
                 if let Some(job) = self.find_work(Target::Any, self.index) {
                     self.stats.materialized.bump();
-                    reg.busy(|| self.run_stolen(job));
+                    self.run_taken(job);
                     patience.reset();
                     continue;
                 }
             }
-            if let Some(v) = self.random_victim() {
-                if let Some(job) = self.steal_from(v, Target::Any) {
-                    reg.busy(|| self.run_stolen(job));
-                    patience.reset();
-                    continue;
+            if asking.is_none() {
+                if let Some(v) = self.random_victim() {
+                    if self
+                        .mailbox
+                        .send_request(self.index, &reg.worker(v).mailbox, Target::Any)
+                    {
+                        self.stats.requests_sent.bump();
+                        asking = Some((v, 0));
+                    }
                 }
             }
-            let news =
-                || self.remote().has_news() || self.mailbox.has_request() || reg.has_injected();
+            if let Some((v, looks)) = &mut asking {
+                match self.mailbox.reply() {
+                    REPLY_PENDING => {
+                        *looks += 1;
+                        if *looks >= WITHDRAW_AFTER
+                            && reg.num_workers() > 2
+                            && Mailbox::try_withdraw(self.index, &reg.worker(*v).mailbox)
+                        {
+                            // This victim has not polled for a while: ask another one.
+                            self.stats.withdrawn.bump();
+                            asking = None;
+                        }
+                    }
+                    REPLY_NOTHING => asking = None,
+                    p => {
+                        asking = None;
+                        self.run_taken(JobRef(p as usize as *const JobHeader));
+                        patience.reset();
+                        continue;
+                    }
+                }
+            }
+            let news = || {
+                self.remote().has_news()
+                    || self.mailbox.has_request()
+                    || reg.has_injected()
+                    || (asking.is_some() && self.mailbox.reply() != REPLY_PENDING)
+            };
             if let Some(d) = patience.fail_watching(news) {
-                self.idle_sleep(d);
+                if reg.busy_workers() == 0 {
+                    // Nobody runs anything that could answer: sleep without a request (and
+                    // so without a timeout).
+                    if self.settle_and_run(&mut asking) {
+                        patience.reset();
+                        continue;
+                    }
+                }
+                self.mailbox.set_posted_at(asking.take().map(|(v, _)| v));
+                if let Some(job) = self.idle_sleep(d) {
+                    self.run_taken(job);
+                    patience.reset();
+                }
             }
         }
+    }
+
+    /// Settles the scheduler loop's request, if one is out (`settle_request`), and runs the
+    /// job of its answer, if it brought one. Returns whether it ran a job.
+    fn settle_and_run(&self, asking: &mut Option<(usize, u32)>) -> bool {
+        match asking.take().and_then(|(v, _)| self.settle_request(v)) {
+            Some(job) => {
+                self.run_taken(job);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Runs a job this worker took (from the injector, a victim's answer or its own parked
+    /// chains), counted busy.
+    fn run_taken(&self, job: JobRef) {
+        self.registry().busy(self, || self.run_stolen(job));
     }
 }

@@ -26,6 +26,13 @@
 //! 2. stores `sleep_state = IDLE_SLEEP` and adds itself to `Registry::sleepers`;
 //! 3. reads every kind of news (`quiet`), and parks only if there is none.
 //!
+//! An idle sleeper may have a request of its own posted at a victim (`Mailbox::posted_at`):
+//! the scheduler loop's, kept from before it slept, or one posted on its behalf by the
+//! worker that wakes it (`wake_for`: it claims the sleeper by a CAS from `IDLE_SLEEP` to
+//! `WAKING`, posts, then stores `RUNNING` with release and unparks; the sleeper, awake,
+//! waits out `WAKING` and reads `posted_at` after an acquire). On waking, the sleeper
+//! settles the request before anything else (`settle_request`).
+//!
 //! The news, each published by a `SeqCst` write before the waker reads the sleeper's state:
 //!
 //! | news | written by | then the waker | the sleeper reads |
@@ -35,6 +42,7 @@
 //! | a kick (a condition a parked fiber waits on may hold) | `Remote::kick`: `kicked = true` | `unpark_if_sleeping` | `Remote::has_news` (`kicked`) |
 //! | a stop | `Mailbox::raise_stop`: `fetch_or(STOP)` | `unpark_if_sleeping` | `Mailbox::stop_raised` |
 //! | the pool terminates | `terminating = true` | unparks every worker | `Registry::is_terminating` |
+//! | the answer to the request the sleeper left posted | `Mailbox::answer` (the victim) | `unpark_if_sleeping` (`answer_request`) | `Mailbox::reply_before_sleep` |
 //!
 //! Requests need no such pairing: a thief's request and the sleeper's close are CASes on
 //! the same `attention` word, so one of them fails (a refused thief goes elsewhere; a
@@ -48,12 +56,17 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::Worker;
+use crate::job::{JobHeader, JobRef};
+use crate::mailbox::{Mailbox, Target, REPLY_NOTHING, REPLY_PENDING};
 
 pub(super) const RUNNING: u8 = 0;
 /// Sleeping because there was nothing to steal: new work may wake it.
 pub(super) const IDLE_SLEEP: u8 = 1;
 /// Sleeping while waiting for a join or a finish: only that event (or a stop) wakes it.
 pub(super) const WAIT_SLEEP: u8 = 2;
+/// Claimed out of `IDLE_SLEEP` by a worker that posts a request on its behalf before it
+/// sets `RUNNING` and wakes it (`wake_for`).
+pub(super) const WAKING: u8 = 3;
 
 /// How many times a thief looks at its reply slot (spinning) before it starts yielding its
 /// core between looks.
@@ -178,18 +191,28 @@ impl Worker {
     /// Sleeps for lack of work: without a timeout when the whole pool is idle, else for a
     /// short nap (a busy worker may plant seeds at any time without telling anyone).
     ///
+    /// The worker may sleep with a request posted (`Mailbox::posted_at`): its own, still
+    /// waiting at a victim from the scheduler loop, or one that a worker waking it posts
+    /// on its behalf (`wake_for`). A victim polls only at its joins and loop splits, which
+    /// may be milliseconds apart; it answers at its next poll and wakes the sleeper
+    /// (`answer_request`). On waking, a request still unanswered is withdrawn, or its
+    /// answer awaited when the victim took it meanwhile; a job in the answer is returned.
+    ///
     /// Asleep, the worker counts as idle for the deadlock watch; before it sleeps and when
     /// it wakes up it runs the watch, which looks for a deadlock once no worker of any pool
     /// is awake. (A pool with parked tasks has a busy count above zero — a parked task's job
     /// has not returned — so its idle workers nap and run the watch again and again.)
-    pub(super) fn idle_sleep(&self, nap: Duration) {
+    pub(super) fn idle_sleep(&self, nap: Duration) -> Option<JobRef> {
         // A stop scan may have readied a fiber in this very pass, or a kick brought work to a
         // parked chain: run it, do not sleep.
         if self.has_local_ready() || self.reclaim_parked_work() {
-            return;
+            return self.settle_posted();
         }
         let reg = self.registry();
         self.close_mailbox();
+        // The own request was posted before `sleep_state` says IDLE_SLEEP, so no waker posts
+        // one on this worker's behalf besides it (`wake_for` checks `posted_at`).
+        let own_post = self.mailbox.posted_at().is_some();
         // SeqCst: the sleeper's side of the handshake ("The protocol" above).
         self.sleep_state.store(IDLE_SLEEP, Ordering::SeqCst);
         reg.sleepers_add(1);
@@ -201,9 +224,10 @@ impl Worker {
                 && !self.mailbox.has_request()
                 && !self.remote().has_news()
                 && !self.mailbox.stop_raised()
+                && (!own_post || self.mailbox.reply_before_sleep() == REPLY_PENDING)
         };
         if quiet() && !crate::deadlock::watch() {
-            if reg.busy_workers() == 0 {
+            if reg.busy_workers() == 0 && !own_post {
                 std::thread::park();
             } else {
                 std::thread::park_timeout(nap);
@@ -214,7 +238,76 @@ impl Worker {
         }
         crate::deadlock::woke();
         reg.sleepers_add(-1);
-        self.sleep_state.store(RUNNING, Ordering::SeqCst);
+        // Back to RUNNING, unless a waker claimed this worker (then it is RUNNING already,
+        // or WAKING while the waker posts a request for it: wait the few instructions that
+        // takes). Acquire on failure: pairs with the waker's release store of RUNNING, so
+        // the request it posted (`posted_at`, the reply slot) is seen below.
+        while let Err(WAKING) = self.sleep_state.compare_exchange(
+            IDLE_SLEEP,
+            RUNNING,
+            Ordering::SeqCst,
+            Ordering::Acquire,
+        ) {
+            std::hint::spin_loop();
+        }
         self.mailbox.open();
+        self.settle_posted()
+    }
+
+    /// Settles the request recorded in `posted_at`, if any (see `settle_request`).
+    fn settle_posted(&self) -> Option<JobRef> {
+        let v = self.mailbox.posted_at()?;
+        self.mailbox.set_posted_at(None);
+        self.settle_request(v)
+    }
+
+    /// Ends this worker's outstanding request to `victim`: withdraws it if the victim has not
+    /// taken it, else waits for the answer (the victim answers a request it took before it
+    /// does anything else). Returns the job of an answer with work.
+    pub(super) fn settle_request(&self, victim: usize) -> Option<JobRef> {
+        if self.mailbox.reply() == REPLY_PENDING
+            && Mailbox::try_withdraw(self.index, &self.registry().worker(victim).mailbox)
+        {
+            self.stats.withdrawn.bump();
+            return None;
+        }
+        loop {
+            match self.mailbox.reply() {
+                REPLY_PENDING => std::hint::spin_loop(),
+                REPLY_NOTHING => return None,
+                p => return Some(JobRef(p as usize as *const JobHeader)),
+            }
+        }
+    }
+
+    /// Wakes this worker if it sleeps for lack of work, with a request to `waker` posted on
+    /// its behalf when it has none posted and `waker`'s mailbox is free: `waker` is about to
+    /// run a job, and answers the request at the job's first join, typically before this
+    /// worker is even running again. Returns whether it woke this worker.
+    pub(crate) fn wake_for(&self, waker: &Worker) -> bool {
+        if self
+            .sleep_state
+            .compare_exchange(IDLE_SLEEP, WAKING, Ordering::SeqCst, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        // While WAKING, this worker waits in `idle_sleep` before it touches its mailbox, so
+        // its request slot is the waker's to fill.
+        if self.mailbox.posted_at().is_none()
+            && self
+                .mailbox
+                .send_request(self.index, &waker.mailbox, Target::Any)
+        {
+            self.mailbox.set_posted_at(Some(waker.index));
+            waker.stats.requests_sent.bump();
+        }
+        // Release (SeqCst): pairs with the sleeper's acquire in `idle_sleep`, publishing
+        // the request written above.
+        self.sleep_state.store(RUNNING, Ordering::SeqCst);
+        if let Some(t) = self.thread.get() {
+            t.unpark();
+        }
+        true
     }
 }

@@ -52,7 +52,12 @@ impl Worker {
                 REPLY_NOTHING
             }
         };
-        reg.worker(thief).mailbox.answer(answer);
+        let t = reg.worker(thief);
+        t.mailbox.answer(answer);
+        // The thief may sleep with this request posted (`idle_sleep`): wake it. It stored
+        // its sleep state before posting the request this worker took (acquire), so this
+        // reads that state or a later one.
+        t.unpark_if_sleeping();
     }
 
     /// Finds the oldest frame with work in the region `target` allows and takes work from
