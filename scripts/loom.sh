@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Model-checks with loom (every `loom_tests` module of crates/offshoot/src): the request
-# handshake (mailbox.rs), the park/wake token and who queues a parked fiber (token.rs), the
+# handshake and a thief sleeping with its request posted (mailbox.rs), work injected as a
+# worker goes to sleep (worker/sleep.rs), the park/wake token and who queues a parked fiber (token.rs), the
 # lock-free stack of fibers woken from other threads with the worker's sleep handshake
 # (ready_stack.rs), and Event's check-then-park (sync/event.rs). `.ci/run` runs it (it
 # explores every interleaving up to LOOM_MAX_PREEMPTIONS, default 3; about 10 s once built,

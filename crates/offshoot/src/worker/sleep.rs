@@ -49,8 +49,10 @@
 //! close that finds a request answers it first). What is *not* news: a busy worker
 //! planting seeds tells nobody, which is why an idle worker naps with a timeout while any
 //! worker of its pool is busy (`busy_workers`), and sleeps without one only when none is.
-//! The handshake for fibers woken from other threads is model-checked with loom in
-//! `ready_stack.rs` (a waker's push against the owner's drain-then-sleep).
+//! The handshakes are model-checked with loom: fibers woken from other threads in
+//! `ready_stack.rs` (a waker's push against the owner's drain-then-sleep), injected work
+//! against a worker going to sleep below, and a thief sleeping with its request posted
+//! (and `wake_for`) in `mailbox.rs`.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -309,5 +311,73 @@ impl Worker {
             t.unpark();
         }
         true
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    //! The injector's side of "The protocol" against a worker going to sleep: the counters
+    //! and the sleep state as `Registry::inject`/`wake_one` and `idle_sleep` use them (the
+    //! registry itself is not built for loom, so the model repeats their few lines). A lost
+    //! wake-up leaves the sleeper parked for good, which loom reports as a deadlock. As in
+    //! `ready_stack.rs`'s model, a `SeqCst` fence stands between each side's store and load,
+    //! since loom treats `SeqCst` accesses as `AcqRel`.
+    use super::{IDLE_SLEEP, RUNNING};
+    use crate::atomics::{Ordering, Permit};
+    use loom::sync::atomic::{fence, AtomicIsize, AtomicU8, AtomicUsize};
+    use loom::sync::Arc;
+    use loom::thread;
+
+    struct Pool {
+        injected: AtomicUsize,
+        sleepers: AtomicIsize,
+        state: AtomicU8,
+        permit: Permit,
+    }
+
+    /// `Registry::inject` then `wake_one`, for a pool of one worker.
+    fn inject(p: &Pool) {
+        p.injected.fetch_add(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if p.sleepers.load(Ordering::SeqCst) > 0
+            && p.state
+                .compare_exchange(IDLE_SLEEP, RUNNING, Ordering::SeqCst, Ordering::Relaxed)
+                .is_ok()
+        {
+            p.permit.unpark();
+        }
+    }
+
+    /// Work injected while the worker goes to sleep is seen before it parks, or the
+    /// injector wakes it; either way the worker takes the job.
+    #[test]
+    fn work_injected_as_a_worker_goes_to_sleep_wakes_it() {
+        loom::model(|| {
+            let p = Arc::new(Pool {
+                injected: AtomicUsize::new(0),
+                sleepers: AtomicIsize::new(0),
+                state: AtomicU8::new(RUNNING),
+                permit: Permit::default(),
+            });
+            let injector = {
+                let p = p.clone();
+                thread::spawn(move || inject(&p))
+            };
+            // The worker: nothing to do, so it sleeps until there is (`idle_sleep`).
+            loop {
+                if p.injected.load(Ordering::SeqCst) > 0 {
+                    break; // `pop_injected`: it runs the job
+                }
+                p.state.store(IDLE_SLEEP, Ordering::SeqCst);
+                p.sleepers.fetch_add(1, Ordering::SeqCst);
+                fence(Ordering::SeqCst);
+                if p.injected.load(Ordering::SeqCst) == 0 {
+                    p.permit.park();
+                }
+                p.sleepers.fetch_sub(1, Ordering::SeqCst);
+                p.state.store(RUNNING, Ordering::SeqCst);
+            }
+            injector.join().unwrap();
+        });
     }
 }
