@@ -8,7 +8,7 @@
 //! - rayon, chili: the natural fork-join version: a row's safe columns are split in halves
 //!   with a join, down to single columns, and every placement works on a copy of the board.
 //!
-//! The solver (board, serial and handler versions) is `examples/shared/nqueens.rs`, the same
+//! The solver (board, serial and handler versions) is `crates/offshoot/examples/shared/nqueens.rs`, the same
 //! file the `nqueens` example runs.
 //!
 //! Inputs: as `nqueens` (test n=8, quick n=12, full n=13). Cutoff: none.
@@ -21,7 +21,7 @@ use super::nqueens::{accept_oeis, board_size};
 use super::{Answer, Instance, KernelInfo, Size};
 use crate::par::{Fork, Rayon};
 
-#[path = "../../../../examples/shared/nqueens.rs"]
+#[path = "../../../offshoot/examples/shared/nqueens.rs"]
 mod solver;
 
 use solver::Board;

@@ -9,7 +9,7 @@
 //!   split in halves with a join, down to single placements, and every placement works on
 //!   a copy of the board (as Cilk1 in 004 Table 4).
 //!
-//! The solver (board, pieces, serial and handler versions) is `examples/shared/pentomino.rs`,
+//! The solver (board, pieces, serial and handler versions) is `crates/offshoot/examples/shared/pentomino.rs`,
 //! the same file the `pentomino` example runs.
 //!
 //! Inputs: test 3×20 (8 solutions), quick 4×15 (1,472), full 6×10 (9,356, i.e. 2,339 up to
@@ -22,7 +22,7 @@ use std::hint::black_box;
 use super::{Answer, Instance, KernelInfo, Size};
 use crate::par::{Fork, Offshoot, Rayon};
 
-#[path = "../../../../examples/shared/pentomino.rs"]
+#[path = "../../../offshoot/examples/shared/pentomino.rs"]
 pub(crate) mod solver;
 
 use solver::{known_solutions, Board, Shapes, PIECES};
