@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::harness::Counters;
+use crate::par::{Fork, Offshoot, Rayon};
 
 /// One microbenchmark's result.
 #[derive(Clone, Debug, Serialize)]
@@ -137,6 +138,41 @@ fn spin_until(flag: &AtomicBool, mut poll: impl FnMut()) -> bool {
     true
 }
 
+/// Joins of two trivial closures with `J` that nobody takes (1 worker): the cost of the
+/// fork itself. Call inside `J`'s pool.
+fn join_not_taken<J: Fork>(batches: usize) -> (f64, f64, f64, u64) {
+    measure(batches, |n| {
+        for _ in 0..n {
+            black_box(J::join(|| black_box(1u64), || black_box(2u64)));
+        }
+    })
+}
+
+/// Steal round trips with `J` (2 workers): `join(a, b)` where `a` spins, calling `poll`,
+/// until the other worker has taken and run `b`. `None`: the other worker never took `b`
+/// within `SPIN_LIMIT`. Call inside `J`'s pool.
+fn steal_round_trips<J: Fork>(batches: usize, poll: fn()) -> Option<(f64, f64, f64, u64)> {
+    let timed_out = AtomicBool::new(false);
+    let m = measure(batches, |n| {
+        for _ in 0..n {
+            let flag = AtomicBool::new(false);
+            J::join(
+                || {
+                    if !spin_until(&flag, poll) {
+                        timed_out.store(true, Ordering::Relaxed);
+                        flag.store(true, Ordering::Release);
+                    }
+                },
+                || flag.store(true, Ordering::Release),
+            );
+            if timed_out.load(Ordering::Relaxed) {
+                return;
+            }
+        }
+    });
+    (!timed_out.load(Ordering::Relaxed)).then_some(m)
+}
+
 fn chili_pool(workers: usize) -> chili::ThreadPool {
     chili::ThreadPool::with_config(chili::Config {
         thread_count: NonZeroUsize::new(workers),
@@ -188,13 +224,7 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
     {
         let pool = offshoot_pool(1)?;
         let before = Counters::of(&pool);
-        let m = pool.run(|| {
-            measure(batches, |n| {
-                for _ in 0..n {
-                    black_box(offshoot::join(|| black_box(1u64), || black_box(2u64)));
-                }
-            })
-        });
+        let m = pool.run(|| join_not_taken::<Offshoot>(batches));
         let c = Counters::of(&pool).since(before);
         push(
             result(
@@ -251,13 +281,7 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
     }
     {
         let pool = rayon_pool(1)?;
-        let m = pool.install(|| {
-            measure(batches, |n| {
-                for _ in 0..n {
-                    black_box(rayon::join(|| black_box(1u64), || black_box(2u64)));
-                }
-            })
-        });
+        let m = pool.install(|| join_not_taken::<Rayon>(batches));
         push(
             result(
                 "join, job not stolen",
@@ -331,33 +355,14 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
             &mut out,
         );
 
-        let timed_out = AtomicBool::new(false);
         let before = Counters::of(&pool);
-        let m = pool.run(|| {
-            measure(batches.min(9), |n| {
-                for _ in 0..n {
-                    let flag = AtomicBool::new(false);
-                    offshoot::join(
-                        || {
-                            if !spin_until(&flag, offshoot::poll) {
-                                timed_out.store(true, Ordering::Relaxed);
-                                flag.store(true, Ordering::Release);
-                            }
-                        },
-                        || flag.store(true, Ordering::Release),
-                    );
-                    if timed_out.load(Ordering::Relaxed) {
-                        return;
-                    }
-                }
-            })
-        });
-        if timed_out.load(Ordering::Relaxed) {
+        let Some(m) = pool.run(|| steal_round_trips::<Offshoot>(batches.min(9), offshoot::poll))
+        else {
             return Err(
                 "offshoot steal round trip: the second worker never took the seed (5 s)"
                     .to_string(),
             );
-        }
+        };
         let c = Counters::of(&pool).since(before);
         push(
             result(
@@ -376,29 +381,11 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
     }
     {
         let pool = rayon_pool(2)?;
-        let timed_out = AtomicBool::new(false);
-        let m = pool.install(|| {
-            measure(batches.min(9), |n| {
-                for _ in 0..n {
-                    let flag = AtomicBool::new(false);
-                    rayon::join(
-                        || {
-                            if !spin_until(&flag, std::hint::spin_loop) {
-                                timed_out.store(true, Ordering::Relaxed);
-                                flag.store(true, Ordering::Release);
-                            }
-                        },
-                        || flag.store(true, Ordering::Release),
-                    );
-                    if timed_out.load(Ordering::Relaxed) {
-                        return;
-                    }
-                }
-            })
-        });
-        if timed_out.load(Ordering::Relaxed) {
+        let Some(m) =
+            pool.install(|| steal_round_trips::<Rayon>(batches.min(9), std::hint::spin_loop))
+        else {
             return Err("rayon steal round trip timed out (5 s)".to_string());
-        }
+        };
         push(
             result(
                 "steal round trip",

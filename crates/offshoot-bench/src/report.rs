@@ -278,6 +278,21 @@ pub fn machine_lines(report: &Report) -> String {
 
 /// The Markdown document (`--markdown`). `svg` is the chart's path as
 /// written by the same invocation, if any.
+/// The kernels whose tasks wait on each other, as the Method section names them: those
+/// with a waiting peer (tokio or OS threads) among their contenders.
+fn waiting_kernels() -> String {
+    crate::kernels::all()
+        .iter()
+        .filter(|k| {
+            k.contenders
+                .iter()
+                .any(|c| matches!(c, Contender::Tokio | Contender::Threads))
+        })
+        .map(|k| format!("`{}`", k.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# offshoot benchmarks\n");
@@ -329,9 +344,9 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          - Same algorithm, same input and same cutoffs for every contender (see the kernel \
          notes below); offshoot's and rayon's versions are one generic function calling \
          `offshoot::join` or `rayon::join`, chili's calls `Scope::join`. The kernels whose \
-         tasks wait on each other (`futures-fib`, `scoped-futures-fib`, `ring`, `monitor-buffer`) have no rayon or \
-         chili version, as neither has a way for a task to wait; their peers are tokio or OS \
-         threads, and a contender a kernel does not have shows as `-`.\n\
+         tasks wait on each other ({}) have no rayon or chili version, as neither has a way \
+         for a task to wait; their peers are tokio or OS threads, and a contender a kernel \
+         does not have shows as `-`.\n\
          - Per kernel: one serial run whose answer is validated against an independent \
          oracle, one warm-up run of every contender, then {} rounds, each running serial and \
          every contender at every worker count once, the order rotated by one each round. \
@@ -342,7 +357,9 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          below 1 is a speed-up); `offshoot ÷ best peer` divides offshoot's median by the \
          fastest of the kernel's other contenders at the same worker count (below 1: offshoot \
          is faster).\n",
-        report.runs, report.runs
+        waiting_kernels(),
+        report.runs,
+        report.runs
     );
     let _ = writeln!(
         md,
@@ -489,6 +506,20 @@ fn relative_link(markdown_path: &Path, svg: &Path) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn the_waiting_kernels_are_those_with_a_waiting_peer() {
+        let w = waiting_kernels();
+        for name in [
+            "futures-fib",
+            "scoped-futures-fib",
+            "ring",
+            "monitor-buffer",
+        ] {
+            assert!(w.contains(&format!("`{name}`")), "{name} missing from {w}");
+        }
+        assert!(!w.contains("`fib`"), "a fork-join kernel listed: {w}");
+    }
 
     pub(crate) fn series(contender: &str, workers: Option<usize>, median: f64) -> Series {
         Series {

@@ -8,9 +8,8 @@
 //! and of every work-stealing paper since.
 //! Check: the serial answer must equal fib(n) computed by iteration.
 
-use std::hint::black_box;
-
-use super::{Answer, Instance, KernelInfo, Size};
+use super::plain::Plain;
+use super::{Instance, KernelInfo, Size};
 use crate::par::{Fork, Offshoot, Rayon};
 
 /// Registry entry.
@@ -60,55 +59,24 @@ pub fn iterative(n: u64) -> u64 {
     a
 }
 
-struct Fib {
-    n: u64,
-    out: Answer<u64>,
-}
-
 fn prepare(size: Size) -> Box<dyn Instance> {
     let n = match size {
         Size::Test => 18,
         Size::Quick => 34,
         Size::Full => 40,
     };
-    Box::new(Fib {
-        n,
-        out: Answer::new(),
-    })
-}
-
-impl Instance for Fib {
-    fn input(&self) -> String {
-        format!("fib({})", self.n)
-    }
-    fn reset(&mut self) {
-        self.out.clear();
-    }
-    fn serial(&mut self) {
-        self.out.set(serial(black_box(self.n)));
-    }
-    fn offshoot(&mut self) {
-        self.out.set(par::<Offshoot>(black_box(self.n)));
-    }
-    fn rayon(&mut self) {
-        self.out.set(par::<Rayon>(black_box(self.n)));
-    }
-    fn chili(&mut self, s: &mut chili::Scope<'_>) {
-        self.out.set(chili(s, black_box(self.n)));
-    }
-    fn accept_reference(&mut self) -> Result<(), String> {
-        let want = iterative(self.n);
-        self.out.accept(|got| {
-            if got == want {
-                Ok(())
-            } else {
-                Err(format!("fib = {got}, expected {want}"))
-            }
-        })
-    }
-    fn check(&self) -> Result<(), String> {
-        self.out.check()
-    }
+    Box::new(
+        Plain::new(
+            n,
+            format!("fib({n})"),
+            iterative(n),
+            "fib =",
+            |n| serial(*n),
+            |n| par::<Offshoot>(*n),
+        )
+        .with_rayon(|n| par::<Rayon>(*n))
+        .with_chili(|s, n| chili(s, *n)),
+    )
 }
 
 #[cfg(test)]

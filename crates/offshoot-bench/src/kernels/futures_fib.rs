@@ -28,7 +28,7 @@ use std::pin::Pin;
 use offshoot::sync::{spawn_future, with_future};
 
 use super::fib::{iterative, serial};
-use super::plain::Plain;
+use super::plain::{Plain, Version};
 use super::{Instance, KernelInfo, Size};
 use crate::harness::Contender;
 
@@ -104,14 +104,14 @@ pub fn tokio(rt: &tokio::runtime::Runtime, n: u64) -> u64 {
 }
 
 fn prepare(size: Size) -> Box<dyn Instance> {
-    prepare_with(size, offshoot)
+    prepare_with(size, |n| offshoot(*n))
 }
 
 fn prepare_scoped(size: Size) -> Box<dyn Instance> {
-    prepare_with(size, by_scoped_futures)
+    prepare_with(size, |n| by_scoped_futures(*n))
 }
 
-fn prepare_with(size: Size, offshoot: fn(u64) -> u64) -> Box<dyn Instance> {
+fn prepare_with(size: Size, offshoot: Version<u64, u64>) -> Box<dyn Instance> {
     let n = match size {
         Size::Test => 12,
         Size::Quick => 22,
@@ -123,10 +123,10 @@ fn prepare_with(size: Size, offshoot: fn(u64) -> u64) -> Box<dyn Instance> {
             format!("fib({n})"),
             iterative(n),
             "fib =",
-            serial,
+            |n| serial(*n),
             offshoot,
         )
-        .with_tokio(tokio),
+        .with_tokio(|rt, n| tokio(rt, *n)),
     )
 }
 

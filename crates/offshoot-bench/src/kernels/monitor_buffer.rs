@@ -259,7 +259,17 @@ fn prepare(size: Size) -> Box<dyn Instance> {
     let label =
         format!("{producers} producers × {items} items, {consumers} consumers, {CAPACITY} slots");
     let want = Checksum::of_range(producers * items);
-    Box::new(Plain::new(team, label, want, "checksum", serial, offshoot).with_threads(threads))
+    Box::new(
+        Plain::new(
+            team,
+            label,
+            want,
+            "checksum",
+            |t| serial(*t),
+            |t| offshoot(*t),
+        )
+        .with_threads(|t| threads(*t)),
+    )
 }
 
 #[cfg(test)]

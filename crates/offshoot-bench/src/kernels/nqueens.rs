@@ -13,8 +13,7 @@
 //! BOTS `nqueens` (Duran et al. 2009), here counting all solutions.
 //! Check: the serial count must equal OEIS A000170(n).
 
-use std::hint::black_box;
-
+use super::plain::Plain;
 use super::{Answer, Instance, KernelInfo, Size};
 use crate::par::{Fork, Offshoot, Rayon};
 
@@ -116,11 +115,6 @@ fn lower_half(cand: u32) -> u32 {
     cand ^ upper
 }
 
-struct NQueens {
-    n: u32,
-    out: Answer<u64>,
-}
-
 /// The board size for an input size class (shared with `nqueens-undo`).
 pub(crate) fn board_size(size: Size) -> u32 {
     match size {
@@ -130,51 +124,35 @@ pub(crate) fn board_size(size: Size) -> u32 {
     }
 }
 
-/// Validates the serial count of an `n × n` board against OEIS A000170 (shared with
+/// Checks a count of solutions of an `n × n` board against OEIS A000170.
+fn check_oeis(n: &u32, got: u64) -> Result<(), String> {
+    let want = KNOWN[*n as usize];
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("{got} solutions, OEIS A000170 says {want}"))
+    }
+}
+
+/// Validates the serial count of an `n × n` board against OEIS A000170 (for
 /// `nqueens-undo`).
 pub(crate) fn accept_oeis(out: &mut Answer<u64>, n: u32) -> Result<(), String> {
-    let want = KNOWN[n as usize];
-    out.accept(|got| {
-        if got == want {
-            Ok(())
-        } else {
-            Err(format!("{got} solutions, OEIS A000170 says {want}"))
-        }
-    })
+    out.accept(|got| check_oeis(&n, got))
 }
 
 fn prepare(size: Size) -> Box<dyn Instance> {
-    Box::new(NQueens {
-        n: board_size(size),
-        out: Answer::new(),
-    })
-}
-
-impl Instance for NQueens {
-    fn input(&self) -> String {
-        format!("n = {}", self.n)
-    }
-    fn reset(&mut self) {
-        self.out.clear();
-    }
-    fn serial(&mut self) {
-        self.out.set(serial(black_box(self.n)));
-    }
-    fn offshoot(&mut self) {
-        self.out.set(par::<Offshoot>(black_box(self.n)));
-    }
-    fn rayon(&mut self) {
-        self.out.set(par::<Rayon>(black_box(self.n)));
-    }
-    fn chili(&mut self, s: &mut chili::Scope<'_>) {
-        self.out.set(chili(s, black_box(self.n)));
-    }
-    fn accept_reference(&mut self) -> Result<(), String> {
-        accept_oeis(&mut self.out, self.n)
-    }
-    fn check(&self) -> Result<(), String> {
-        self.out.check()
-    }
+    let n = board_size(size);
+    Box::new(
+        Plain::checked(
+            n,
+            format!("n = {n}"),
+            check_oeis,
+            |n| serial(*n),
+            |n| par::<Offshoot>(*n),
+        )
+        .with_rayon(|n| par::<Rayon>(*n))
+        .with_chili(|s, n| chili(s, *n)),
+    )
 }
 
 #[cfg(test)]

@@ -11,11 +11,10 @@
 //! (000 ch.6's forall loops). Check: the sum computed again by an independent loop that
 //! walks the range backwards.
 
-use std::hint::black_box;
-
 use rayon::prelude::*;
 
-use super::{Answer, Instance, KernelInfo, Size};
+use super::plain::Plain;
+use super::{Instance, KernelInfo, Size};
 
 /// Registry entry.
 pub const INFO: KernelInfo = KernelInfo {
@@ -70,54 +69,23 @@ fn oracle(n: usize) -> u64 {
     (0..n).rev().fold(0u64, |a, i| a.wrapping_add(f(i)))
 }
 
-struct ParFor {
-    n: usize,
-    out: Answer<u64>,
-}
-
 fn prepare(size: Size) -> Box<dyn Instance> {
     let n = match size {
         Size::Test => 100_000,
         Size::Quick | Size::Full => 100_000_000,
     };
-    Box::new(ParFor {
-        n,
-        out: Answer::new(),
-    })
-}
-
-impl Instance for ParFor {
-    fn input(&self) -> String {
-        format!("{} iterations", self.n)
-    }
-    fn reset(&mut self) {
-        self.out.clear();
-    }
-    fn serial(&mut self) {
-        self.out.set(serial(black_box(self.n)));
-    }
-    fn offshoot(&mut self) {
-        self.out.set(offshoot(black_box(self.n)));
-    }
-    fn rayon(&mut self) {
-        self.out.set(rayon(black_box(self.n)));
-    }
-    fn chili(&mut self, s: &mut chili::Scope<'_>) {
-        self.out.set(chili(s, 0, black_box(self.n)));
-    }
-    fn accept_reference(&mut self) -> Result<(), String> {
-        let want = oracle(self.n);
-        self.out.accept(|got| {
-            if got == want {
-                Ok(())
-            } else {
-                Err(format!("sum = {got}, expected {want}"))
-            }
-        })
-    }
-    fn check(&self) -> Result<(), String> {
-        self.out.check()
-    }
+    Box::new(
+        Plain::new(
+            n,
+            format!("{n} iterations"),
+            oracle(n),
+            "sum =",
+            |n| serial(*n),
+            |n| offshoot(*n),
+        )
+        .with_rayon(|n| rayon(*n))
+        .with_chili(|s, n| chili(s, 0, *n)),
+    )
 }
 
 #[cfg(test)]

@@ -186,7 +186,17 @@ fn prepare(size: Size) -> Box<dyn Instance> {
     let r = Rounds { rounds, laps };
     let label = format!("{TASKS} tasks, {rounds} rounds × {laps} laps");
     let what = "sum of the final tokens";
-    Box::new(Plain::new(r, label, r.expected(), what, serial, offshoot).with_threads(threads))
+    Box::new(
+        Plain::new(
+            r,
+            label,
+            r.expected(),
+            what,
+            |r| serial(*r),
+            |r| offshoot(*r),
+        )
+        .with_threads(|r| threads(*r)),
+    )
 }
 
 #[cfg(test)]

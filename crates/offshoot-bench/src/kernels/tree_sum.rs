@@ -15,7 +15,8 @@
 //! scheduling (Acar, Charguéraud, Guatto, Rainey, Sieczkowski, PLDI 2018).
 //! Check: the serial sum must equal N(N+1)/2 with N = 2^depth - 1.
 
-use super::{Answer, Instance, KernelInfo, Size};
+use super::plain::Plain;
+use super::{Instance, KernelInfo, Size};
 use crate::par::{Fork, Offshoot, Rayon};
 
 /// Registry entry.
@@ -95,57 +96,25 @@ pub fn chili(s: &mut chili::Scope<'_>, node: &Node) -> u64 {
     }
 }
 
-struct TreeSum {
-    depth: u32,
-    root: Box<Node>,
-    out: Answer<u64>,
-}
-
 fn prepare(size: Size) -> Box<dyn Instance> {
     let depth = match size {
         Size::Test => 12,
         Size::Quick => 22,
         Size::Full => 26,
     };
-    Box::new(TreeSum {
-        depth,
-        root: build(depth),
-        out: Answer::new(),
-    })
-}
-
-impl Instance for TreeSum {
-    fn input(&self) -> String {
-        format!("depth {} ({} nodes)", self.depth, (1u64 << self.depth) - 1)
-    }
-    fn reset(&mut self) {
-        self.out.clear();
-    }
-    fn serial(&mut self) {
-        self.out.set(serial(&self.root));
-    }
-    fn offshoot(&mut self) {
-        self.out.set(par::<Offshoot>(&self.root));
-    }
-    fn rayon(&mut self) {
-        self.out.set(par::<Rayon>(&self.root));
-    }
-    fn chili(&mut self, s: &mut chili::Scope<'_>) {
-        self.out.set(chili(s, &self.root));
-    }
-    fn accept_reference(&mut self) -> Result<(), String> {
-        let want = expected(self.depth);
-        self.out.accept(|got| {
-            if got == want {
-                Ok(())
-            } else {
-                Err(format!("sum {got}, expected {want}"))
-            }
-        })
-    }
-    fn check(&self) -> Result<(), String> {
-        self.out.check()
-    }
+    let label = format!("depth {depth} ({} nodes)", (1u64 << depth) - 1);
+    Box::new(
+        Plain::new(
+            build(depth),
+            label,
+            expected(depth),
+            "sum",
+            |t| serial(t),
+            |t| par::<Offshoot>(t),
+        )
+        .with_rayon(|t| par::<Rayon>(t))
+        .with_chili(|s, t| chili(s, t)),
+    )
 }
 
 #[cfg(test)]

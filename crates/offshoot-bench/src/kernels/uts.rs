@@ -40,7 +40,8 @@
 
 use sha1::{Digest, Sha1};
 
-use super::{Answer, Instance, KernelInfo, Size};
+use super::plain::Plain;
+use super::{Instance, KernelInfo, Size};
 use crate::par::{Fork, Offshoot, Rayon};
 
 /// Registry entry for the geometric trees.
@@ -469,66 +470,34 @@ pub fn check_published(tree: &Tree, got: Counts) -> Result<(), String> {
     }
 }
 
-struct Uts {
-    tree: Tree,
-    out: Answer<Counts>,
-}
-
 fn prepare_geometric(size: Size) -> Box<dyn Instance> {
-    let tree = match size {
+    prepare_tree(match size {
         Size::Test => Tree::DEFAULT,
         Size::Quick => Tree::T1_DEPTH8,
         Size::Full => Tree::T1,
-    };
-    Box::new(Uts {
-        tree,
-        out: Answer::new(),
     })
 }
 
 fn prepare_binomial(size: Size) -> Box<dyn Instance> {
-    let tree = match size {
+    prepare_tree(match size {
         Size::Test => Tree::SMALL_BINOMIAL,
         Size::Quick => Tree::T3_ROOT60,
         Size::Full => Tree::T3,
-    };
-    Box::new(Uts {
-        tree,
-        out: Answer::new(),
     })
 }
 
-impl Instance for Uts {
-    fn input(&self) -> String {
-        let published = if self.tree.published.is_some() {
-            "published"
-        } else {
-            "unpublished"
-        };
-        format!("{} ({}; {published})", self.tree.name, self.tree.flags())
-    }
-    fn reset(&mut self) {
-        self.out.clear();
-    }
-    fn serial(&mut self) {
-        self.out.set(serial(&self.tree));
-    }
-    fn offshoot(&mut self) {
-        self.out.set(par::<Offshoot>(&self.tree));
-    }
-    fn rayon(&mut self) {
-        self.out.set(par::<Rayon>(&self.tree));
-    }
-    fn chili(&mut self, s: &mut chili::Scope<'_>) {
-        self.out.set(chili(s, &self.tree));
-    }
-    fn accept_reference(&mut self) -> Result<(), String> {
-        let tree = self.tree;
-        self.out.accept(|got| check_published(&tree, got))
-    }
-    fn check(&self) -> Result<(), String> {
-        self.out.check()
-    }
+fn prepare_tree(tree: Tree) -> Box<dyn Instance> {
+    let published = if tree.published.is_some() {
+        "published"
+    } else {
+        "unpublished"
+    };
+    let label = format!("{} ({}; {published})", tree.name, tree.flags());
+    Box::new(
+        Plain::checked(tree, label, check_published, serial, par::<Offshoot>)
+            .with_rayon(par::<Rayon>)
+            .with_chili(chili),
+    )
 }
 
 #[cfg(test)]

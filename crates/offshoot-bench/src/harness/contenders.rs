@@ -1,0 +1,182 @@
+//! Who runs a kernel (`Contender`), the pools each runtime gets per worker count
+//! (`Pools`, built once before anything is timed), the unpooled contender's call, and the
+//! request counters read from offshoot's pools around a run.
+
+use std::num::NonZeroUsize;
+
+use serde::Serialize;
+
+use crate::kernels::Instance;
+
+/// Who runs a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contender {
+    /// The plain serial program.
+    Serial,
+    /// offshoot, `ThreadPool::run`.
+    Offshoot,
+    /// rayon, `ThreadPool::install`.
+    Rayon,
+    /// chili, `ThreadPool::scope`.
+    Chili,
+    /// tokio, a multi-thread `Runtime`'s `block_on`.
+    Tokio,
+    /// Plain OS threads (`std::thread::scope`) with `std::sync`: the blocking
+    /// baseline of the kernels that wait. The program decides how many
+    /// threads it starts (one per task), so this contender has no worker
+    /// count and runs outside every pool.
+    Threads,
+}
+
+impl Contender {
+    /// Every parallel contender, in report order.
+    pub const PARALLEL: [Contender; 5] = [
+        Contender::Offshoot,
+        Contender::Rayon,
+        Contender::Chili,
+        Contender::Tokio,
+        Contender::Threads,
+    ];
+
+    /// The contenders of the fork-join kernels (most of the suite).
+    pub const FORK_JOIN: &'static [Contender] =
+        &[Contender::Offshoot, Contender::Rayon, Contender::Chili];
+
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Contender::Serial => "serial",
+            Contender::Offshoot => "offshoot",
+            Contender::Rayon => "rayon",
+            Contender::Chili => "chili",
+            Contender::Tokio => "tokio",
+            Contender::Threads => "threads",
+        }
+    }
+
+    /// Whether it runs in one of the [`Pools`], once per worker count;
+    /// `serial` and `threads` run on threads of their own, once per round.
+    pub fn pooled(self) -> bool {
+        !matches!(self, Contender::Serial | Contender::Threads)
+    }
+}
+
+/// One pool of each runtime with the same number of workers.
+pub struct Pools {
+    /// Worker threads of each pool.
+    pub workers: usize,
+    /// offshoot pool with `workers` workers.
+    pub offshoot: offshoot::ThreadPool,
+    /// rayon pool with `workers` threads.
+    pub rayon: rayon::ThreadPool,
+    /// chili pool with `thread_count = workers` (chili counts the thread
+    /// that opens the scope as one of them).
+    pub chili: chili::ThreadPool,
+    /// tokio multi-thread runtime with `workers` worker threads.
+    pub tokio: tokio::runtime::Runtime,
+}
+
+impl Pools {
+    /// Builds the four pools.
+    pub fn new(workers: usize) -> Result<Self, String> {
+        let count = NonZeroUsize::new(workers).ok_or("worker count must be at least 1")?;
+        let offshoot = offshoot::ThreadPool::builder()
+            .workers(workers)
+            .build()
+            .map_err(|e| format!("building an offshoot pool of {workers}: {e:?}"))?;
+        let rayon = rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .thread_name(|i| format!("rayon-{i}"))
+            .build()
+            .map_err(|e| format!("building a rayon pool of {workers}: {e}"))?;
+        let chili = chili::ThreadPool::with_config(chili::Config {
+            thread_count: Some(count),
+            ..Default::default()
+        });
+        let tokio = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .thread_name("tokio")
+            .build()
+            .map_err(|e| format!("building a tokio runtime of {workers}: {e}"))?;
+        Ok(Self {
+            workers,
+            offshoot,
+            rayon,
+            chili,
+            tokio,
+        })
+    }
+
+    /// Runs `inst` on `contender` (the unpooled ones as [`run_unpooled`]).
+    pub fn run(&self, inst: &mut dyn Instance, contender: Contender) {
+        match contender {
+            Contender::Serial | Contender::Threads => run_unpooled(inst, contender),
+            Contender::Offshoot => self.offshoot.run(|| inst.offshoot()),
+            Contender::Rayon => self.rayon.install(|| inst.rayon()),
+            Contender::Chili => {
+                let mut scope = self.chili.scope();
+                inst.chili(&mut scope);
+            }
+            Contender::Tokio => inst.tokio(&self.tokio),
+        }
+    }
+}
+
+/// Runs `inst` on a contender that needs no pool: serial on the calling
+/// thread, threads on the threads the kernel starts.
+///
+/// # Panics
+/// On a pooled contender.
+pub fn run_unpooled(inst: &mut dyn Instance, contender: Contender) {
+    match contender {
+        Contender::Serial => inst.serial(),
+        Contender::Threads => inst.threads(),
+        c => panic!("{} runs in a pool", c.name()),
+    }
+}
+
+/// offshoot's scheduler counters (a difference of two `pool.stats()`).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Counters {
+    /// Seeds turned into real tasks because someone asked for work.
+    pub tasks_materialized: u64,
+    /// Steal requests sent by idle workers.
+    pub requests_sent: u64,
+    /// Requests answered with a task.
+    pub requests_answered_work: u64,
+    /// Requests answered with "nothing to give".
+    pub requests_answered_empty: u64,
+    /// Materialized tasks that their owner ran itself after all.
+    pub steal_backs: u64,
+}
+
+impl Counters {
+    /// Snapshot of a pool's counters.
+    pub fn of(pool: &offshoot::ThreadPool) -> Self {
+        let s = pool.stats();
+        Self {
+            tasks_materialized: s.tasks_materialized,
+            requests_sent: s.requests_sent,
+            requests_answered_work: s.requests_answered_work,
+            requests_answered_empty: s.requests_answered_empty,
+            steal_backs: s.steal_backs,
+        }
+    }
+
+    /// What happened between `before` and `self`.
+    pub fn since(self, before: Self) -> Self {
+        Self {
+            tasks_materialized: self
+                .tasks_materialized
+                .saturating_sub(before.tasks_materialized),
+            requests_sent: self.requests_sent.saturating_sub(before.requests_sent),
+            requests_answered_work: self
+                .requests_answered_work
+                .saturating_sub(before.requests_answered_work),
+            requests_answered_empty: self
+                .requests_answered_empty
+                .saturating_sub(before.requests_answered_empty),
+            steal_backs: self.steal_backs.saturating_sub(before.steal_backs),
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! What a run of the suite produces: per contender and worker count a `Series` of timings
+//! with its median and spread, offshoot's request counters, the comparisons with the best
+//! peer, and per kernel a `KernelResult`.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::{Contender, Counters};
+
+/// One timed run: its wall-clock time and, where the platform gives it, the process's CPU
+/// time over it.
+#[derive(Clone, Copy)]
+pub(super) struct Sample {
+    pub(super) wall: Duration,
+    pub(super) cpu: Option<Duration>,
+}
+
+/// The timings of one contender at one worker count.
+#[derive(Clone, Debug, Serialize)]
+pub struct Series {
+    /// Contender name.
+    pub contender: String,
+    /// Worker count (none for the unpooled: serial, threads).
+    pub workers: Option<usize>,
+    /// Wall-clock seconds of every recorded run, in run order.
+    pub seconds: Vec<f64>,
+    /// CPU seconds of the whole process (all threads) during each run.
+    pub cpu_seconds: Vec<f64>,
+    /// Median of `seconds`.
+    pub median: f64,
+    /// Fastest run.
+    pub min: f64,
+    /// Slowest run.
+    pub max: f64,
+}
+
+impl Series {
+    pub(super) fn new(contender: Contender, workers: Option<usize>) -> Self {
+        Self {
+            contender: contender.name().to_string(),
+            workers,
+            seconds: Vec::new(),
+            cpu_seconds: Vec::new(),
+            median: f64::NAN,
+            min: f64::NAN,
+            max: f64::NAN,
+        }
+    }
+
+    pub(super) fn push(&mut self, sample: Sample) {
+        self.seconds.push(sample.wall.as_secs_f64());
+        if let Some(cpu) = sample.cpu {
+            self.cpu_seconds.push(cpu.as_secs_f64());
+        }
+        let mut sorted = self.seconds.clone();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        self.median = if n % 2 == 1 {
+            sorted[n / 2]
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+        };
+        self.min = sorted[0];
+        self.max = sorted[n - 1];
+    }
+
+    /// Mean busy cores during the runs (process CPU time ÷ wall time).
+    pub fn busy_cores(&self) -> Option<f64> {
+        if self.cpu_seconds.len() != self.seconds.len() || self.seconds.is_empty() {
+            return None;
+        }
+        Some(self.cpu_seconds.iter().sum::<f64>() / self.seconds.iter().sum::<f64>())
+    }
+}
+
+/// offshoot's counters for the last offshoot run at a worker count.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkerCounters {
+    /// Worker count.
+    pub workers: usize,
+    /// Counters of that run.
+    pub counters: Counters,
+}
+
+/// Derived numbers for one worker count.
+///
+/// Every ratio is a median time ÷ the serial median time. A contender the
+/// kernel does not have has no ratio (left out of the JSON). The unpooled
+/// contender (`threads`) has one series, compared at every worker count.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    /// Worker count.
+    pub workers: usize,
+    /// offshoot's median ÷ serial median.
+    pub offshoot_ratio: f64,
+    /// rayon's median ÷ serial median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rayon_ratio: Option<f64>,
+    /// chili's median ÷ serial median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chili_ratio: Option<f64>,
+    /// tokio's median ÷ serial median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokio_ratio: Option<f64>,
+    /// The OS threads' median ÷ serial median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads_ratio: Option<f64>,
+    /// The fastest of the kernel's other contenders.
+    pub best_peer: String,
+    /// offshoot's median ÷ the best peer's median (< 1: offshoot is faster).
+    pub offshoot_vs_best_peer: f64,
+}
+
+impl Comparison {
+    /// The ratio of `contender`, if the kernel has it.
+    pub fn ratio(&self, contender: Contender) -> Option<f64> {
+        match contender {
+            Contender::Serial => Some(1.0),
+            Contender::Offshoot => Some(self.offshoot_ratio),
+            Contender::Rayon => self.rayon_ratio,
+            Contender::Chili => self.chili_ratio,
+            Contender::Tokio => self.tokio_ratio,
+            Contender::Threads => self.threads_ratio,
+        }
+    }
+}
+
+/// Everything measured for one kernel.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelResult {
+    /// Kernel name.
+    pub name: String,
+    /// What it computes.
+    pub about: String,
+    /// The input.
+    pub input: String,
+    /// Cutoff used by every contender.
+    pub cutoff: String,
+    /// Where it comes from.
+    pub source: String,
+    /// Seconds spent preparing the input (untimed).
+    pub prepare_seconds: f64,
+    /// The serial program.
+    pub serial: Series,
+    /// Every parallel contender of the kernel: the unpooled ones first, then
+    /// the pooled ones at every worker count.
+    pub parallel: Vec<Series>,
+    /// Ratios per worker count.
+    pub comparisons: Vec<Comparison>,
+    /// offshoot's counters for its last run per worker count.
+    pub offshoot_counters: Vec<WorkerCounters>,
+}
+
+impl KernelResult {
+    /// The series of `contender` at `workers`; an unpooled contender's one
+    /// series whatever `workers` is.
+    pub fn series(&self, contender: Contender, workers: usize) -> Option<&Series> {
+        let workers = contender.pooled().then_some(workers);
+        self.parallel
+            .iter()
+            .find(|s| s.contender == contender.name() && s.workers == workers)
+    }
+
+    /// Whether the kernel ran `contender` at all.
+    pub fn has(&self, contender: Contender) -> bool {
+        self.parallel
+            .iter()
+            .any(|s| s.contender == contender.name())
+    }
+
+    pub(crate) fn compare(&mut self, workers: &[usize]) {
+        self.comparisons = workers
+            .iter()
+            .filter_map(|&w| {
+                let serial = self.serial.median;
+                let ratio = |c| self.series(c, w).map(|s| s.median / serial);
+                let offshoot = ratio(Contender::Offshoot)?;
+                let (best_peer, best) = Contender::PARALLEL
+                    .into_iter()
+                    .filter(|&c| c != Contender::Offshoot)
+                    .filter_map(|c| Some((c, ratio(c)?)))
+                    .min_by(|a, b| a.1.total_cmp(&b.1))?;
+                Some(Comparison {
+                    workers: w,
+                    offshoot_ratio: offshoot,
+                    rayon_ratio: ratio(Contender::Rayon),
+                    chili_ratio: ratio(Contender::Chili),
+                    tokio_ratio: ratio(Contender::Tokio),
+                    threads_ratio: ratio(Contender::Threads),
+                    best_peer: best_peer.name().to_string(),
+                    offshoot_vs_best_peer: offshoot / best,
+                })
+            })
+            .collect();
+    }
+}
