@@ -49,13 +49,17 @@ use crate::stats::WorkerStats;
 /// plants). Measured on the suite's fib, nqueens and knapsack (see the issue notes).
 pub(crate) const SEED_LIMIT: u32 = 8;
 
+/// In a pool of more than two workers, the scheduler loop moves its request to another
+/// victim after this many passes without an answer (each waits `WITHDRAW_AFTER` looks).
+const RETARGET_AFTER: u32 = 2;
+
 mod blocks;
 mod sleep;
 mod steal;
 mod wait;
 
 pub(crate) use blocks::{alloc_block, fits_block, free_block, SpareBlocks};
-use sleep::{Patience, RUNNING, WITHDRAW_AFTER};
+use sleep::{Patience, Refusals, Settled, RUNNING, SPIN_LOOKS, WITHDRAW_AFTER};
 
 /// Where a stop scan found the youngest cancelled frame (`Worker::stop_requested`).
 enum ChainStop {
@@ -473,6 +477,7 @@ impl Worker {
         let mut patience = Patience::new();
         // The victim this worker's request waits at, and how many passes it has waited.
         let mut asking: Option<(usize, u32)> = None;
+        let mut refused = Refusals::default();
         loop {
             // Before anything else runs here, the request is settled (withdrawn, or its
             // answer taken, and run first if it brings a job): a worker never holds two
@@ -490,7 +495,10 @@ impl Worker {
                 // An injected job is owned by whoever pops it from the injector. The request
                 // is settled only now: a worker that lost the race for the job keeps its
                 // request where it is, at the winner, whose first join is about to poll.
-                if let Some(answer) = asking.take().and_then(|(v, _)| self.settle_request(v)) {
+                if let Some(answer) = asking
+                    .take()
+                    .and_then(|(v, _)| self.settle_request(v).job())
+                {
                     // Two jobs in hand: the injected one goes back for the next worker that looks.
                     reg.inject(job);
                     self.run_taken(answer);
@@ -538,11 +546,14 @@ impl Worker {
                     }
                 }
             }
+            if asking.is_some() {
+                self.await_reply();
+            }
             if let Some((v, looks)) = &mut asking {
                 match self.mailbox.reply() {
                     REPLY_PENDING => {
                         *looks += 1;
-                        if *looks >= WITHDRAW_AFTER
+                        if *looks >= RETARGET_AFTER
                             && reg.num_workers() > 2
                             && Mailbox::try_withdraw(self.index, &reg.worker(*v).mailbox)
                         {
@@ -551,9 +562,13 @@ impl Worker {
                             asking = None;
                         }
                     }
-                    REPLY_NOTHING => asking = None,
+                    REPLY_NOTHING => {
+                        asking = None;
+                        refused.note();
+                    }
                     p => {
                         asking = None;
+                        refused.reset();
                         self.run_taken(JobRef(p as usize as *const JobHeader));
                         patience.reset();
                         continue;
@@ -575,11 +590,53 @@ impl Worker {
                         continue;
                     }
                 }
-                self.mailbox.set_posted_at(asking.take().map(|(v, _)| v));
-                if let Some(job) = self.idle_sleep(d) {
-                    self.run_taken(job);
-                    patience.reset();
+                if refused.skip_posted_sleep() {
+                    // The victims polled with nothing to give: sleep without a request, so
+                    // that their polls do not wake this worker each time (doubling the
+                    // unposted naps after each refusal in a row, up to 64).
+                    if self.settle_and_run(&mut asking) {
+                        patience.reset();
+                        continue;
+                    }
                 }
+                self.mailbox.set_posted_at(asking.take().map(|(v, _)| v));
+                match self.idle_sleep(d) {
+                    Settled::Job(job) => {
+                        refused.reset();
+                        self.run_taken(job);
+                        patience.reset();
+                    }
+                    Settled::Refused => refused.note(),
+                    // The victim did not poll during the nap: it runs serial code, and its
+                    // next poll is worth a posted request.
+                    Settled::Withdrawn => refused.reset(),
+                    Settled::NotPosted => {}
+                }
+            }
+        }
+    }
+
+    /// Waits a while for the answer to the scheduler loop's request (spinning, then
+    /// yielding the core), answering requests sent to this worker meanwhile; returns early
+    /// when the answer comes or other work does (a fiber woken from another thread, a kick,
+    /// injected work). A wake from another worker is then picked up within a cache-line
+    /// transfer, not a system call.
+    fn await_reply(&self) {
+        let reg = self.registry();
+        for looks in 0..WITHDRAW_AFTER {
+            if self.mailbox.reply() != REPLY_PENDING
+                || self.remote().has_news()
+                || reg.has_injected()
+            {
+                return;
+            }
+            if self.mailbox.has_request() {
+                self.answer_request();
+            }
+            if looks < SPIN_LOOKS {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
             }
         }
     }
@@ -587,7 +644,10 @@ impl Worker {
     /// Settles the scheduler loop's request, if one is out (`settle_request`), and runs the
     /// job of its answer, if it brought one. Returns whether it ran a job.
     fn settle_and_run(&self, asking: &mut Option<(usize, u32)>) -> bool {
-        match asking.take().and_then(|(v, _)| self.settle_request(v)) {
+        match asking
+            .take()
+            .and_then(|(v, _)| self.settle_request(v).job())
+        {
             Some(job) => {
                 self.run_taken(job);
                 true

@@ -139,6 +139,37 @@ impl Patience {
     }
 }
 
+/// Backoff of posted sleeps after refusals: a victim that answers "nothing" at its polls
+/// (it runs tasks that give no work, or switches between parked ones) would otherwise wake
+/// a thief sleeping with its request posted at every poll. After `n` refusals in a row the
+/// next `2^n` sleeps (at most 64) go unposted; work received, or a posted sleep whose
+/// request the victim never picked up, ends the backoff.
+#[derive(Default)]
+pub(super) struct Refusals {
+    in_a_row: u32,
+    skip: u32,
+}
+
+impl Refusals {
+    pub(super) fn note(&mut self) {
+        self.in_a_row = (self.in_a_row + 1).min(6);
+        self.skip = 1 << self.in_a_row;
+    }
+
+    pub(super) fn reset(&mut self) {
+        *self = Refusals::default();
+    }
+
+    /// Whether the next sleep goes without a request (and counts it).
+    pub(super) fn skip_posted_sleep(&mut self) -> bool {
+        if self.skip == 0 {
+            return false;
+        }
+        self.skip -= 1;
+        true
+    }
+}
+
 impl Worker {
     /// Sleeps until `ready()` may have become true, or `nap` passed, unless this worker
     /// still has work to offer (then it only yields, so thieves can take that work).
@@ -204,7 +235,7 @@ impl Worker {
     /// it wakes up it runs the watch, which looks for a deadlock once no worker of any pool
     /// is awake. (A pool with parked tasks has a busy count above zero — a parked task's job
     /// has not returned — so its idle workers nap and run the watch again and again.)
-    pub(super) fn idle_sleep(&self, nap: Duration) -> Option<JobRef> {
+    pub(super) fn idle_sleep(&self, nap: Duration) -> Settled {
         // A stop scan may have readied a fiber in this very pass, or a kick brought work to a
         // parked chain: run it, do not sleep.
         if self.has_local_ready() || self.reclaim_parked_work() {
@@ -257,27 +288,29 @@ impl Worker {
     }
 
     /// Settles the request recorded in `posted_at`, if any (see `settle_request`).
-    fn settle_posted(&self) -> Option<JobRef> {
-        let v = self.mailbox.posted_at()?;
+    fn settle_posted(&self) -> Settled {
+        let Some(v) = self.mailbox.posted_at() else {
+            return Settled::NotPosted;
+        };
         self.mailbox.set_posted_at(None);
         self.settle_request(v)
     }
 
     /// Ends this worker's outstanding request to `victim`: withdraws it if the victim has not
     /// taken it, else waits for the answer (the victim answers a request it took before it
-    /// does anything else). Returns the job of an answer with work.
-    pub(super) fn settle_request(&self, victim: usize) -> Option<JobRef> {
+    /// does anything else).
+    pub(super) fn settle_request(&self, victim: usize) -> Settled {
         if self.mailbox.reply() == REPLY_PENDING
             && Mailbox::try_withdraw(self.index, &self.registry().worker(victim).mailbox)
         {
             self.stats.withdrawn.bump();
-            return None;
+            return Settled::Withdrawn;
         }
         loop {
             match self.mailbox.reply() {
                 REPLY_PENDING => std::hint::spin_loop(),
-                REPLY_NOTHING => return None,
-                p => return Some(JobRef(p as usize as *const JobHeader)),
+                REPLY_NOTHING => return Settled::Refused,
+                p => return Settled::Job(JobRef(p as usize as *const JobHeader)),
             }
         }
     }
@@ -311,6 +344,28 @@ impl Worker {
             t.unpark();
         }
         true
+    }
+}
+
+/// How a worker's outstanding request ended (`settle_request`, `idle_sleep`).
+pub(super) enum Settled {
+    /// The victim gave this job; the worker now owns it.
+    Job(JobRef),
+    /// The victim answered that it had nothing to give.
+    Refused,
+    /// Withdrawn before the victim took it.
+    Withdrawn,
+    /// No request was out.
+    NotPosted,
+}
+
+impl Settled {
+    /// The job of an answer with work.
+    pub(super) fn job(self) -> Option<JobRef> {
+        match self {
+            Settled::Job(job) => Some(job),
+            _ => None,
+        }
     }
 }
 
