@@ -187,7 +187,7 @@ impl FinishState {
         unsafe {
             let owner = &*owner;
             owner.kick();
-            owner.registry().wake_one();
+            owner.registry().wake_one(None);
         }
     }
 

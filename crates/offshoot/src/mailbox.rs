@@ -69,7 +69,7 @@ pub(crate) struct Mailbox {
     reply: AtomicU64,
     /// Where the owner's outstanding request from an idle sleep waits: one more than the
     /// victim's index, or 0 (see `Worker::idle_sleep`). Written by the owner, or by the
-    /// worker that wakes it and posts a request on its behalf (`Worker::wake_for`), never
+    /// worker that wakes it and posts a request on its behalf (`Worker::wake_if_idle`), never
     /// both at once.
     posted_at: AtomicU64,
     target_kind: AtomicU64,
@@ -164,7 +164,7 @@ impl Mailbox {
     /// nowhere).
     pub(crate) fn set_posted_at(&self, victim: Option<usize>) {
         // Relaxed: read by the owner itself, or after the waker's release store of the
-        // owner's sleep state (`Worker::wake_for`), which orders it.
+        // owner's sleep state (`Worker::wake_if_idle`), which orders it.
         self.posted_at
             .store(victim.map_or(0, |v| v as u64 + 1), Ordering::Relaxed);
     }
@@ -419,7 +419,7 @@ mod loom_tests {
     }
 
     /// A worker that takes a job wakes a sleeper and posts a request to itself on the
-    /// sleeper's behalf (`Worker::wake_for`), while the sleeper may be waking by itself
+    /// sleeper's behalf (`Worker::wake_if_idle`), while the sleeper may be waking by itself
     /// (`idle_sleep`'s CAS out of `IDLE_SLEEP`, waiting out `WAKING`). The request is
     /// posted only for a sleeper the waker claimed, the sleeper sees it, and the job the
     /// waker then hands out at its poll reaches the sleeper; a request the sleeper withdrew

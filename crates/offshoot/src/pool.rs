@@ -121,7 +121,7 @@ impl Registry {
         // SeqCst: news for a sleeper, published before `wake_one` reads `sleepers` (worker/sleep.rs, "The protocol").
         self.injected.fetch_add(1, Ordering::SeqCst);
         drop(q);
-        self.wake_one();
+        self.wake_one(None);
     }
 
     pub(crate) fn pop_injected(&self) -> Option<JobRef> {
@@ -141,18 +141,11 @@ impl Registry {
     }
 
     /// Runs `f` (a job worker `w` took) counted as busy; wakes an idle sleeper first, with a
-    /// request to `w` already posted for it (`Worker::wake_for`): the job's first join may
+    /// request to `w` already posted for it (`Worker::wake_if_idle`): the job's first join may
     /// come long before the sleeper is up and asking, and long before `w` polls again.
     pub(crate) fn busy(&self, w: &Worker, f: impl FnOnce()) {
         self.busy.fetch_add(1, Ordering::SeqCst);
-        // SeqCst: read after the news (the busy count) was published, like `wake_one`.
-        if self.sleepers.load(Ordering::SeqCst) > 0 {
-            for s in self.workers.iter() {
-                if s.wake_for(w) {
-                    break;
-                }
-            }
-        }
+        self.wake_one(Some(w));
         f();
         self.busy.fetch_sub(1, Ordering::SeqCst);
     }
@@ -166,14 +159,15 @@ impl Registry {
         self.sleepers.fetch_add(d, Ordering::SeqCst);
     }
 
-    /// Wakes one worker that sleeps for lack of work, if any.
-    pub(crate) fn wake_one(&self) {
+    /// Wakes one worker that sleeps for lack of work, if any, with a request to `poster`
+    /// posted on its behalf when given (`Worker::wake_if_idle`).
+    pub(crate) fn wake_one(&self, poster: Option<&Worker>) {
         // SeqCst: read after the news was published (worker/sleep.rs, "The protocol").
         if self.sleepers.load(Ordering::SeqCst) <= 0 {
             return;
         }
         for w in self.workers.iter() {
-            if w.wake_if_idle() {
+            if w.wake_if_idle(poster) {
                 return;
             }
         }
@@ -208,7 +202,7 @@ impl Registry {
         // SeqCst: news for sleepers (worker/sleep.rs, "The protocol").
         self.terminating.store(true, Ordering::SeqCst);
         for w in self.workers.iter() {
-            w.wake_if_idle();
+            w.wake_if_idle(None);
             w.unpark_if_sleeping();
         }
     }

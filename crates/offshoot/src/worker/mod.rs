@@ -50,7 +50,7 @@ use crate::stats::WorkerStats;
 pub(crate) const SEED_LIMIT: u32 = 8;
 
 /// In a pool of more than two workers, the scheduler loop moves its request to another
-/// victim after this many passes without an answer (each waits `WITHDRAW_AFTER` looks).
+/// victim after this many passes without an answer (each waits `await_reply`'s while).
 const RETARGET_AFTER: u32 = 2;
 
 mod blocks;
@@ -59,7 +59,8 @@ mod steal;
 mod wait;
 
 pub(crate) use blocks::{alloc_block, fits_block, free_block, SpareBlocks};
-use sleep::{Patience, Refusals, Settled, RUNNING, SPIN_LOOKS, WITHDRAW_AFTER};
+use sleep::{Patience, Refusals, RUNNING};
+use steal::Settled;
 
 /// Where a stop scan found the youngest cancelled frame (`Worker::stop_requested`).
 enum ChainStop {
@@ -547,7 +548,7 @@ impl Worker {
                 }
             }
             if asking.is_some() {
-                self.await_reply();
+                self.await_reply(true);
             }
             if let Some((v, looks)) = &mut asking {
                 match self.mailbox.reply() {
@@ -612,31 +613,6 @@ impl Worker {
                     Settled::Withdrawn => refused.reset(),
                     Settled::NotPosted => {}
                 }
-            }
-        }
-    }
-
-    /// Waits a while for the answer to the scheduler loop's request (spinning, then
-    /// yielding the core), answering requests sent to this worker meanwhile; returns early
-    /// when the answer comes or other work does (a fiber woken from another thread, a kick,
-    /// injected work). A wake from another worker is then picked up within a cache-line
-    /// transfer, not a system call.
-    fn await_reply(&self) {
-        let reg = self.registry();
-        for looks in 0..WITHDRAW_AFTER {
-            if self.mailbox.reply() != REPLY_PENDING
-                || self.remote().has_news()
-                || reg.has_injected()
-            {
-                return;
-            }
-            if self.mailbox.has_request() {
-                self.answer_request();
-            }
-            if looks < SPIN_LOOKS {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
             }
         }
     }

@@ -28,9 +28,9 @@
 //!
 //! An idle sleeper may have a request of its own posted at a victim (`Mailbox::posted_at`):
 //! the scheduler loop's, kept from before it slept, or one posted on its behalf by the
-//! worker that wakes it (`wake_for`: it claims the sleeper by a CAS from `IDLE_SLEEP` to
-//! `WAKING`, posts, then stores `RUNNING` with release and unparks; the sleeper, awake,
-//! waits out `WAKING` and reads `posted_at` after an acquire). On waking, the sleeper
+//! worker that wakes it (`wake_if_idle` with a poster: it claims the sleeper by a CAS from
+//! `IDLE_SLEEP` to `WAKING`, posts, then stores `RUNNING` with release and unparks; the
+//! sleeper, awake, waits out `WAKING` and reads `posted_at` after an acquire). On waking, the sleeper
 //! settles the request before anything else (`settle_request`).
 //!
 //! The news, each published by a `SeqCst` write before the waker reads the sleeper's state:
@@ -52,14 +52,14 @@
 //! The handshakes are model-checked with loom: fibers woken from other threads in
 //! `ready_stack.rs` (a waker's push against the owner's drain-then-sleep), injected work
 //! against a worker going to sleep below, and a thief sleeping with its request posted
-//! (and `wake_for`) in `mailbox.rs`.
+//! (and `wake_if_idle`) in `mailbox.rs`.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use super::steal::Settled;
 use super::Worker;
-use crate::job::{JobHeader, JobRef};
-use crate::mailbox::{Mailbox, Target, REPLY_NOTHING, REPLY_PENDING};
+use crate::mailbox::{Target, REPLY_PENDING};
 
 pub(super) const RUNNING: u8 = 0;
 /// Sleeping because there was nothing to steal: new work may wake it.
@@ -67,7 +67,7 @@ pub(super) const IDLE_SLEEP: u8 = 1;
 /// Sleeping while waiting for a join or a finish: only that event (or a stop) wakes it.
 pub(super) const WAIT_SLEEP: u8 = 2;
 /// Claimed out of `IDLE_SLEEP` by a worker that posts a request on its behalf before it
-/// sets `RUNNING` and wakes it (`wake_for`).
+/// sets `RUNNING` and wakes it (`wake_if_idle`).
 pub(super) const WAKING: u8 = 3;
 
 /// How many times a thief looks at its reply slot (spinning) before it starts yielding its
@@ -205,28 +205,12 @@ impl Worker {
         }
     }
 
-    /// Wakes this worker if it sleeps for lack of work. Returns whether it did.
-    pub(crate) fn wake_if_idle(&self) -> bool {
-        if self
-            .sleep_state
-            .compare_exchange(IDLE_SLEEP, RUNNING, Ordering::SeqCst, Ordering::Relaxed)
-            .is_ok()
-        {
-            if let Some(t) = self.thread.get() {
-                t.unpark();
-            }
-            true
-        } else {
-            false
-        }
-    }
-
     /// Sleeps for lack of work: without a timeout when the whole pool is idle, else for a
     /// short nap (a busy worker may plant seeds at any time without telling anyone).
     ///
     /// The worker may sleep with a request posted (`Mailbox::posted_at`): its own, still
     /// waiting at a victim from the scheduler loop, or one that a worker waking it posts
-    /// on its behalf (`wake_for`). A victim polls only at its joins and loop splits, which
+    /// on its behalf (`wake_if_idle`). A victim polls only at its joins and loop splits, which
     /// may be milliseconds apart; it answers at its next poll and wakes the sleeper
     /// (`answer_request`). On waking, a request still unanswered is withdrawn, or its
     /// answer awaited when the victim took it meanwhile; a job in the answer is returned.
@@ -244,7 +228,7 @@ impl Worker {
         let reg = self.registry();
         self.close_mailbox();
         // The own request was posted before `sleep_state` says IDLE_SLEEP, so no waker posts
-        // one on this worker's behalf besides it (`wake_for` checks `posted_at`).
+        // one on this worker's behalf besides it (`wake_if_idle` checks `posted_at`).
         let own_post = self.mailbox.posted_at().is_some();
         // SeqCst: the sleeper's side of the handshake ("The protocol" above).
         self.sleep_state.store(IDLE_SLEEP, Ordering::SeqCst);
@@ -296,76 +280,41 @@ impl Worker {
         self.settle_request(v)
     }
 
-    /// Ends this worker's outstanding request to `victim`: withdraws it if the victim has not
-    /// taken it, else waits for the answer (the victim answers a request it took before it
-    /// does anything else).
-    pub(super) fn settle_request(&self, victim: usize) -> Settled {
-        if self.mailbox.reply() == REPLY_PENDING
-            && Mailbox::try_withdraw(self.index, &self.registry().worker(victim).mailbox)
-        {
-            self.stats.withdrawn.bump();
-            return Settled::Withdrawn;
-        }
-        loop {
-            match self.mailbox.reply() {
-                REPLY_PENDING => std::hint::spin_loop(),
-                REPLY_NOTHING => return Settled::Refused,
-                p => return Settled::Job(JobRef(p as usize as *const JobHeader)),
-            }
-        }
-    }
-
-    /// Wakes this worker if it sleeps for lack of work, with a request to `waker` posted on
-    /// its behalf when it has none posted and `waker`'s mailbox is free: `waker` is about to
-    /// run a job, and answers the request at the job's first join, typically before this
-    /// worker is even running again. Returns whether it woke this worker.
-    pub(crate) fn wake_for(&self, waker: &Worker) -> bool {
+    /// Wakes this worker if it sleeps for lack of work. Returns whether it did.
+    ///
+    /// With a `poster`, a request to it is posted on this worker's behalf when this worker
+    /// has none posted and `poster`'s mailbox is free: `poster` is about to run a job, and
+    /// answers the request at the job's first join, typically before this worker is even
+    /// running again (`Registry::busy`).
+    pub(crate) fn wake_if_idle(&self, poster: Option<&Worker>) -> bool {
+        // A poster claims the sleeper as WAKING while it fills the request slot.
+        let claimed = if poster.is_some() { WAKING } else { RUNNING };
         if self
             .sleep_state
-            .compare_exchange(IDLE_SLEEP, WAKING, Ordering::SeqCst, Ordering::Relaxed)
+            .compare_exchange(IDLE_SLEEP, claimed, Ordering::SeqCst, Ordering::Relaxed)
             .is_err()
         {
             return false;
         }
-        // While WAKING, this worker waits in `idle_sleep` before it touches its mailbox, so
-        // its request slot is the waker's to fill.
-        if self.mailbox.posted_at().is_none()
-            && self
-                .mailbox
-                .send_request(self.index, &waker.mailbox, Target::Any)
-        {
-            self.mailbox.set_posted_at(Some(waker.index));
-            waker.stats.requests_sent.bump();
+        if let Some(poster) = poster {
+            // While WAKING, this worker waits in `idle_sleep` before it touches its
+            // mailbox, so its request slot is the poster's to fill.
+            if self.mailbox.posted_at().is_none()
+                && self
+                    .mailbox
+                    .send_request(self.index, &poster.mailbox, Target::Any)
+            {
+                self.mailbox.set_posted_at(Some(poster.index));
+                poster.stats.requests_sent.bump();
+            }
+            // Release (SeqCst): pairs with the sleeper's acquire in `idle_sleep`,
+            // publishing the request written above.
+            self.sleep_state.store(RUNNING, Ordering::SeqCst);
         }
-        // Release (SeqCst): pairs with the sleeper's acquire in `idle_sleep`, publishing
-        // the request written above.
-        self.sleep_state.store(RUNNING, Ordering::SeqCst);
         if let Some(t) = self.thread.get() {
             t.unpark();
         }
         true
-    }
-}
-
-/// How a worker's outstanding request ended (`settle_request`, `idle_sleep`).
-pub(super) enum Settled {
-    /// The victim gave this job; the worker now owns it.
-    Job(JobRef),
-    /// The victim answered that it had nothing to give.
-    Refused,
-    /// Withdrawn before the victim took it.
-    Withdrawn,
-    /// No request was out.
-    NotPosted,
-}
-
-impl Settled {
-    /// The job of an answer with work.
-    pub(super) fn job(self) -> Option<JobRef> {
-        match self {
-            Settled::Job(job) => Some(job),
-            _ => None,
-        }
     }
 }
 

@@ -1,7 +1,9 @@
 //! Answering and stealing: the victim's side of a request (`answer_request`: the oldest
 //! frame with work in the region the request targets gives it) and the thief's side
 //! (`steal_from`: send one request, wait for the answer while answering requests sent to
-//! this worker, withdraw it if the victim does not pick it up), and running what was taken.
+//! this worker, withdraw it if the victim does not pick it up; `await_reply` and
+//! `settle_request`, which the scheduler loop's request uses too), and running what was
+//! taken.
 //!
 //! Invariants:
 //! * Every request this worker takes is answered, with work or with nothing, before the
@@ -208,37 +210,60 @@ impl Worker {
     /// Sends one request to `victim` and waits for its answer, answering requests sent to
     /// this worker meanwhile. Withdraws the request if the victim does not pick it up soon.
     pub(crate) fn steal_from(&self, victim: usize, target: Target) -> Option<JobRef> {
-        let reg = self.registry();
-        let v = reg.worker(victim);
+        let v = self.registry().worker(victim);
         if !self.mailbox.send_request(self.index, &v.mailbox, target) {
             return None;
         }
         self.stats.requests_sent.bump();
-        let mut looks = 0u32;
-        let mut may_withdraw = true;
-        loop {
-            match self.mailbox.reply() {
-                REPLY_PENDING => {}
-                REPLY_NOTHING => return None,
-                p => return Some(JobRef(p as usize as *const JobHeader)),
+        self.await_reply(false);
+        self.settle_request(victim).job()
+    }
+
+    /// Waits a while for the answer to this worker's request (spinning, then yielding the
+    /// core), answering requests sent to this worker meanwhile; returns early when the
+    /// answer comes or other work does: a fiber woken for this worker from another thread or
+    /// a kick, and with `watch_injected` work injected into the pool. A wake from another
+    /// worker is then picked up within a cache-line transfer, not a system call.
+    pub(super) fn await_reply(&self, watch_injected: bool) {
+        let reg = self.registry();
+        for looks in 0..WITHDRAW_AFTER {
+            if self.mailbox.reply() != REPLY_PENDING
+                || self.remote().has_news()
+                || (watch_injected && reg.has_injected())
+            {
+                return;
             }
             if self.mailbox.has_request() {
                 self.answer_request();
-            }
-            looks += 1;
-            // A fiber woken for this worker (or a kick) meanwhile: go and run it rather
-            // than wait for a victim that may have nothing.
-            if may_withdraw && (looks >= WITHDRAW_AFTER || self.remote().has_news()) {
-                if Mailbox::try_withdraw(self.index, &v.mailbox) {
-                    self.stats.withdrawn.bump();
-                    return None;
-                }
-                may_withdraw = false; // taken: the answer is on its way
             }
             if looks < SPIN_LOOKS {
                 std::hint::spin_loop();
             } else {
                 std::thread::yield_now();
+            }
+        }
+    }
+
+    /// Ends this worker's outstanding request to `victim`: withdraws it if the victim has not
+    /// taken it, else waits for the answer (the victim answers a request it took before it
+    /// does anything else), answering requests sent to this worker meanwhile.
+    pub(super) fn settle_request(&self, victim: usize) -> Settled {
+        if self.mailbox.reply() == REPLY_PENDING
+            && Mailbox::try_withdraw(self.index, &self.registry().worker(victim).mailbox)
+        {
+            self.stats.withdrawn.bump();
+            return Settled::Withdrawn;
+        }
+        loop {
+            match self.mailbox.reply() {
+                REPLY_PENDING => {
+                    if self.mailbox.has_request() {
+                        self.answer_request();
+                    }
+                    std::hint::spin_loop();
+                }
+                REPLY_NOTHING => return Settled::Refused,
+                p => return Settled::Job(JobRef(p as usize as *const JobHeader)),
             }
         }
     }
@@ -260,5 +285,27 @@ impl Worker {
         self.as_new_task(|| unsafe { job.execute(self, Mode::Stolen) });
         debug_assert_eq!(self.seed_count(), 0, "a finished job left seeds counted");
         self.set_seed_count(held);
+    }
+}
+
+/// How a worker's outstanding request ended (`settle_request`, `idle_sleep`).
+pub(super) enum Settled {
+    /// The victim gave this job; the worker now owns it.
+    Job(JobRef),
+    /// The victim answered that it had nothing to give.
+    Refused,
+    /// Withdrawn before the victim took it.
+    Withdrawn,
+    /// No request was out.
+    NotPosted,
+}
+
+impl Settled {
+    /// The job of an answer with work.
+    pub(super) fn job(self) -> Option<JobRef> {
+        match self {
+            Settled::Job(job) => Some(job),
+            _ => None,
+        }
     }
 }
