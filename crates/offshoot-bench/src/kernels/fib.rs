@@ -8,7 +8,7 @@
 //! and of every work-stealing paper since.
 //! Check: the serial answer must equal fib(n) computed by iteration.
 
-use super::plain::Plain;
+use super::plain::{Plain, Version};
 use super::{Instance, KernelInfo, Size};
 use crate::par::{Fork, Offshoot, Rayon};
 
@@ -59,6 +59,19 @@ pub fn iterative(n: u64) -> u64 {
     a
 }
 
+/// fib(`n`) as a [`Plain`] kernel with the serial version and `offshoot`'s, the answer
+/// checked against [`iterative`] (shared with `futures-fib`, which adds its own peers).
+pub(crate) fn plain(n: u64, offshoot: Version<u64, u64>) -> Plain<u64, u64> {
+    Plain::new(
+        n,
+        format!("fib({n})"),
+        iterative(n),
+        "fib =",
+        |n| serial(*n),
+        offshoot,
+    )
+}
+
 fn prepare(size: Size) -> Box<dyn Instance> {
     let n = match size {
         Size::Test => 18,
@@ -66,16 +79,9 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         Size::Full => 40,
     };
     Box::new(
-        Plain::new(
-            n,
-            format!("fib({n})"),
-            iterative(n),
-            "fib =",
-            |n| serial(*n),
-            |n| par::<Offshoot>(*n),
-        )
-        .with_rayon(|n| par::<Rayon>(*n))
-        .with_chili(|s, n| chili(s, *n)),
+        plain(n, |n| par::<Offshoot>(*n))
+            .with_rayon(|n| par::<Rayon>(*n))
+            .with_chili(|s, n| chili(s, *n)),
     )
 }
 

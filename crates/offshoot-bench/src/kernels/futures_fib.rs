@@ -27,8 +27,8 @@ use std::pin::Pin;
 
 use offshoot::sync::{spawn_future, with_future};
 
-use super::fib::{iterative, serial};
-use super::plain::{Plain, Version};
+use super::fib;
+use super::plain::Version;
 use super::{Instance, KernelInfo, Size};
 use crate::harness::Contender;
 
@@ -117,17 +117,7 @@ fn prepare_with(size: Size, offshoot: Version<u64, u64>) -> Box<dyn Instance> {
         Size::Quick => 22,
         Size::Full => 27,
     };
-    Box::new(
-        Plain::new(
-            n,
-            format!("fib({n})"),
-            iterative(n),
-            "fib =",
-            |n| serial(*n),
-            offshoot,
-        )
-        .with_tokio(|rt, n| tokio(rt, *n)),
-    )
+    Box::new(fib::plain(n, offshoot).with_tokio(|rt, n| tokio(rt, *n)))
 }
 
 #[cfg(test)]
