@@ -91,7 +91,9 @@ def entries(paths):
         src = open(p).read()
         for m in ENTRY.finditer(src):
             line = src[src.rfind("\n", 0, m.start()) + 1 : src.find("\n", m.end())]
-            if "ParallelDrain" in line:
+            # a `drain_full! { ... }` entry is a ParallelDrainFull impl made by that macro
+            macros = re.findall(r"(\w+)! \{", src[: m.start()])
+            if "ParallelDrain" in line or (line.lstrip().startswith("[") and macros and macros[-1] == "drain_full"):
                 kind = "par_drain"
             else:
                 kind = {None: "into_par_iter", "&'a ": "par_iter"}.get(m.group(1), "par_iter_mut")

@@ -112,6 +112,32 @@ proptest! {
     }
 
     #[test]
+    fn tuples_zip_like_nested_std_zips(a in vecs(), b in vecs(), c in vecs(), k in 0usize..40) {
+        let want: Vec<(i32, i32, i32)> = a.iter().zip(&b).zip(&c).map(|((x, y), z)| (*x, *y, *z)).collect();
+        for p in pools() {
+            let got: Vec<(i32, i32, i32)> = p.run(|| (&a, &b, &c).into_par_iter().map(|(x, y, z)| (*x, *y, *z)).collect());
+            prop_assert_eq!(&got, &want);
+            let got: Vec<(i32, i32, i32)> = p.run(|| (a.clone(), b.clone(), c.clone()).into_par_iter().skip(k).rev().collect());
+            let mut w: Vec<(i32, i32, i32)> = want.iter().copied().skip(k).collect();
+            w.reverse();
+            prop_assert_eq!(got, w);
+            let got: Vec<(usize, i32)> = p.run(|| (0..a.len() + 3, &a).into_par_iter().map(|(i, x)| (i, *x)).collect());
+            prop_assert_eq!(got, a.iter().copied().enumerate().collect::<Vec<_>>());
+            let (mut x, y) = (a.clone(), b.clone());
+            p.run(|| (&mut x, &y).into_par_iter().for_each(|(s, t)| *s += *t));
+            let sums: Vec<i32> = a.iter().zip(&b).map(|(s, t)| s + t).chain(a.iter().skip(b.len()).copied()).collect();
+            prop_assert_eq!(x, sums);
+            let mut pair = (a.clone(), b.clone());
+            let one: Vec<(i32, i32)> = p.run(|| pair.par_iter().map(|(x, y)| (*x, *y)).collect());
+            prop_assert_eq!(one, a.iter().copied().zip(b.iter().copied()).collect::<Vec<_>>());
+            p.run(|| pair.par_iter_mut().for_each(|(x, y)| std::mem::swap(x, y)));
+            prop_assert_eq!(&pair.0[..a.len().min(b.len())], &b[..a.len().min(b.len())]);
+            let one: Vec<(i32,)> = p.run(|| (&a,).into_par_iter().map(|(x,)| (*x,)).collect());
+            prop_assert_eq!(one, a.iter().map(|x| (*x,)).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
     fn unindexed_adaptors_match_std(v in vecs()) {
         for p in pools() {
             let got: Vec<i32> = p.run(|| v.par_iter().filter_map(|x| (x % 3 == 0).then_some(x / 3)).collect());
@@ -495,6 +521,42 @@ fn drains_of_collections_yield_and_drop_each_element_once() {
             assert_eq!((d.len(), dropped()), (len - (b - a), b - a));
             drop(d);
             assert_eq!(dropped(), len - (b - a));
+        }
+    });
+}
+
+/// A tuple of owning iterators of different lengths: the longer ones' tails are dropped
+/// when the tuple is made, every zipped item once, also when the consumer stops early.
+#[test]
+fn tuples_of_owned_vectors_drop_each_element_once() {
+    on_each_pool(|p| {
+        for len in [0usize, 1, 7, 1000, 4099] {
+            let drops = Arc::new(AtomicUsize::new(0));
+            let make = |n: usize| {
+                (0..n as u32)
+                    .map(|i| Tracked(i, drops.clone()))
+                    .collect::<Vec<_>>()
+            };
+            let got: u64 = p.run(|| {
+                (make(len), make(len + 5), make(2 * len))
+                    .into_par_iter()
+                    .map(|(a, b, c)| (a.0 + b.0 + c.0) as u64)
+                    .sum()
+            });
+            assert_eq!(got, 3 * (0..len as u64).sum::<u64>(), "len {len}");
+            assert_eq!(drops.swap(0, Ordering::SeqCst), 4 * len + 5, "len {len}");
+            let hit = p.run(|| {
+                (make(len), make(len))
+                    .into_par_iter()
+                    .find_first(|(a, _)| a.0 == 5)
+                    .map(|(a, b)| a.0 + b.0)
+            });
+            assert_eq!(hit, (len > 5).then_some(10), "len {len}");
+            assert_eq!(
+                drops.swap(0, Ordering::SeqCst),
+                2 * len,
+                "find_first, len {len}"
+            );
         }
     });
 }

@@ -44,6 +44,7 @@ mod intersperse;
 mod map;
 mod map_init;
 mod misc;
+mod multizip;
 mod range;
 mod reduce;
 mod rev;
@@ -73,6 +74,7 @@ pub use map_init::{MapInit, MapWith};
 pub use misc::{
     empty, once, repeat, repeat_n, repeatn, AnyWhile, Empty, Once, RepeatN, TakeAny, WhileSome,
 };
+pub use multizip::MultiZip;
 pub use range::{CharRangeIter, RangeInteger, RangeIter};
 pub use rev::Rev;
 pub use slice::{Iter, IterMut};
@@ -92,8 +94,9 @@ pub mod iter {
         Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith,
         FromParallelIterator, IndexedParallelIterator, Inspect, Interleave, Intersperse,
         IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Map, MapInit,
-        MapWith, Once, ParallelDrainFull, ParallelDrainRange, ParallelExtend, ParallelIterator,
-        RepeatN, Rev, StepBy, TakeAny, TryFold, TryFoldWith, Update, WhileSome, Zip,
+        MapWith, MultiZip, Once, ParallelDrainFull, ParallelDrainRange, ParallelExtend,
+        ParallelIterator, RepeatN, Rev, StepBy, TakeAny, TryFold, TryFoldWith, Update, WhileSome,
+        Zip,
     };
     pub use super::{CharRangeIter, IntoIter, Iter, IterMut, RangeInteger, RangeIter, Try};
     pub use crate::bridge::{IterBridge, ParallelBridge};
