@@ -56,13 +56,29 @@ mod imp {
             TsanFiber { ctx, owned: true }
         }
 
-        /// Announces a switch to this context (see `Worker::tsan_to_driver` for where).
-        /// Inlined: a frame of its own would enter one shadow stack and leave the other.
+        /// The context as a plain value, to switch to after the borrow that reached it has
+        /// ended (see [`TsanCtx::switch_to`]).
         #[inline(always)]
-        pub(crate) fn switch_to(&self) {
+        pub(crate) fn ctx(&self) -> TsanCtx {
+            TsanCtx(self.ctx)
+        }
+    }
+
+    /// A TSan fiber context read out of its [`TsanFiber`].
+    #[derive(Clone, Copy)]
+    pub(crate) struct TsanCtx(*mut c_void);
+
+    impl TsanCtx {
+        /// Announces a switch to this context (see `Worker::tsan_to_driver` for where).
+        /// Inlined, and called with no frame of the caller's still to return before the
+        /// stack switch (no closure around it): a frame entered on one shadow stack and left
+        /// on the other moves an entry between them for good, and enough of those overflow or
+        /// underflow one.
+        #[inline(always)]
+        pub(crate) fn switch_to(self) {
             // SAFETY: the context is live (see the module invariants); flags 0 keeps the
             // happens-before edge across the switch.
-            unsafe { __tsan_switch_to_fiber(self.ctx, 0) };
+            unsafe { __tsan_switch_to_fiber(self.0, 0) };
         }
     }
 
@@ -93,7 +109,18 @@ mod imp {
         }
 
         #[inline(always)]
-        pub(crate) fn switch_to(&self) {}
+        pub(crate) fn ctx(&self) -> TsanCtx {
+            TsanCtx
+        }
+    }
+
+    /// Nothing to tell: not built for ThreadSanitizer.
+    #[derive(Clone, Copy)]
+    pub(crate) struct TsanCtx;
+
+    impl TsanCtx {
+        #[inline(always)]
+        pub(crate) fn switch_to(self) {}
     }
 }
 

@@ -325,7 +325,11 @@ impl Worker {
     /// contexts (see `tsan.rs`). Inlined, so that no frame of their own is split across.
     #[inline(always)]
     fn tsan_to_driver(&self) {
-        self.with_sched(|s| s.tsan_driver.switch_to());
+        // The context is read first and the switch announced after `with_sched` (and, in
+        // debug builds, its guard) returned: those frames must leave the shadow stack they
+        // entered.
+        let driver = self.with_sched(|s| s.tsan_driver.ctx());
+        driver.switch_to();
     }
 
     /// See `tsan_to_driver`: the running fiber has just gained control.
@@ -334,7 +338,7 @@ impl Worker {
         let f = self.with_sched(|s| s.running);
         // SAFETY: the driver sets `running` before it resumes a fiber (also one it
         // retires), so this is the live fiber that runs this code.
-        unsafe { (*f).tsan.switch_to() };
+        unsafe { (*f).tsan.ctx().switch_to() };
     }
 
     fn suspend(&self, why: Suspend) {
