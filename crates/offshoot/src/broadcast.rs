@@ -252,7 +252,7 @@ where
         let detached_panic = shares.run_share(w.index, |op| match finish_root(w, |_| op()) {
             Ok(r) => Ok(r),
             Err(Failure::Panic(p)) => Err(p),
-            Err(Failure::Error(_) | Failure::Stopped) => Err(Box::new(
+            Err(Failure::Error(_) | Failure::Stopped | Failure::Resolved) => Err(Box::new(
                 "offshoot: a broadcast share was stopped by an error of a task it spawned",
             )),
         });

@@ -91,7 +91,7 @@ impl<F: FnOnce() + Send> DetachedJob<F> {
             return;
         }
         match finish_root(w, |_| func()) {
-            Ok(()) | Err(Failure::Stopped) => {}
+            Ok(()) | Err(Failure::Stopped | Failure::Resolved) => {}
             Err(Failure::Panic(p)) => w.registry().hooks.panicked(p),
             Err(Failure::Error(_)) => w.registry().hooks.panicked(Box::new(
                 "offshoot: a task spawned with try_spawn returned Err in a detached task; \

@@ -48,6 +48,9 @@ pub(crate) enum Failure {
     Error(Box<dyn Any + Send>),
     /// An enclosing region was cancelled; the finish stops and unwinds as stopped.
     Stopped,
+    /// The eureka registered on this finish resolved (`eureka/`): its tasks stop like a
+    /// failure's siblings, and the finish then returns normally.
+    Resolved,
 }
 
 /// The shared part of one finish.
@@ -58,6 +61,13 @@ pub(crate) struct FinishState {
     owner: *const Worker,
     inbox: Mutex<Vec<JobRef>>,
     inbox_len: AtomicUsize,
+    /// The finish whose extent this one began in (null for a root finish): the logical
+    /// parent, also on a thief, where the worker's current frame belongs to another chain.
+    /// It outlives this finish, which ends inside its extent.
+    parent: *const FinishState,
+    /// The eureka registered on this finish (`eureka::finish`), with its lifetime erased:
+    /// the registering call unregisters before the eureka's borrow ends.
+    eureka: Option<crate::eureka::RegisteredRef>,
 }
 
 // SAFETY: the raw pointers are to the owner worker (alive as long as its registry) and to
@@ -67,7 +77,12 @@ unsafe impl Sync for FinishState {}
 unsafe impl Send for FinishState {}
 
 impl FinishState {
-    fn new(owner: &Worker) -> FinishState {
+    fn new(
+        owner: &Worker,
+        root: bool,
+        eureka: Option<crate::eureka::RegisteredRef>,
+    ) -> FinishState {
+        let current = owner.current_finish();
         FinishState {
             outstanding: AtomicUsize::new(0),
             failed: AtomicBool::new(false),
@@ -75,7 +90,26 @@ impl FinishState {
             owner,
             inbox: Mutex::new(Vec::new()),
             inbox_len: AtomicUsize::new(0),
+            // A root finish's current frame is the worker's own, unrelated to it.
+            parent: if root || current.is_null() {
+                ptr::null()
+            } else {
+                // SAFETY: the current finish frame is live while the code that opens this
+                // finish runs.
+                unsafe { (*current).state }
+            },
+            eureka,
         }
+    }
+
+    /// The finish whose extent this one began in (null: none).
+    pub(crate) fn parent(&self) -> *const FinishState {
+        self.parent
+    }
+
+    /// The eureka registered on this finish.
+    pub(crate) fn eureka(&self) -> Option<crate::eureka::RegisteredRef> {
+        self.eureka
     }
 
     pub(crate) fn outstanding(&self) -> usize {
@@ -741,7 +775,16 @@ pub(crate) fn finish_core<R>(
     w: &Worker,
     body: impl FnOnce(&FinishState) -> R,
 ) -> Result<R, Failure> {
-    finish_frame_core(w, false, body)
+    finish_frame_core(w, false, None, body)
+}
+
+/// Like [`finish_core`], with `eureka` registered on the finish (`eureka::finish`).
+pub(crate) fn finish_eureka<R>(
+    w: &Worker,
+    eureka: crate::eureka::RegisteredRef,
+    body: impl FnOnce(&FinishState) -> R,
+) -> Result<R, Failure> {
+    finish_frame_core(w, false, Some(eureka), body)
 }
 
 /// Like [`finish_core`], for the root finish of a job injected by `ThreadPool::run` from
@@ -752,15 +795,19 @@ pub(crate) fn finish_root<R>(
     w: &Worker,
     body: impl FnOnce(&FinishState) -> R,
 ) -> Result<R, Failure> {
-    finish_frame_core(w, true, body)
+    finish_frame_core(w, true, None, body)
 }
 
 fn finish_frame_core<R>(
     w: &Worker,
     root: bool,
+    eureka: Option<crate::eureka::RegisteredRef>,
     body: impl FnOnce(&FinishState) -> R,
 ) -> Result<R, Failure> {
-    let state = FinishState::new(w);
+    let state = FinishState::new(w, root, eureka);
+    // Registered once the state sits at its final address, unregistered once every task of
+    // the finish has ended (a resolution after that has nothing to stop).
+    let _registration = eureka.map(|e| e.register(&state));
     let frame = FinishFrame::with_root(w, &state, true, root);
     frame.enter(w);
     let r = match catch_unwind(AssertUnwindSafe(|| body(&state))) {
@@ -783,7 +830,9 @@ fn finish_frame_core<R>(
 pub(crate) fn resume_failure(f: Failure) -> ! {
     match f {
         Failure::Panic(p) => resume_unwind(p),
-        Failure::Stopped => raise_stopped(),
+        // A resolution ends only its own region (`eureka::finish`); one that reaches here
+        // came from a region that is gone: stopping is what the code below it expects.
+        Failure::Stopped | Failure::Resolved => raise_stopped(),
         Failure::Error(_) => panic!(
             "offshoot: a task spawned with offshoot::try_spawn returned Err inside a plain \
              finish; use offshoot::try_finish to receive the error"

@@ -121,6 +121,7 @@ mod broadcast;
 mod compat;
 mod deadlock;
 mod detached;
+pub mod eureka;
 mod fiber;
 mod finish;
 mod frame;

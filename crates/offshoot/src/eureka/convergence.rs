@@ -1,0 +1,132 @@
+//! `Convergence`: resolves when a sequence of offered values settles.
+//!
+//! Invariant: each offer swaps itself in as the latest value (one atomic pointer swap), so
+//! offers form one sequence; the offer whose predecessor and itself satisfy the predicate
+//! resolves the eureka. An offer after that returns `Terminate` without entering the
+//! sequence; the resolving offer also keeps its value in `settled` (a `Slot`), so `get()`
+//! is the value that converged even if offers racing with the resolution swapped in later.
+
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+
+use super::slot::Slot;
+use super::{Core, Eureka, Verdict};
+
+/// Resolves when `converged(previous, new)` holds for an offered value and the one offered
+/// just before it (the first offer is compared with `init`). `get()` is the latest value:
+/// the one that converged, once resolved. Iterations launched ahead of need stop once it
+/// resolves.
+///
+/// ```
+/// use offshoot::eureka::{self, Convergence, Eureka};
+///
+/// // Newton's iteration for sqrt(2), one step per task, in order.
+/// let x = Convergence::new(1.0f64, |a: &f64, b: &f64| (a - b).abs() < 1e-12);
+/// eureka::finish(&x, || {
+///     for _ in 0..100 {
+///         let cur = *x.get();
+///         x.offer((cur + 2.0 / cur) / 2.0);
+///     }
+/// });
+/// assert!(x.is_resolved());
+/// assert!((*x.get() - 2f64.sqrt()).abs() < 1e-12);
+/// ```
+pub struct Convergence<T, P> {
+    core: Core,
+    latest: ArcSwap<T>,
+    settled: Slot<Arc<T>>,
+    converged: P,
+}
+
+impl<T: std::fmt::Debug, P> std::fmt::Debug for Convergence<T, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Convergence")
+            .field("latest", &self.latest.load())
+            .field("core", &self.core)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T, P: Fn(&T, &T) -> bool> Convergence<T, P> {
+    /// A sequence starting at `init`, settled when `converged(previous, new)`.
+    ///
+    /// ```
+    /// let c = offshoot::eureka::Convergence::new(0u32, |a: &u32, b: &u32| a == b);
+    /// assert_eq!(*offshoot::eureka::Eureka::get(&c), 0);
+    /// ```
+    pub fn new(init: T, converged: P) -> Convergence<T, P> {
+        Convergence {
+            core: Core::new(),
+            latest: ArcSwap::from_pointee(init),
+            settled: Slot::new(),
+            converged,
+        }
+    }
+}
+
+impl<T, P> Convergence<T, P>
+where
+    T: Send + Sync,
+    P: Fn(&T, &T) -> bool + Sync,
+{
+    /// [`Eureka::check`] without an argument: stops the caller once it converged.
+    ///
+    /// ```
+    /// use offshoot::eureka::{self, Convergence};
+    /// let c = Convergence::new(0u8, |a: &u8, b: &u8| a == b);
+    /// eureka::finish(&c, || assert!(c.check()));
+    /// ```
+    #[inline]
+    pub fn check(&self) -> bool {
+        Eureka::check(self, ())
+    }
+}
+
+impl<T, P> Eureka for Convergence<T, P>
+where
+    T: Send + Sync,
+    P: Fn(&T, &T) -> bool + Sync,
+{
+    type Offer = T;
+    type Check = ();
+    type Value<'a>
+        = Arc<T>
+    where
+        Self: 'a;
+
+    fn core(&self) -> &Core {
+        &self.core
+    }
+
+    fn record(&self, x: T) -> Verdict {
+        if self.core.is_resolved() || self.settled.is_claimed() {
+            return Verdict::Terminate;
+        }
+        let new = Arc::new(x);
+        let prev = self.latest.swap(Arc::clone(&new));
+        if !(self.converged)(&prev, &new) {
+            Verdict::Go
+        } else if self.settled.set(new).is_ok() {
+            Verdict::Resolve
+        } else {
+            Verdict::Terminate
+        }
+    }
+
+    #[inline]
+    fn test(&self, _: &()) -> Verdict {
+        if self.core.is_resolved() || self.settled.is_claimed() {
+            Verdict::Terminate
+        } else {
+            Verdict::Go
+        }
+    }
+
+    fn value(&self) -> Arc<T> {
+        match self.settled.get() {
+            Some(v) => Arc::clone(v),
+            None => self.latest.load_full(),
+        }
+    }
+}

@@ -1,0 +1,601 @@
+//! Eureka regions (`offshoot::eureka`) against serial oracles: Search, Count(K) and Minima
+//! over thousands of random search trees (some without a solution) on 1-4 workers; no task
+//! of a resolved region starts; parked tasks of a resolved region end; termination at depth
+//! with every destructor run; nesting (an outer resolution stops inner searches; nested
+//! engines are all charged); AND / OR; Timer and Engine resolving with no offer; a panic in
+//! a region; misuse errors.
+
+mod common;
+
+use std::collections::HashSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use common::{bounded, mix, payload_str, pool};
+use offshoot::eureka::{self, And, Count, Engine, Eureka, Minima, Or, Search, Timer};
+use offshoot::ThreadPool;
+
+fn pools() -> &'static [ThreadPool] {
+    static P: OnceLock<Vec<ThreadPool>> = OnceLock::new();
+    P.get_or_init(|| (1..=4).map(pool).collect())
+}
+
+/// A random search tree: node `n` at depth `d` has `width(n)` children until `depth`;
+/// a leaf is a solution when its hash says so (`hit_per_mille`), and costs `cost(n)`.
+#[derive(Clone, Copy, Debug)]
+struct Tree {
+    seed: u64,
+    depth: u32,
+    max_width: u64,
+    hit_per_mille: u64,
+}
+
+impl Tree {
+    fn random(seed: u64) -> Tree {
+        let h = mix(seed);
+        Tree {
+            seed,
+            depth: 2 + (h % 6) as u32,
+            max_width: 1 + (h >> 8) % 5,
+            // 0 for about one tree in six: no solution at all.
+            hit_per_mille: [0, 2, 10, 50, 200, 1000][((h >> 16) % 6) as usize],
+        }
+    }
+    fn width(&self, n: u64) -> u64 {
+        1 + mix(n ^ self.seed) % self.max_width
+    }
+    fn child(&self, n: u64, i: u64) -> u64 {
+        mix(n.wrapping_mul(31).wrapping_add(i + 1) ^ self.seed)
+    }
+    fn is_hit(&self, n: u64) -> bool {
+        mix(n ^ self.seed ^ 0xABCD) % 1000 < self.hit_per_mille
+    }
+    fn cost(&self, n: u64) -> u64 {
+        mix(n ^ self.seed ^ 0x5EED) % 10_000
+    }
+    /// Every solution leaf, serially.
+    fn solutions(&self, n: u64, d: u32, out: &mut Vec<u64>) {
+        if d == self.depth {
+            if self.is_hit(n) {
+                out.push(n);
+            }
+            return;
+        }
+        for i in 0..self.width(n) {
+            self.solutions(self.child(n, i), d + 1, out);
+        }
+    }
+    fn root(&self) -> u64 {
+        self.seed
+    }
+}
+
+/// The parallel search: a `join` per pair of children halves, a check at every node, an
+/// offer at every solution leaf.
+fn search<E: Eureka<Check = ()>>(t: &Tree, n: u64, d: u32, e: &E, offer: &(dyn Fn(u64) + Sync)) {
+    e.check(());
+    if d == t.depth {
+        if t.is_hit(n) {
+            offer(n);
+        }
+        return;
+    }
+    let kids: Vec<u64> = (0..t.width(n)).map(|i| t.child(n, i)).collect();
+    split(&kids, &|c| search(t, c, d + 1, e, offer));
+}
+
+fn split(kids: &[u64], f: &(dyn Fn(u64) + Sync)) {
+    match kids {
+        [] => {}
+        [c] => f(*c),
+        _ => {
+            let (a, b) = kids.split_at(kids.len() / 2);
+            offshoot::join(|| split(a, f), || split(b, f));
+        }
+    }
+}
+
+fn trees() -> u64 {
+    std::env::var("OFFSHOOT_STRESS_TREES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300)
+}
+
+#[test]
+fn search_finds_a_solution_or_reports_none() {
+    bounded(|| {
+        for seed in 0..trees() {
+            let t = Tree::random(seed);
+            let mut all = Vec::new();
+            t.solutions(t.root(), 0, &mut all);
+            let all: HashSet<u64> = all.into_iter().collect();
+            for p in pools() {
+                let found = Search::new();
+                let body = p.run(|| {
+                    eureka::finish(&found, || {
+                        search(&t, t.root(), 0, &found, &|n| {
+                            found.offer(n);
+                        })
+                    })
+                });
+                match found.get() {
+                    Some(n) => {
+                        assert!(all.contains(n), "{t:?}: {n} is not a solution");
+                        assert!(body.is_none(), "{t:?}: the resolved body was not stopped");
+                    }
+                    None => {
+                        assert!(
+                            all.is_empty(),
+                            "{t:?}: a solution exists but none was found"
+                        );
+                        assert_eq!(body, Some(()), "{t:?}: an unresolved region ends normally");
+                    }
+                }
+                assert_eq!(found.is_resolved(), !all.is_empty());
+            }
+        }
+    });
+}
+
+#[test]
+fn count_keeps_exactly_k_distinct_solutions() {
+    bounded(|| {
+        for seed in 0..trees() {
+            let t = Tree::random(seed);
+            let mut all = Vec::new();
+            t.solutions(t.root(), 0, &mut all);
+            let k = 1 + (mix(seed) % 7) as usize;
+            for p in pools() {
+                let first = Count::new(k);
+                p.run(|| {
+                    eureka::finish(&first, || {
+                        search(&t, t.root(), 0, &first, &|n| {
+                            first.offer(n);
+                        })
+                    })
+                });
+                let got = first.get();
+                // A leaf can be reached on several paths (hash collisions aside, every path
+                // is one leaf), so compare as multisets of solution leaves.
+                assert_eq!(got.len(), k.min(all.len()), "{t:?}, k = {k}");
+                for n in &got {
+                    assert!(all.contains(n), "{t:?}: {n} is not a solution");
+                }
+                assert_eq!(first.is_resolved(), all.len() >= k);
+            }
+        }
+    });
+}
+
+#[test]
+fn minima_finds_the_least_cost_with_pruning() {
+    fn bb(t: &Tree, n: u64, d: u32, acc: u64, m: &Minima<u64>) {
+        if !m.check(acc) {
+            return; // costs only grow: this branch cannot beat the bound
+        }
+        if d == t.depth {
+            m.offer(acc);
+            return;
+        }
+        let kids: Vec<u64> = (0..t.width(n)).map(|i| t.child(n, i)).collect();
+        split(&kids, &|c| bb(t, c, d + 1, acc + t.cost(c), m));
+    }
+    fn serial(t: &Tree, n: u64, d: u32, acc: u64) -> u64 {
+        if d == t.depth {
+            return acc;
+        }
+        (0..t.width(n))
+            .map(|i| t.child(n, i))
+            .map(|c| serial(t, c, d + 1, acc + t.cost(c)))
+            .min()
+            .unwrap()
+    }
+    bounded(|| {
+        for seed in 0..trees() {
+            let t = Tree::random(seed);
+            let want = serial(&t, t.root(), 0, 0);
+            for p in pools() {
+                let m = Minima::new(u64::MAX);
+                let body = p.run(|| eureka::finish(&m, || bb(&t, t.root(), 0, 0, &m)));
+                assert_eq!(*m.get(), want, "{t:?}");
+                assert_eq!(body, Some(()), "a Minima never resolves by itself");
+                let most = Minima::maxima(0u64);
+                p.run(|| {
+                    eureka::finish(&most, || {
+                        offshoot::par_for(0..1000, |i| {
+                            most.offer(t.cost(i as u64));
+                        })
+                    })
+                });
+                assert_eq!(*most.get(), (0..1000).map(|i| t.cost(i)).max().unwrap());
+            }
+        }
+    });
+}
+
+/// Counts live values and drops.
+struct Alive(Arc<AtomicUsize>);
+impl Alive {
+    fn new(c: &Arc<AtomicUsize>) -> Alive {
+        c.fetch_add(1, Ordering::SeqCst);
+        Alive(c.clone())
+    }
+}
+impl Drop for Alive {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn termination_at_depth_runs_every_destructor() {
+    fn dive(d: u32, found: &Search<u32>, alive: &Arc<AtomicUsize>) {
+        let _guard = Alive::new(alive);
+        found.check();
+        if d == 0 {
+            return;
+        }
+        if d == 7 {
+            found.offer(d);
+        }
+        offshoot::join(|| dive(d - 1, found, alive), || dive(d - 1, found, alive));
+    }
+    bounded(|| {
+        for p in pools() {
+            for _ in 0..20 {
+                let alive = Arc::new(AtomicUsize::new(0));
+                let found = Search::new();
+                p.run(|| eureka::finish(&found, || dive(16, &found, &alive)));
+                assert_eq!(found.get(), Some(&7));
+                assert_eq!(alive.load(Ordering::SeqCst), 0, "a destructor did not run");
+            }
+        }
+    });
+}
+
+#[test]
+fn no_task_of_a_resolved_region_starts() {
+    bounded(|| {
+        for p in pools() {
+            let started_after = Arc::new(AtomicUsize::new(0));
+            let dropped = Arc::new(AtomicUsize::new(0));
+            let found = Search::new();
+            p.run(|| {
+                eureka::finish(&found, || {
+                    // Spawned before the resolution: they may or may not run, but none
+                    // starts after it.
+                    let resolved = Arc::new(AtomicBool::new(false));
+                    for _ in 0..200 {
+                        let (s, r, g) = (
+                            started_after.clone(),
+                            resolved.clone(),
+                            Alive::new(&dropped),
+                        );
+                        offshoot::spawn(move || {
+                            let _g = g;
+                            if r.load(Ordering::SeqCst) {
+                                s.fetch_add(1, Ordering::SeqCst);
+                            }
+                        });
+                    }
+                    resolved.store(true, Ordering::SeqCst);
+                    let _ = catch_unwind(AssertUnwindSafe(|| found.offer(1)));
+                    // The body is stopped at its next poll point: a spawn after the
+                    // resolution never runs.
+                    for _ in 0..50 {
+                        let s = started_after.clone();
+                        offshoot::spawn(move || {
+                            s.fetch_add(1000, Ordering::SeqCst);
+                        });
+                    }
+                })
+            });
+            assert!(found.is_resolved());
+            assert_eq!(
+                started_after.load(Ordering::SeqCst),
+                0,
+                "a task started after the resolution"
+            );
+            assert_eq!(
+                dropped.load(Ordering::SeqCst),
+                0,
+                "an unstarted task was leaked"
+            );
+        }
+    });
+}
+
+#[test]
+fn parked_tasks_of_a_resolved_region_end() {
+    bounded(|| {
+        for p in pools() {
+            let never = Arc::new(offshoot::sync::Event::<()>::new());
+            let ended = Arc::new(AtomicUsize::new(0));
+            let found = Search::new();
+            p.run(|| {
+                eureka::finish(&found, || {
+                    for _ in 0..20 {
+                        let (never, g) = (never.clone(), Alive::new(&ended));
+                        offshoot::spawn(move || {
+                            let _g = g;
+                            never.wait(); // parks until the resolution ends it
+                        });
+                    }
+                    offshoot::spawn(|| {
+                        eureka::offer("done"); // found through the region: no borrow
+                    });
+                })
+            });
+            assert_eq!(found.get(), Some(&"done"));
+            assert_eq!(
+                ended.load(Ordering::SeqCst),
+                0,
+                "a parked task was not ended"
+            );
+        }
+    });
+}
+
+#[test]
+fn nested_regions_offer_to_the_innermost_and_check_every_level() {
+    bounded(|| {
+        for p in pools() {
+            let outer = Engine::<u32>::new(u64::MAX);
+            let inner = Engine::<u32>::new(1000);
+            p.run(|| {
+                eureka::finish(&outer, || {
+                    eureka::finish(&inner, || {
+                        offshoot::par_for(0..100_000, |_| {
+                            eureka::check(1u64);
+                        })
+                    });
+                    // Back in the outer region: offers go to the outer engine.
+                    eureka::offer(5u32);
+                })
+            });
+            assert!(inner.is_resolved(), "the inner engine ran out of fuel");
+            assert!(inner.used() >= 1000);
+            assert!(
+                outer.used() >= inner.used(),
+                "the outer engine was charged too"
+            );
+            assert_eq!(outer.get(), Some(&5));
+            assert_eq!(inner.get(), None);
+        }
+    });
+}
+
+#[test]
+fn an_outer_resolution_ends_an_endless_inner_search() {
+    bounded(|| {
+        for p in pools() {
+            let outer = Or::new(
+                Search::<()>::new(),
+                Timer::<()>::new(Duration::from_millis(30)),
+            );
+            let (inner_started, inner_ended) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            p.run(|| {
+                eureka::finish(&outer, || {
+                    offshoot::par_for(0..4, |_| {
+                        let inner = Search::<u64>::new();
+                        struct Count<'a>(&'a AtomicUsize);
+                        impl Drop for Count<'_> {
+                            fn drop(&mut self) {
+                                self.0.fetch_add(1, Ordering::SeqCst);
+                            }
+                        }
+                        inner_started.fetch_add(1, Ordering::SeqCst);
+                        let _c = Count(&inner_ended);
+                        eureka::finish(&inner, || {
+                            // Endless: only the outer timer (seen by walking the checks up)
+                            // ends it.
+                            offshoot::par_for(0..usize::MAX, |_| {
+                                eureka::check((Some(()), Some(())));
+                            })
+                        });
+                    })
+                })
+            });
+            assert!(outer.is_resolved());
+            assert!(outer.parts().1.is_resolved(), "the timer resolved it");
+            // Pieces of the outer loop not started by the resolution never start; every
+            // inner search that started ended (its region returned or unwound).
+            let started = inner_started.load(Ordering::SeqCst);
+            assert!(started >= 1);
+            assert_eq!(
+                inner_ended.load(Ordering::SeqCst),
+                started,
+                "every inner search ended"
+            );
+        }
+    });
+}
+
+#[test]
+fn and_needs_both_or_needs_either() {
+    bounded(|| {
+        for p in pools() {
+            let both = And::new(Search::new(), Count::new(2));
+            p.run(|| {
+                eureka::finish(&both, || {
+                    offshoot::par_for(0..10_000, |i| {
+                        both.check((Some(()), Some(())));
+                        if i % 1000 == 7 {
+                            both.offer((Some(i), None));
+                        }
+                        if i % 3000 == 11 {
+                            both.offer((None, Some(i)));
+                        }
+                    })
+                })
+            });
+            assert!(both.is_resolved());
+            let (a, b) = both.get();
+            assert_eq!(a.map(|i| i % 1000), Some(7));
+            assert_eq!(b.len(), 2);
+
+            let one = And::new(Search::<usize>::new(), Search::<usize>::new());
+            p.run(|| {
+                eureka::finish(&one, || {
+                    offshoot::par_for(0..1000, |i| {
+                        one.offer((Some(i), None)); // only the first part ever resolves
+                    })
+                })
+            });
+            assert!(
+                !one.is_resolved(),
+                "AND with one part resolved is not resolved"
+            );
+            assert!(one.parts().0.is_resolved());
+
+            let either = Or::new(Search::<usize>::new(), Search::<usize>::new());
+            p.run(|| {
+                eureka::finish(&either, || {
+                    offshoot::par_for(0..1000, |i| {
+                        if i == 500 {
+                            either.offer((None, Some(i)));
+                        }
+                    })
+                })
+            });
+            assert!(either.is_resolved());
+            assert_eq!(either.get(), (None, Some(&500)));
+        }
+    });
+}
+
+#[test]
+fn timer_and_engine_resolve_with_no_offer() {
+    bounded(|| {
+        for p in pools() {
+            let t = Timer::<u8>::new(Duration::from_millis(5));
+            let body = p.run(|| {
+                eureka::finish(&t, || {
+                    offshoot::par_for(0..usize::MAX, |_| {
+                        t.check();
+                    })
+                })
+            });
+            assert!(t.is_resolved() && body.is_none() && t.get().is_none());
+
+            let e = Engine::<u8>::new(5000);
+            p.run(|| {
+                eureka::finish(&e, || {
+                    offshoot::par_for(0..usize::MAX, |_| {
+                        e.check(1);
+                    })
+                })
+            });
+            assert!(e.is_resolved() && e.used() >= 5000 && e.get().is_none());
+        }
+    });
+}
+
+#[test]
+fn a_panic_before_the_resolution_wins() {
+    bounded(|| {
+        for p in pools() {
+            let found = Search::<u8>::new();
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                p.run(|| {
+                    eureka::finish(&found, || {
+                        offshoot::join(|| panic!("expected: boom in a search"), || found.check());
+                    })
+                })
+            }));
+            let err = r.expect_err("the panic resumes in the caller");
+            assert_eq!(payload_str(&*err), Some("expected: boom in a search"));
+            assert!(!found.is_resolved());
+        }
+    });
+}
+
+#[test]
+fn misuse_is_a_clear_error() {
+    bounded(|| {
+        let p = &pools()[1];
+        let e = Search::<u8>::new();
+        let msg = |f: &dyn Fn()| {
+            let err = catch_unwind(AssertUnwindSafe(f)).expect_err("misuse panics");
+            payload_str(&*err).unwrap_or_default().to_string()
+        };
+        // The static helpers with no eureka around.
+        assert!(msg(&|| p.run(|| {
+            eureka::check(());
+        }))
+        .contains("no eureka around it"));
+        assert!(msg(&|| {
+            eureka::offer(1u8);
+        })
+        .contains("no eureka around it"));
+        // A method of a eureka outside its regions.
+        assert!(msg(&|| p.run(|| {
+            e.offer(1);
+        }))
+        .contains("outside every region"));
+        // An offer of the wrong type.
+        let s = Search::<u64>::new();
+        let m = msg(&|| {
+            p.run(|| {
+                eureka::finish(&s, || {
+                    eureka::offer("text");
+                })
+            });
+        });
+        assert!(m.contains("u64") && m.contains("&str"), "{m}");
+        // A check whose type no enclosing eureka takes.
+        let m = msg(&|| {
+            p.run(|| {
+                eureka::finish(&s, || {
+                    eureka::check(1.5f64);
+                })
+            });
+        });
+        assert!(m.contains("f64"), "{m}");
+        // Count(0) cannot resolve.
+        assert!(msg(&|| {
+            Count::<u8>::new(0);
+        })
+        .contains("at least one offer"));
+    });
+}
+
+#[test]
+fn a_region_on_a_resolved_eureka_stops_at_once_and_regions_share_one() {
+    bounded(|| {
+        for p in pools() {
+            let found = Search::new();
+            let ran = AtomicUsize::new(0);
+            p.run(|| {
+                eureka::finish(&found, || {
+                    offshoot::join(
+                        || {
+                            eureka::finish(&found, || {
+                                found.offer(1u32);
+                            })
+                        },
+                        || {
+                            eureka::finish(&found, || {
+                                offshoot::par_for(0..usize::MAX, |_| {
+                                    found.check();
+                                    ran.fetch_add(1, Ordering::Relaxed);
+                                })
+                            })
+                        },
+                    );
+                })
+            });
+            assert_eq!(found.get(), Some(&1));
+            let body = p.run(|| {
+                eureka::finish(&found, || {
+                    found.check();
+                    unreachable!("a region on a resolved eureka stops at its first check")
+                })
+            });
+            assert_eq!(body, None);
+        }
+    });
+}
