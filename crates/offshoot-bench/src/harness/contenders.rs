@@ -15,6 +15,12 @@ pub enum Contender {
     Serial,
     /// offshoot, `ThreadPool::run`.
     Offshoot,
+    /// offshoot with a hand-threaded cancellation token (an `AtomicBool` the
+    /// program passes down and tests), in the search kernels: the baseline a
+    /// eureka must match ("CT" in Imam's thesis, Fig. 4.14).
+    OffshootCt,
+    /// offshoot with no termination: the whole search runs to its end ("AF").
+    OffshootAf,
     /// rayon, `ThreadPool::install`.
     Rayon,
     /// chili, `ThreadPool::scope`.
@@ -30,8 +36,10 @@ pub enum Contender {
 
 impl Contender {
     /// Every parallel contender, in report order.
-    pub const PARALLEL: [Contender; 5] = [
+    pub const PARALLEL: [Contender; 7] = [
         Contender::Offshoot,
+        Contender::OffshootCt,
+        Contender::OffshootAf,
         Contender::Rayon,
         Contender::Chili,
         Contender::Tokio,
@@ -42,11 +50,30 @@ impl Contender {
     pub const FORK_JOIN: &'static [Contender] =
         &[Contender::Offshoot, Contender::Rayon, Contender::Chili];
 
+    /// The search kernels' contenders: offshoot's eureka, its token and
+    /// no-termination variants, and rayon's idiom.
+    pub const SEARCH: &'static [Contender] = &[
+        Contender::Offshoot,
+        Contender::OffshootCt,
+        Contender::OffshootAf,
+        Contender::Rayon,
+    ];
+
+    /// Whether it is one of offshoot's own versions (never a peer).
+    pub fn is_offshoot(self) -> bool {
+        matches!(
+            self,
+            Contender::Offshoot | Contender::OffshootCt | Contender::OffshootAf
+        )
+    }
+
     /// Lower-case name.
     pub fn name(self) -> &'static str {
         match self {
             Contender::Serial => "serial",
             Contender::Offshoot => "offshoot",
+            Contender::OffshootCt => "offshoot-ct",
+            Contender::OffshootAf => "offshoot-af",
             Contender::Rayon => "rayon",
             Contender::Chili => "chili",
             Contender::Tokio => "tokio",
@@ -112,6 +139,8 @@ impl Pools {
         match contender {
             Contender::Serial | Contender::Threads => run_unpooled(inst, contender),
             Contender::Offshoot => self.offshoot.run(|| inst.offshoot()),
+            Contender::OffshootCt => self.offshoot.run(|| inst.offshoot_ct()),
+            Contender::OffshootAf => self.offshoot.run(|| inst.offshoot_af()),
             Contender::Rayon => self.rayon.install(|| inst.rayon()),
             Contender::Chili => {
                 let mut scope = self.chili.scope();

@@ -94,6 +94,12 @@ pub struct Comparison {
     pub workers: usize,
     /// offshoot's median ÷ serial median.
     pub offshoot_ratio: f64,
+    /// offshoot-ct's median ÷ serial median (search kernels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offshoot_ct_ratio: Option<f64>,
+    /// offshoot-af's median ÷ serial median (search kernels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offshoot_af_ratio: Option<f64>,
     /// rayon's median ÷ serial median.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rayon_ratio: Option<f64>,
@@ -118,6 +124,8 @@ impl Comparison {
         match contender {
             Contender::Serial => Some(1.0),
             Contender::Offshoot => Some(self.offshoot_ratio),
+            Contender::OffshootCt => self.offshoot_ct_ratio,
+            Contender::OffshootAf => self.offshoot_af_ratio,
             Contender::Rayon => self.rayon_ratio,
             Contender::Chili => self.chili_ratio,
             Contender::Tokio => self.tokio_ratio,
@@ -178,12 +186,14 @@ impl KernelResult {
                 let offshoot = ratio(Contender::Offshoot)?;
                 let (best_peer, best) = Contender::PARALLEL
                     .into_iter()
-                    .filter(|&c| c != Contender::Offshoot)
+                    .filter(|&c| !c.is_offshoot())
                     .filter_map(|c| Some((c, ratio(c)?)))
                     .min_by(|a, b| a.1.total_cmp(&b.1))?;
                 Some(Comparison {
                     workers: w,
                     offshoot_ratio: offshoot,
+                    offshoot_ct_ratio: ratio(Contender::OffshootCt),
+                    offshoot_af_ratio: ratio(Contender::OffshootAf),
                     rayon_ratio: ratio(Contender::Rayon),
                     chili_ratio: ratio(Contender::Chili),
                     tokio_ratio: ratio(Contender::Tokio),

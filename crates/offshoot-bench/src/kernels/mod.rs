@@ -40,6 +40,7 @@ pub mod items;
 pub mod iter;
 pub mod iter_apps;
 pub mod knapsack;
+pub mod knapsack_bb;
 pub mod loop21;
 pub mod loop6;
 pub mod mandelbrot;
@@ -47,6 +48,7 @@ pub mod matmul;
 pub mod monitor_buffer;
 pub mod nbody;
 pub mod nqueens;
+pub mod nqueens_firstk;
 pub mod nqueens_undo;
 pub mod par_for;
 pub mod par_sort;
@@ -54,6 +56,7 @@ pub mod pentomino;
 pub mod pentomino_copy;
 pub mod plain;
 pub mod ring;
+pub mod sls;
 pub mod sort_halves;
 pub mod stencil;
 pub mod tree_sum;
@@ -103,6 +106,14 @@ pub trait Instance: Send {
     fn serial(&mut self);
     /// The offshoot version; the harness calls it inside `ThreadPool::run`.
     fn offshoot(&mut self);
+    /// offshoot with a hand-threaded cancellation token (search kernels).
+    fn offshoot_ct(&mut self) {
+        missing(Contender::OffshootCt);
+    }
+    /// offshoot with no termination (search kernels).
+    fn offshoot_af(&mut self) {
+        missing(Contender::OffshootAf);
+    }
     /// The rayon version; the harness calls it inside `ThreadPool::install`.
     fn rayon(&mut self) {
         missing(Contender::Rayon);
@@ -165,6 +176,9 @@ pub fn all() -> Vec<KernelInfo> {
         iter_apps::INFO_FLAT_MAP_COLLECT,
         iter_apps::INFO_FIND_FIRST,
         stencil::INFO,
+        sls::INFO,
+        knapsack_bb::INFO,
+        nqueens_firstk::INFO,
         pentomino::INFO,
         pentomino_copy::INFO,
         mandelbrot::INFO,

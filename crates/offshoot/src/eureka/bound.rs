@@ -1,19 +1,18 @@
 //! `Minima`: branch and bound — the best value offered so far, under any order.
 //!
 //! Invariant: `best` only ever moves to a value that compares `Less` than the one it
-//! replaces (a compare-and-swap on the pointer, retried while it keeps losing to
-//! another offer that was not better); so the bound is monotone, and `get()` after the
-//! region is the least of all offers and the initial value.
+//! replaces (`Chain::push_if`: a compare-and-swap on one pointer, retried while it keeps
+//! losing to another offer, re-compared each time); so the bound is monotone, and `get()`
+//! after the region is the least of all offers and the initial value. A check or a
+//! rejected offer is one load and the comparator.
 
 use std::cmp::Ordering;
-use std::sync::Arc;
 
-use arc_swap::ArcSwap;
-
+use super::chain::Chain;
 use super::{Core, Eureka, Verdict};
 
 /// Branch and bound: the least value offered so far under an order (`Minima::new`: `Ord`;
-/// [`Minima::maxima`]: the greatest; [`Minima::by`]: any comparator). `offer(x)` lowers the
+/// [`Minima::maxima`]: the greatest; [`Minima::by`]: any comparator or [`Order`]). `offer(x)` lowers the
 /// bound to `x` and returns `true`, or returns `false` when `x` does not beat it;
 /// `check(&b)` returns `false` when a branch whose best possible value is `b` cannot beat
 /// the bound (prune it). It never resolves by itself: the search runs until every branch
@@ -43,18 +42,55 @@ use super::{Core, Eureka, Verdict};
 /// eureka::finish(&bound, || best(&cost, 0, 0, 0, &bound));
 /// assert_eq!(*bound.get(), 1 + 3 + 4);
 /// ```
-pub struct Minima<T, C = fn(&T, &T) -> Ordering> {
+pub struct Minima<T, C = Ascending> {
     core: Core,
-    best: ArcSwap<T>,
+    best: Chain<T>,
     cmp: C,
 }
 
 impl<T: std::fmt::Debug, C> std::fmt::Debug for Minima<T, C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Minima")
-            .field("best", &self.best.load())
+            .field("best", self.best.current())
             .field("core", &self.core)
             .finish_non_exhaustive()
+    }
+}
+
+/// An order for [`Minima`]: `Less` means "better". Implemented by [`Ascending`] (the
+/// least value wins), [`Descending`] (the greatest wins) and every
+/// `Fn(&T, &T) -> Ordering` closure.
+pub trait Order<T>: Sync {
+    /// How `a` compares with `b`.
+    fn order(&self, a: &T, b: &T) -> Ordering;
+}
+
+/// The natural order of `T: Ord`: [`Minima::new`] keeps the least value.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ascending;
+
+/// The reversed natural order: [`Minima::maxima`] keeps the greatest value.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Descending;
+
+impl<T: Ord> Order<T> for Ascending {
+    #[inline]
+    fn order(&self, a: &T, b: &T) -> Ordering {
+        a.cmp(b)
+    }
+}
+
+impl<T: Ord> Order<T> for Descending {
+    #[inline]
+    fn order(&self, a: &T, b: &T) -> Ordering {
+        b.cmp(a)
+    }
+}
+
+impl<T, F: Fn(&T, &T) -> Ordering + Sync> Order<T> for F {
+    #[inline]
+    fn order(&self, a: &T, b: &T) -> Ordering {
+        self(a, b)
     }
 }
 
@@ -67,7 +103,7 @@ impl<T: Ord> Minima<T> {
     /// assert_eq!(*offshoot::eureka::Eureka::get(&m), 10);
     /// ```
     pub fn new(init: T) -> Minima<T> {
-        Minima::by(init, T::cmp)
+        Minima::by(init, Ascending)
     }
 
     /// The greatest value offered (the Maxima eureka), starting from `init`.
@@ -78,13 +114,14 @@ impl<T: Ord> Minima<T> {
     /// eureka::finish(&most, || offshoot::par_for(0..1000, |i| { most.offer(i % 97); }));
     /// assert_eq!(*most.get(), 96);
     /// ```
-    pub fn maxima(init: T) -> Minima<T> {
-        Minima::by(init, |a: &T, b: &T| b.cmp(a))
+    pub fn maxima(init: T) -> Minima<T, Descending> {
+        Minima::by(init, Descending)
     }
 }
 
-impl<T, C: Fn(&T, &T) -> Ordering> Minima<T, C> {
-    /// The least value offered under `cmp`, starting from `init`.
+impl<T, C: Order<T>> Minima<T, C> {
+    /// The least value offered under `cmp` (a closure `|a, b| -> Ordering`, or an
+    /// [`Order`]), starting from `init`.
     ///
     /// ```
     /// use offshoot::eureka::{self, Eureka, Minima};
@@ -100,7 +137,7 @@ impl<T, C: Fn(&T, &T) -> Ordering> Minima<T, C> {
     pub fn by(init: T, cmp: C) -> Minima<T, C> {
         Minima {
             core: Core::new(),
-            best: ArcSwap::from_pointee(init),
+            best: Chain::new(init),
             cmp,
         }
     }
@@ -109,12 +146,12 @@ impl<T, C: Fn(&T, &T) -> Ordering> Minima<T, C> {
 impl<T, C> Eureka for Minima<T, C>
 where
     T: Send + Sync,
-    C: Fn(&T, &T) -> Ordering + Sync,
+    C: Order<T>,
 {
     type Offer = T;
     type Check = T;
     type Value<'a>
-        = Arc<T>
+        = &'a T
     where
         Self: 'a;
 
@@ -122,37 +159,27 @@ where
         &self.core
     }
 
+    #[inline]
     fn record(&self, x: T) -> Verdict {
-        let mut new: Option<Arc<T>> = None;
-        let mut x = Some(x);
-        loop {
-            let cur = self.best.load();
-            let better = match (&new, &x) {
-                (Some(n), _) => (self.cmp)(n, &cur),
-                (None, Some(v)) => (self.cmp)(v, &cur),
-                (None, None) => unreachable!(),
-            };
-            if better != Ordering::Less {
-                return Verdict::Prune;
-            }
-            let n = new.get_or_insert_with(|| Arc::new(x.take().expect("moved once")));
-            let prev = self.best.compare_and_swap(&*cur, Arc::clone(n));
-            if Arc::ptr_eq(&prev, &cur) {
-                return Verdict::Go;
-            }
+        match self
+            .best
+            .push_if(x, |x, cur| self.cmp.order(x, cur) == Ordering::Less)
+        {
+            Ok(_) => Verdict::Go,
+            Err(_) => Verdict::Prune,
         }
     }
 
     #[inline]
     fn test(&self, b: &T) -> Verdict {
-        if (self.cmp)(b, &self.best.load()) == Ordering::Less {
+        if self.cmp.order(b, self.best.current()) == Ordering::Less {
             Verdict::Go
         } else {
             Verdict::Prune
         }
     }
 
-    fn value(&self) -> Arc<T> {
-        self.best.load_full()
+    fn value(&self) -> &T {
+        self.best.current()
     }
 }

@@ -1,15 +1,13 @@
 //! `Convergence`: resolves when a sequence of offered values settles.
 //!
-//! Invariant: each offer swaps itself in as the latest value (one atomic pointer swap), so
-//! offers form one sequence; the offer whose predecessor and itself satisfy the predicate
+//! Invariant: each offer pushes itself as the latest value (`Chain::push_if`, always
+//! taken: one compare-and-swap on a pointer, retried under contention), so offers form one
+//! sequence; the offer whose predecessor and itself satisfy the predicate
 //! resolves the eureka. An offer after that returns `Terminate` without entering the
 //! sequence; the resolving offer also keeps its value in `settled` (a `Slot`), so `get()`
 //! is the value that converged even if offers racing with the resolution swapped in later.
 
-use std::sync::Arc;
-
-use arc_swap::ArcSwap;
-
+use super::chain::Chain;
 use super::slot::Slot;
 use super::{Core, Eureka, Verdict};
 
@@ -34,15 +32,23 @@ use super::{Core, Eureka, Verdict};
 /// ```
 pub struct Convergence<T, P> {
     core: Core,
-    latest: ArcSwap<T>,
-    settled: Slot<Arc<T>>,
+    latest: Chain<T>,
+    settled: Slot<Settled<T>>,
     converged: P,
 }
+
+/// The value that converged: a node of `latest`, which lives as long as the eureka.
+struct Settled<T>(*const T);
+
+// SAFETY: it stands for a `&T` into the chain, shared like the chain's own references.
+unsafe impl<T: Sync> Send for Settled<T> {}
+// SAFETY: as above.
+unsafe impl<T: Sync> Sync for Settled<T> {}
 
 impl<T: std::fmt::Debug, P> std::fmt::Debug for Convergence<T, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Convergence")
-            .field("latest", &self.latest.load())
+            .field("latest", self.latest.current())
             .field("core", &self.core)
             .finish_non_exhaustive()
     }
@@ -58,7 +64,7 @@ impl<T, P: Fn(&T, &T) -> bool> Convergence<T, P> {
     pub fn new(init: T, converged: P) -> Convergence<T, P> {
         Convergence {
             core: Core::new(),
-            latest: ArcSwap::from_pointee(init),
+            latest: Chain::new(init),
             settled: Slot::new(),
             converged,
         }
@@ -91,7 +97,7 @@ where
     type Offer = T;
     type Check = ();
     type Value<'a>
-        = Arc<T>
+        = &'a T
     where
         Self: 'a;
 
@@ -103,11 +109,12 @@ where
         if self.core.is_resolved() || self.settled.is_claimed() {
             return Verdict::Terminate;
         }
-        let new = Arc::new(x);
-        let prev = self.latest.swap(Arc::clone(&new));
-        if !(self.converged)(&prev, &new) {
+        let Ok((prev, new)) = self.latest.push_if(x, |_, _| true) else {
+            unreachable!("a Convergence offer is always taken")
+        };
+        if !(self.converged)(prev, new) {
             Verdict::Go
-        } else if self.settled.set(new).is_ok() {
+        } else if self.settled.set(Settled(new)).is_ok() {
             Verdict::Resolve
         } else {
             Verdict::Terminate
@@ -123,10 +130,11 @@ where
         }
     }
 
-    fn value(&self) -> Arc<T> {
+    fn value(&self) -> &T {
         match self.settled.get() {
-            Some(v) => Arc::clone(v),
-            None => self.latest.load_full(),
+            // SAFETY: a node's value of `latest`, which lives as long as `self`.
+            Some(v) => unsafe { &*v.0 },
+            None => self.latest.current(),
         }
     }
 }

@@ -42,10 +42,10 @@
 //! | [`Convergence<T, P>`] | when `converged(previous, new)` holds | becomes the latest value | — | the latest value |
 //! | [`And<A, B>`], [`Or<A, B>`] | when both / either part has | a pair of optional offers | a pair of optional checks | both parts' values |
 //!
-//! Each is lock-free on the paths tasks run: `check` is a load and a branch (plus the
-//! runtime's poll, one more load), and `offer` a compare-and-swap on one word (Minima and
-//! Convergence: on one pointer, with `arc_swap`). A resolution takes one lock to reach
-//! the regions registered on the eureka, once.
+//! Each is lock-free on the paths tasks run: `check` is a load and a branch, and `offer`
+//! a compare-and-swap on one word (Minima and
+//! Convergence: on one pointer to an immutable node, kept until the eureka drops). A
+//! resolution takes one lock to reach the regions registered on the eureka, once.
 //!
 //! # Static helpers and nesting
 //!
@@ -56,16 +56,20 @@
 //! nested [`Engine`]s are all charged); an enclosing region that resolved stops the caller
 //! in any case, through the runtime's stop. So resolving an outer eureka stops the inner
 //! searches, at their next check. The methods ([`Eureka::offer`], [`Eureka::check`])
-//! address one eureka directly and skip the walk; they must be called inside a region
-//! registered on that eureka.
+//! address one eureka directly and skip the walk (they must be called inside a region
+//! registered on that eureka): they see that eureka's resolution at once, and an
+//! enclosing region's stop at the runtime's next poll point (a `join`, a `spawn`, a loop
+//! step, [`poll`](crate::poll())), not at the check itself — the price of a check that is
+//! one load.
 //!
 //! # Errors
 //!
 //! * [`offer`] / [`check`] with no region with a eureka around the caller, or with an
 //!   argument of a type the eureka does not take, panic with a message naming both.
-//! * [`Eureka::offer`] from code outside every region registered on that eureka panics;
-//!   [`Eureka::check`] does so when it would stop the caller (and always in debug
-//!   builds): a check that finds nothing to do stays one load and a branch.
+//! * [`Eureka::offer`] and [`Eureka::check`] from code outside every region registered
+//!   on that eureka panic when the offer is taken or the call would stop the caller (in
+//!   debug builds: always). A check that finds nothing to do, and an offer that a bound
+//!   rejects, stay a load and a branch.
 //!
 //! # How this differs from HJlib's eurekas
 //!
@@ -95,6 +99,7 @@
 
 mod bound;
 mod budget;
+mod chain;
 mod compose;
 mod convergence;
 mod search;
@@ -105,7 +110,7 @@ use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-pub use bound::Minima;
+pub use bound::{Ascending, Descending, Minima, Order};
 pub use budget::{Engine, Timer};
 pub use compose::{And, Or};
 pub use convergence::Convergence;
@@ -285,7 +290,8 @@ pub trait Eureka: Sync {
     /// was stopped.
     ///
     /// # Panics
-    /// Outside every region registered on this eureka.
+    /// Outside every region registered on this eureka, when the offer is taken or stops
+    /// the caller (in debug builds: always). A rejected offer stays a load and a compare.
     ///
     /// ```
     /// use offshoot::eureka::{self, Eureka, Count};
@@ -303,14 +309,23 @@ pub trait Eureka: Sync {
     where
         Self: Sized,
     {
-        let region = region_of(self.core(), "offer");
-        settle(self.core(), self.record(x), Some(region))
+        #[cfg(debug_assertions)]
+        region_of(self.core(), "offer");
+        match self.record(x) {
+            Verdict::Prune => false,
+            v => {
+                // Taken, or stopping the caller: only from inside a region of this eureka.
+                let region = region_of(self.core(), "offer");
+                settle(self.core(), v, Some(region))
+            }
+        }
     }
 
     /// Tests whether the caller should go on: returns `true` to go on, `false` when its
     /// branch cannot help (a bound that cannot beat a [`Minima`]'s); stops the caller when
-    /// the eureka is resolved — also by this check ([`Timer`], [`Engine`]) — or an
-    /// enclosing region was stopped. Also a poll point of the runtime.
+    /// the eureka is resolved — also by this check ([`Timer`], [`Engine`]). A stop of an
+    /// enclosing region is seen at the runtime's next poll point, not here (see
+    /// [`check`] for the form that walks the enclosing regions).
     ///
     /// # Panics
     /// Outside every region registered on this eureka, when it would stop the caller (in
@@ -363,25 +378,26 @@ pub trait Eureka: Sync {
 }
 
 /// Acts on a verdict: stops the caller for `Resolve` / `Terminate` (after making sure every
-/// registered region, the caller's among them, is failed, so the stop ends in a region),
-/// polls otherwise. `region`: the caller's registered region, if already looked up.
+/// registered region, the caller's among them, is failed, so the stop ends in a region);
+/// otherwise returns at once — no poll of the runtime, whose cost (a thread-local and a
+/// load) doubled that of a branch-and-bound node's check. `region`: the caller's
+/// registered region, if already looked up.
+#[inline]
 fn settle(core: &Core, v: Verdict, region: Option<*const FinishState>) -> bool {
     match v {
-        Verdict::Go => {
-            crate::poll();
-            true
-        }
-        Verdict::Prune => {
-            crate::poll();
-            false
-        }
-        Verdict::Resolve | Verdict::Terminate => {
-            if region.is_none() {
-                region_of(core, "check");
-            }
-            terminate(core)
-        }
+        Verdict::Go => true,
+        Verdict::Prune => false,
+        Verdict::Resolve | Verdict::Terminate => settle_stop(core, region),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn settle_stop(core: &Core, region: Option<*const FinishState>) -> bool {
+    if region.is_none() {
+        region_of(core, "check");
+    }
+    terminate(core)
 }
 
 /// Resolves `core` (idempotent) and stops the caller — unless the caller is unwinding

@@ -50,7 +50,7 @@ impl<T> Search<T> {
     /// let s = offshoot::eureka::Search::<u32>::new();
     /// assert!(s.into_inner().is_none());
     /// ```
-    pub const fn new() -> Search<T> {
+    pub fn new() -> Search<T> {
         Search {
             core: Core::new(),
             first: Slot::new(),
@@ -102,7 +102,9 @@ impl<T: Send + Sync> Eureka for Search<T> {
 
     #[inline]
     fn test(&self, _: &()) -> Verdict {
-        if self.first.is_claimed() {
+        // One load: the offer that claimed the slot resolves the core right after, and
+        // the stop that resolution raises reaches the caller's poll (`check`) anyway.
+        if self.core.is_resolved() {
             Verdict::Terminate
         } else {
             Verdict::Go
@@ -240,7 +242,8 @@ impl<T: Send + Sync> Eureka for Count<T> {
 
     #[inline]
     fn test(&self, _: &()) -> Verdict {
-        if self.core.is_resolved() || self.filled.load(Ordering::Acquire) == self.slots.len() {
+        // One load, as in `Search::test`.
+        if self.core.is_resolved() {
             Verdict::Terminate
         } else {
             Verdict::Go

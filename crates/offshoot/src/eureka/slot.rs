@@ -7,7 +7,8 @@
 
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicU8, Ordering};
+
+use crate::atomics::{AtomicU8, Ordering};
 
 const EMPTY: u8 = 0;
 const CLAIMED: u8 = 1;
@@ -25,7 +26,7 @@ unsafe impl<T: Send + Sync> Sync for Slot<T> {}
 unsafe impl<T: Send> Send for Slot<T> {}
 
 impl<T> Slot<T> {
-    pub(super) const fn new() -> Slot<T> {
+    pub(super) fn new() -> Slot<T> {
         Slot {
             state: AtomicU8::new(EMPTY),
             value: UnsafeCell::new(MaybeUninit::uninit()),
@@ -81,10 +82,15 @@ impl<T> Slot<T> {
     /// The value, taking it out of an owned slot.
     pub(super) fn into_inner(self) -> Option<T> {
         let mut me = std::mem::ManuallyDrop::new(self);
-        let full = *me.state.get_mut() == FULL;
+        // Owned: no other thread can touch the state any more.
+        let full = me.state.load(Ordering::Relaxed) == FULL;
         // SAFETY: FULL means written; the slot is never dropped (ManuallyDrop), so the
         // value is moved out once.
-        full.then(|| unsafe { me.value.get_mut().assume_init_read() })
+        // Under loom the atomic must still be dropped: take it out too.
+        let v = full.then(|| unsafe { me.value.get_mut().assume_init_read() });
+        // SAFETY: the state is dropped once, here, and never used again.
+        unsafe { std::ptr::drop_in_place(&mut me.state) };
+        v
     }
 }
 
@@ -100,9 +106,39 @@ impl<T> std::fmt::Debug for Slot<T> {
 
 impl<T> Drop for Slot<T> {
     fn drop(&mut self) {
-        if *self.state.get_mut() == FULL {
+        // `&mut self`: no other thread can touch the state any more.
+        if self.state.load(Ordering::Relaxed) == FULL {
             // SAFETY: FULL means written, and the slot is dropped once.
             unsafe { self.value.get_mut().assume_init_drop() };
         }
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::Slot;
+    use loom::sync::Arc;
+
+    /// Two offers race for the slot while a reader looks: exactly one wins, the reader
+    /// sees nothing or the winner's whole value, and the loser gets its value back.
+    #[test]
+    fn one_writer_wins_and_readers_see_all_or_nothing() {
+        loom::model(|| {
+            let s = Arc::new(Slot::new());
+            let writers: Vec<_> = [1u64, 2]
+                .into_iter()
+                .map(|v| {
+                    let s = s.clone();
+                    loom::thread::spawn(move || s.set(v).is_ok())
+                })
+                .collect();
+            if let Some(&v) = s.get() {
+                assert!(v == 1 || v == 2);
+            }
+            let won: Vec<bool> = writers.into_iter().map(|t| t.join().unwrap()).collect();
+            assert_eq!(won.iter().filter(|&&w| w).count(), 1);
+            let v = *s.get().expect("written");
+            assert_eq!(won[v as usize - 1], true);
+        });
     }
 }

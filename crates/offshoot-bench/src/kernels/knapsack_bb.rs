@@ -1,0 +1,126 @@
+//! `knapsack-bb`: the `knapsack` kernel's branch and bound with the bound as a eureka
+//! (Imam's thesis, Fig. 4.14 "Knapsack-BB", a Minima eureka; here its Maxima form).
+//!
+//! Contenders, all on the same instance, bound and node order as `knapsack`:
+//! * serial: `knapsack::serial` (a plain `i64` best-so-far);
+//! * offshoot (EU): `eureka::finish` with [`Minima::maxima`]; a node prunes when
+//!   `check(v + c * value / weight)` says its upper bound cannot beat the best, and offers
+//!   what it returns;
+//! * offshoot-ct: `knapsack::par` on offshoot, the hand-written shared bound (an
+//!   `AtomicI64` raised with `fetch_max`) — the token version of branch and bound;
+//! * rayon: the same on `rayon::join`.
+//!
+//! There is no "no termination" version: without pruning the search is the full binary
+//! tree of 2^items nodes. Inputs, cutoff and check: as `knapsack`.
+
+use offshoot::eureka::{self, Descending, Eureka, Minima};
+
+use super::knapsack::{dp_optimum, instance, par, serial, Item};
+use super::{Answer, Instance, KernelInfo, Size};
+use crate::harness::Contender;
+use crate::par::{Offshoot, Rayon};
+
+/// Registry entry.
+pub const INFO: KernelInfo = KernelInfo {
+    name: "knapsack-bb",
+    about:
+        "0/1 knapsack branch and bound: the bound as a Maxima eureka vs a hand-written atomic bound",
+    cutoff: "none",
+    source: "Imam's thesis Fig. 4.14 `Knapsack-BB` on Cilk-5's `knapsack` (issue 16)",
+    contenders: &[Contender::Offshoot, Contender::OffshootCt, Contender::Rayon],
+    prepare,
+};
+
+/// Branch and bound with the best-so-far in a Maxima eureka.
+pub fn eureka_bb(items: &[Item], capacity: i64) -> i64 {
+    fn rec(items: &[Item], c: i64, v: i64, best: &Minima<i64, Descending>) -> i64 {
+        if c < 0 {
+            return i64::MIN;
+        }
+        let Some((e, rest)) = items.split_first() else {
+            return v;
+        };
+        if c == 0 {
+            return v;
+        }
+        // `knapsack` prunes when the bound is below the best; a Maxima's check goes on
+        // only if the bound beats it, so ask with one more (ties go on, as there).
+        if !best.check(v + c * e.value / e.weight + 1) {
+            return i64::MIN;
+        }
+        let (with, without) = offshoot::join(
+            || rec(rest, c - e.weight, v + e.value, best),
+            || rec(rest, c, v, best),
+        );
+        let b = with.max(without);
+        best.offer(b); // rejected (a load and a compare) unless it raises the best
+        b
+    }
+    let best = Minima::maxima(i64::MIN);
+    let top = eureka::finish(&best, || rec(items, capacity, 0, &best));
+    top.expect("a Maxima never resolves, so the body always ends")
+}
+
+struct KnapsackBb {
+    items: Vec<Item>,
+    capacity: i64,
+    out: Answer<i64>,
+}
+
+fn prepare(size: Size) -> Box<dyn Instance> {
+    let (n, seed) = match size {
+        Size::Test => (16, 0),
+        Size::Quick => (41, 4),
+        Size::Full => (62, 4),
+    };
+    let (items, capacity) = instance(n, seed);
+    Box::new(KnapsackBb {
+        items,
+        capacity,
+        out: Answer::new(),
+    })
+}
+
+impl Instance for KnapsackBb {
+    fn input(&self) -> String {
+        format!("{} items, capacity {}", self.items.len(), self.capacity)
+    }
+    fn reset(&mut self) {
+        self.out.clear();
+    }
+    fn serial(&mut self) {
+        self.out.set(serial(&self.items, self.capacity));
+    }
+    fn offshoot(&mut self) {
+        self.out.set(eureka_bb(&self.items, self.capacity));
+    }
+    fn offshoot_ct(&mut self) {
+        self.out.set(par::<Offshoot>(&self.items, self.capacity));
+    }
+    fn rayon(&mut self) {
+        self.out.set(par::<Rayon>(&self.items, self.capacity));
+    }
+    fn accept_reference(&mut self) -> Result<(), String> {
+        let want = dp_optimum(&self.items, self.capacity);
+        self.out.accept(|got| {
+            if got == want {
+                Ok(())
+            } else {
+                Err(format!("optimum {got}, dynamic programming says {want}"))
+            }
+        })
+    }
+    fn check(&self) -> Result<(), String> {
+        self.out.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_contender_finds_the_optimum() {
+        super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
+    }
+}
