@@ -20,6 +20,9 @@
 //!   task, on 1 and 2 workers: offshoot's `spawn` in a loop (timed phase by phase through
 //!   `offshoot::probe::spawn_phases`), offshoot's `spawn_batch`, rayon's `scope.spawn`.
 //!
+//! - eureka checks that find nothing to do (a `Search`'s, a `Minima`'s whose bound is
+//!   beaten, and the dynamic `eureka::check()`), beside a cancellation token's load.
+//!
 //! A spinning closure gives up after 5 s so that a runtime that never lets
 //! the other worker take `b` reports an error instead of hanging.
 
@@ -275,6 +278,97 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
                 batches,
                 m,
                 String::new(),
+            ),
+            &mut out,
+        );
+    }
+    // Eureka checks that find nothing to do (issue 16: at most 2 ns), beside the
+    // hand-threaded token they replace; 1 worker, inside an unresolved region.
+    {
+        use offshoot::eureka::{self, Eureka, Minima, Search};
+        let pool = offshoot_pool(1)?;
+        let token = AtomicBool::new(false);
+        let m = measure(batches, |n| {
+            for _ in 0..n {
+                black_box(token.load(Ordering::Relaxed));
+            }
+        });
+        push(
+            result(
+                "cancellation token load (baseline)",
+                "-",
+                1,
+                batches,
+                m,
+                String::new(),
+            ),
+            &mut out,
+        );
+        let found = Search::<u64>::new();
+        let m = pool
+            .run(|| {
+                eureka::finish(&found, || {
+                    measure(batches, |n| {
+                        for _ in 0..n {
+                            black_box(found.check());
+                        }
+                    })
+                })
+            })
+            .ok_or("the Search region was stopped")?;
+        push(
+            result(
+                "eureka check, Search unresolved",
+                "offshoot",
+                1,
+                batches,
+                m,
+                String::new(),
+            ),
+            &mut out,
+        );
+        let bound = Minima::new(u64::MAX);
+        let m = pool
+            .run(|| {
+                eureka::finish(&bound, || {
+                    measure(batches, |n| {
+                        for i in 0..n {
+                            black_box(bound.check(black_box(i)));
+                        }
+                    })
+                })
+            })
+            .ok_or("the Minima region was stopped")?;
+        push(
+            result(
+                "eureka check, Minima bound beaten",
+                "offshoot",
+                1,
+                batches,
+                m,
+                String::new(),
+            ),
+            &mut out,
+        );
+        let m = pool
+            .run(|| {
+                eureka::finish(&found, || {
+                    measure(batches, |n| {
+                        for _ in 0..n {
+                            black_box(eureka::check(()));
+                        }
+                    })
+                })
+            })
+            .ok_or("the Search region was stopped")?;
+        push(
+            result(
+                "eureka::check(), the region's eureka found dynamically",
+                "offshoot",
+                1,
+                batches,
+                m,
+                "walks the enclosing regions and polls".to_string(),
             ),
             &mut out,
         );
