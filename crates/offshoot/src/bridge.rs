@@ -31,7 +31,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::finish::{in_worker, FinishState};
 use crate::frame::Frame;
-use crate::job::{run_as_thief, JobHeader, JobRef, Mode};
+use crate::job::{run_as_thief, thief_done, thief_proxy, JobHeader, JobRef, Mode};
 use crate::loops::{HandedOut, Pieces, SplitFrame};
 use crate::worker::Worker;
 
@@ -124,6 +124,8 @@ impl<T: Send, B: StockBody<T>> StockPiece<'_, T, B> {
         let piece = unsafe { &*(h as *const Self) };
         // SAFETY: as above; only this thief touches `items` and `result` until `done`.
         unsafe {
+            let proxy = thief_proxy(h, w);
+            proxy.enter(w);
             run_as_thief(
                 h,
                 w,
@@ -132,7 +134,8 @@ impl<T: Send, B: StockBody<T>> StockPiece<'_, T, B> {
                     run_stock(w, piece.body, items, None::<std::iter::Empty<T>>)
                 },
                 |v| *piece.result.get() = Some(v),
-            )
+            );
+            thief_done(h, w, &proxy);
         };
     }
 }

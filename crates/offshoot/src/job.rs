@@ -124,10 +124,29 @@ impl JobRef {
     }
 }
 
-/// Runs a handed-out job on its thief `w`: under a proxy frame of the job's finish and a
-/// `StolenJob` marker (the boundary of leapfrogging requests and of the stop of this job),
-/// then records the outcome — `write` stores the value, or the panic is kept if it failed
-/// first — and sets `done`. After `done` nothing of the job is touched: its owner may free it.
+/// Runs a handed-out job on its thief `w`, in the three steps every job's `execute` takes
+/// in its own frame: `let proxy = thief_proxy(h, w); proxy.enter(w);`, then
+/// [`run_as_thief`] (or [`run_as_thief_with`]), then [`thief_done`]`(h, w, &proxy)`.
+///
+/// They are three calls, not one function taking the job's closures, because once `done`
+/// is set the owner may free the job and return from the frame the closures borrow from;
+/// a function still running then with those closures (or a reference into the job) among
+/// its arguments would hold references that must stay valid until it returns (Miri's Tree
+/// Borrows reports the owner's deallocation as undefined behaviour). `execute` itself
+/// holds only the raw header pointer.
+///
+/// # Safety
+/// `h` must be a live job handed out to `w`.
+pub(crate) unsafe fn thief_proxy(h: *const JobHeader, w: &Worker) -> crate::finish::FinishFrame {
+    // SAFETY: per the contract, the header is live.
+    crate::finish::FinishFrame::new(w, unsafe { (*h).finish.get() }, false)
+}
+
+/// Runs a handed-out job's `body` on its thief `w` under the entered proxy of
+/// [`thief_proxy`] and a `StolenJob` marker (the boundary of leapfrogging requests and of
+/// the stop of this job), then records the outcome — `write` stores the value, or the panic
+/// is kept if it failed first. It does not set `done`: [`thief_done`] does, after this
+/// returns.
 ///
 /// # Safety
 /// `h` must be a live job handed out to `w`, whose owner waits for `done` before freeing it.
@@ -158,16 +177,14 @@ pub(crate) unsafe fn run_as_thief_with<R>(
     use std::panic::{catch_unwind, AssertUnwindSafe};
     use std::sync::atomic::Ordering;
 
-    use crate::finish::FinishFrame;
     use crate::frame::{Frame, StolenJobFrame, STOLEN_JOB};
     use crate::unwind::is_stopped;
 
-    // SAFETY: per the contract, the header is live until `done` is set.
+    // SAFETY: per the contract, the header is live until `done` is set, which is after
+    // this function returns.
     let hdr = unsafe { &*h };
     // SAFETY: workers live as long as their registry.
     let owner = unsafe { &*hdr.owner };
-    let proxy = FinishFrame::new(w, hdr.finish.get(), false);
-    proxy.enter(w);
     let marker = StolenJobFrame {
         frame: Frame {
             prev: w.head(),
@@ -205,7 +222,27 @@ pub(crate) unsafe fn run_as_thief_with<R>(
             failed();
         }
     }
-    hdr.done.store(true, Ordering::SeqCst);
+}
+
+/// The last step of running a handed-out job on its thief (see [`thief_proxy`]): sets
+/// `done`, after which nothing of the job is touched (its owner may free it), wakes the
+/// owner and leaves the proxy.
+///
+/// # Safety
+/// `h` is the job [`run_as_thief`] just ran on `w` under `proxy`; called once.
+pub(crate) unsafe fn thief_done(
+    h: *const JobHeader,
+    w: &Worker,
+    proxy: &crate::finish::FinishFrame,
+) {
+    use std::sync::atomic::Ordering;
+    // SAFETY: the job is live until `done`; the owner worker (read first) lives as long as
+    // its registry. Only the flag is borrowed, for the store.
+    let owner = unsafe {
+        let owner = &*(*h).owner;
+        (*h).done.store(true, Ordering::SeqCst);
+        owner
+    };
     // From here on the job may be gone: touch only the owner worker.
     owner.kick();
     proxy.leave(w);

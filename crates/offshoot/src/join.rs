@@ -49,7 +49,8 @@ use std::sync::atomic::Ordering;
 use crate::finish::FinishState;
 use crate::frame::{always, header_of_frame, never, Frame, FrameKind, FrameVTable, SeedHead};
 use crate::job::{
-    cancel_job, run_as_thief, settle_job, JobHeader, JobRef, Mode, Settled, FAILED_A,
+    cancel_job, run_as_thief, settle_job, thief_done, thief_proxy, JobHeader, JobRef, Mode,
+    Settled, FAILED_A,
 };
 use crate::unwind::{raise_stopped, ErrMarker};
 use crate::worker::Worker;
@@ -280,9 +281,12 @@ where
         unsafe {
             let seed = &*Self::from_header(h);
             let b = ManuallyDrop::take(&mut *seed.b.get());
+            let proxy = thief_proxy(h, w);
+            proxy.enter(w);
             run_as_thief(h, w, b, |v| {
                 (*seed.result.get()).write(v);
             });
+            thief_done(h, w, &proxy);
         }
     }
 

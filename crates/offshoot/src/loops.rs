@@ -32,7 +32,8 @@ use std::time::{Duration, Instant};
 use crate::finish::{in_worker, FinishState};
 use crate::frame::{Frame, FrameKind, FrameVTable};
 use crate::job::{
-    cancel_job, run_as_thief, settle_job, JobHeader, JobRef, Mode, Settled, FAILED_B,
+    cancel_job, run_as_thief, settle_job, thief_done, thief_proxy, JobHeader, JobRef, Mode,
+    Settled, FAILED_B,
 };
 use crate::unwind::raise_stopped;
 use crate::unwind::Payload;
@@ -289,12 +290,15 @@ impl<L: LoopBody> Piece<'_, L> {
         let piece = unsafe { &*(h as *const Self) };
         // SAFETY: as above; the runner writes the result before `done`.
         unsafe {
+            let proxy = thief_proxy(h, w);
+            proxy.enter(w);
             run_as_thief(
                 h,
                 w,
                 || run_range(w, piece.body, piece.lo, piece.hi),
                 |v| *piece.result.get() = Some(v),
-            )
+            );
+            thief_done(h, w, &proxy);
         };
     }
 }

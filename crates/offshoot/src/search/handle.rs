@@ -32,7 +32,8 @@ use super::{fail_in_frame, SearchFrame, SearchOps};
 use crate::finish::FinishState;
 use crate::frame::{Frame, FrameKind, FrameVTable};
 use crate::job::{
-    cancel_job, run_as_thief, settle_job, JobHeader, JobRef, Mode, Settled, FAILED_B,
+    cancel_job, run_as_thief, settle_job, thief_done, thief_proxy, JobHeader, JobRef, Mode,
+    Settled, FAILED_B,
 };
 use crate::unwind::raise_stopped;
 use crate::unwind::Payload;
@@ -222,7 +223,10 @@ impl<T: Send> Task<'_, T> {
             let f = (*t.func.get())
                 .take()
                 .expect("offshoot: a handler's task ran twice");
+            let proxy = thief_proxy(h, w);
+            proxy.enter(w);
             run_as_thief(h, w, f, |v| *t.result.get() = Some(v));
+            thief_done(h, w, &proxy);
         }
     }
 }

@@ -45,7 +45,7 @@ use super::Event;
 use crate::finish::FinishState;
 use crate::frame::{always, never, SeedHead};
 use crate::frame::{never_offer, no_work, Frame, FrameKind, FrameVTable};
-use crate::job::{run_as_thief_with, JobHeader, JobRef, Mode};
+use crate::job::{run_as_thief_with, thief_done, thief_proxy, JobHeader, JobRef, Mode};
 use crate::join::{hand_out_seed, join_stolen_seed};
 use crate::unwind::raise_stopped;
 use crate::worker::Worker;
@@ -279,7 +279,10 @@ where
             // Not `run`: its completion on unwinding would come before `run_as_thief`
             // records `f`'s failure, and a creator that saw it could fail first with its
             // own panic ("the future's computation panicked") and win over `f`'s.
+            let proxy = thief_proxy(h, w);
+            proxy.enter(w);
             run_as_thief_with(h, w, f, |v| fut.put(v), || fut.complete(FAILED));
+            thief_done(h, w, &proxy);
         }
     }
 
