@@ -44,6 +44,10 @@
 //!   [spawn-request handler](search::State::handle) copies it and spawns part of the
 //!   remaining work only when a worker asks, and [undo-redo clauses](search::State::undo_redo)
 //!   roll it back to what the older handler expects around the call (see [`search`]).
+//! * Speculative searches stop themselves ([`eureka`]): a region with a eureka (a search
+//!   that wants *a* solution, the first `k`, the best under a bound, or whatever is found
+//!   in a time or work budget) stops all its work once the eureka is resolved, through
+//!   the same stop as a failure.
 //! * Idle workers back off and sleep; an idle pool burns no CPU.
 //!
 //! ```
