@@ -32,6 +32,7 @@
 //!   product, ...) and stores it; every later run is compared with it.
 
 pub mod cilksort;
+pub mod dls;
 pub mod empty;
 pub mod fib;
 pub mod futures_fib;
@@ -178,6 +179,8 @@ pub fn all() -> Vec<KernelInfo> {
         stencil::INFO,
         sls::INFO,
         knapsack_bb::INFO,
+        dls::INFO_AND,
+        dls::INFO_OR,
         nqueens_firstk::INFO,
         pentomino::INFO,
         pentomino_copy::INFO,

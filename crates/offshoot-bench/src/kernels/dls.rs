@@ -1,0 +1,320 @@
+//! `dls-and` / `dls-or`: find two targets in a large 2-D array (Imam's thesis, Fig. 4.14
+//! "DLS-AND" / "DLS-OR"): stop once **both** are found, or once **either** is — one
+//! search over the array, its termination an AND / OR of two searches.
+//!
+//! Contenders, per query (a pair of targets):
+//! * serial: the row-major scan, stopping when both (AND) / either (OR) was seen;
+//! * offshoot (EU): `eureka::finish` with [`And`] / [`Or`] of two [`Search`]es; `par_for`
+//!   over the rows, a `check` per row, an `offer` to the part a hit belongs to;
+//! * offshoot-ct: two hand-threaded `AtomicBool`s, tested per row;
+//! * offshoot-af: no termination (every row scanned);
+//! * rayon: `par_iter().try_for_each` over the rows with the same two flags (rayon has no
+//!   AND of two searches; its early exit is `try_for_each`'s `Err`).
+//!
+//! Inputs: as `sls` (seeded random `u32`s below 2^30), with two targets per query planted
+//! at seeded positions (values ≥ 2^30, each once). test 64×64×4, quick 2000×1000×8, full
+//! 4000×2000×16. Check: both positions (AND), or one of the two (OR), hold their target.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use offshoot::eureka::{self, And, Eureka, Or, Search};
+
+use super::{Instance, KernelInfo, Size};
+use crate::harness::Contender;
+use crate::rng::SplitMix64;
+
+/// Registry entry of `dls-and`.
+pub const INFO_AND: KernelInfo = KernelInfo {
+    name: "dls-and",
+    about: "find both of two targets in a 2-D array: an AND of two Search eurekas vs two tokens",
+    cutoff: "none (a check per row)",
+    source: "Imam's thesis Fig. 4.14 `DLS-AND` (issue 16)",
+    contenders: Contender::SEARCH,
+    prepare: prepare_and,
+};
+
+/// Registry entry of `dls-or`.
+pub const INFO_OR: KernelInfo = KernelInfo {
+    name: "dls-or",
+    about: "find either of two targets in a 2-D array: an OR of two Search eurekas vs two tokens",
+    cutoff: "none (a check per row)",
+    source: "Imam's thesis Fig. 4.14 `DLS-OR` (issue 16)",
+    contenders: Contender::SEARCH,
+    prepare: prepare_or,
+};
+
+/// Where each target of a query was found (row, column).
+type Found = [Option<(usize, usize)>; 2];
+
+struct Grid {
+    cols: usize,
+    cells: Vec<u32>,
+}
+
+impl Grid {
+    fn rows(&self) -> usize {
+        self.cells.len() / self.cols
+    }
+    /// The hits of row `r`: for each target, its column there.
+    #[inline]
+    fn scan(&self, r: usize, t: [u32; 2]) -> [Option<usize>; 2] {
+        let row = &self.cells[r * self.cols..(r + 1) * self.cols];
+        let mut hit = [None, None];
+        for (c, &v) in row.iter().enumerate() {
+            if v == t[0] {
+                hit[0] = Some(c);
+            } else if v == t[1] {
+                hit[1] = Some(c);
+            }
+        }
+        hit
+    }
+}
+
+fn done(all: bool, f: &Found) -> bool {
+    if all {
+        f[0].is_some() && f[1].is_some()
+    } else {
+        f[0].is_some() || f[1].is_some()
+    }
+}
+
+fn serial(g: &Grid, t: [u32; 2], all: bool) -> Found {
+    let mut f = [None, None];
+    for r in 0..g.rows() {
+        for (k, c) in g.scan(r, t).into_iter().enumerate() {
+            if let Some(c) = c {
+                f[k].get_or_insert((r, c));
+            }
+        }
+        if done(all, &f) {
+            break;
+        }
+    }
+    f
+}
+
+/// The eureka version over either composite.
+fn eureka_rows<E>(g: &Grid, t: [u32; 2], e: &E)
+where
+    E: Eureka<
+        Offer = (Option<(usize, usize)>, Option<(usize, usize)>),
+        Check = (Option<()>, Option<()>),
+    >,
+{
+    offshoot::par_for(0..g.rows(), |r| {
+        e.check((Some(()), Some(())));
+        let [a, b] = g.scan(r, t);
+        if a.is_some() || b.is_some() {
+            e.offer((a.map(|c| (r, c)), b.map(|c| (r, c))));
+        }
+    });
+}
+
+fn eureka_and(g: &Grid, t: [u32; 2]) -> Found {
+    let both = And::new(Search::new(), Search::new());
+    eureka::finish(&both, || eureka_rows(g, t, &both));
+    let (a, b) = both.get();
+    [a.copied(), b.copied()]
+}
+
+fn eureka_or(g: &Grid, t: [u32; 2]) -> Found {
+    let either = Or::new(Search::new(), Search::new());
+    eureka::finish(&either, || eureka_rows(g, t, &either));
+    let (a, b) = either.get();
+    [a.copied(), b.copied()]
+}
+
+/// The token versions: `stop` says when the flags are enough; `run` drives the rows.
+fn token(g: &Grid, t: [u32; 2], all: bool, rayon: bool, stop: bool) -> Found {
+    let seen = [AtomicBool::new(false), AtomicBool::new(false)];
+    let found = Mutex::new([None, None]);
+    let enough = || {
+        let (a, b) = (
+            seen[0].load(Ordering::Relaxed),
+            seen[1].load(Ordering::Relaxed),
+        );
+        if all {
+            a && b
+        } else {
+            a || b
+        }
+    };
+    let row = |r: usize| {
+        for (k, c) in g.scan(r, t).into_iter().enumerate() {
+            if let Some(c) = c {
+                found.lock().unwrap()[k].get_or_insert((r, c));
+                seen[k].store(true, Ordering::Relaxed);
+            }
+        }
+    };
+    if rayon {
+        use rayon::prelude::*;
+        let _ = (0..g.rows()).into_par_iter().try_for_each(|r| {
+            if enough() {
+                return Err(());
+            }
+            row(r);
+            Ok(())
+        });
+    } else {
+        offshoot::par_for(0..g.rows(), |r| {
+            if stop && enough() {
+                return;
+            }
+            row(r);
+        });
+    }
+    found.into_inner().unwrap()
+}
+
+struct Dls {
+    all: bool,
+    grid: Grid,
+    queries: Vec<[u32; 2]>,
+    last: Vec<Found>,
+    reference: Option<Vec<Found>>,
+}
+
+impl Dls {
+    fn run(&mut self, f: impl Fn(&Grid, [u32; 2]) -> Found) {
+        let g = &self.grid;
+        self.last = self.queries.iter().map(|&t| f(g, t)).collect();
+    }
+}
+
+impl Instance for Dls {
+    fn input(&self) -> String {
+        format!(
+            "{}x{} array, {} queries of two targets",
+            self.grid.rows(),
+            self.grid.cols,
+            self.queries.len()
+        )
+    }
+    fn reset(&mut self) {
+        self.last.clear();
+    }
+    fn serial(&mut self) {
+        let all = self.all;
+        self.run(|g, t| serial(g, t, all));
+    }
+    fn offshoot(&mut self) {
+        if self.all {
+            self.run(eureka_and);
+        } else {
+            self.run(eureka_or);
+        }
+    }
+    fn offshoot_ct(&mut self) {
+        let all = self.all;
+        self.run(|g, t| token(g, t, all, false, true));
+    }
+    fn offshoot_af(&mut self) {
+        let all = self.all;
+        self.run(|g, t| token(g, t, all, false, false));
+    }
+    fn rayon(&mut self) {
+        let all = self.all;
+        self.run(|g, t| token(g, t, all, true, true));
+    }
+    fn accept_reference(&mut self) -> Result<(), String> {
+        // Each target occurs once: the oracle is where a linear search finds it.
+        let g = &self.grid;
+        let want: Vec<Found> = self
+            .queries
+            .iter()
+            .map(|t| {
+                t.map(|v| {
+                    g.cells
+                        .iter()
+                        .position(|&x| x == v)
+                        .map(|k| (k / g.cols, k % g.cols))
+                })
+            })
+            .collect();
+        self.reference = Some(want);
+        self.check()
+    }
+    fn check(&self) -> Result<(), String> {
+        let want = self.reference.as_ref().ok_or("no reference")?;
+        if self.last.len() != want.len() {
+            return Err(format!(
+                "{} answers for {} queries",
+                self.last.len(),
+                want.len()
+            ));
+        }
+        for (q, (got, want)) in self.last.iter().zip(want).enumerate() {
+            // What was found must be right; and enough must have been found.
+            for k in 0..2 {
+                if got[k].is_some() && got[k] != want[k] {
+                    return Err(format!(
+                        "query {q}: target {k} at {:?}, it is at {:?}",
+                        got[k], want[k]
+                    ));
+                }
+            }
+            if done(self.all, want) && !done(self.all, got) {
+                return Err(format!(
+                    "query {q}: found {got:?}, not enough (targets at {want:?})"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn prepare(size: Size, all: bool) -> Box<dyn Instance> {
+    let (rows, cols, queries) = match size {
+        Size::Test => (64, 64, 4),
+        Size::Quick => (2000, 1000, 8),
+        Size::Full => (4000, 2000, 16),
+    };
+    let mut rng = SplitMix64::new(0xD15);
+    let mut cells: Vec<u32> = (0..rows * cols)
+        .map(|_| (rng.next_u64() % (1 << 30)) as u32)
+        .collect();
+    let mut used = std::collections::HashSet::new();
+    let queries = (0..queries as u32)
+        .map(|q| {
+            [0, 1].map(|k| {
+                let t = (1 << 30) + 2 * q + k;
+                let mut at = (rng.next_u64() % cells.len() as u64) as usize;
+                while !used.insert(at) {
+                    at = (at + 1) % cells.len();
+                }
+                cells[at] = t;
+                t
+            })
+        })
+        .collect();
+    Box::new(Dls {
+        all,
+        grid: Grid { cols, cells },
+        queries,
+        last: Vec::new(),
+        reference: None,
+    })
+}
+
+fn prepare_and(size: Size) -> Box<dyn Instance> {
+    prepare(size, true)
+}
+
+fn prepare_or(size: Size) -> Box<dyn Instance> {
+    prepare(size, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_contender_finds_enough() {
+        for prepare in [prepare_and, prepare_or] {
+            super::super::verify_contenders(prepare(Size::Test), Contender::SEARCH);
+        }
+    }
+}
