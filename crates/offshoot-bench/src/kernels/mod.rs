@@ -32,6 +32,7 @@
 //!   product, ...) and stores it; every later run is compared with it.
 
 pub mod cilksort;
+pub mod cs;
 pub mod dls;
 pub mod empty;
 pub mod fib;
@@ -181,6 +182,7 @@ pub fn all() -> Vec<KernelInfo> {
         knapsack_bb::INFO,
         dls::INFO_AND,
         dls::INFO_OR,
+        cs::INFO,
         nqueens_firstk::INFO,
         pentomino::INFO,
         pentomino_copy::INFO,

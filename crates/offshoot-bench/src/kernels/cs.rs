@@ -1,0 +1,256 @@
+//! `cs`: a nested search — a 4-D array searched block by block with a 2-D search kernel
+//! that has its own termination (Imam's thesis, Fig. 4.14 "CS", hierarchical vs flat
+//! termination): does finding the target in one block stop the 2-D searches running in
+//! the others?
+//!
+//! The 2-D kernel is a library function with its own eureka ([`Search`]) or token; the
+//! 4-D search runs it on every block in parallel and stops at the first block that has the
+//! target. Contenders, per query:
+//! * serial: block by block, row by row, stopping at the hit;
+//! * offshoot (EU, hierarchical): the outer search is a eureka region; the 2-D kernel
+//!   opens its own region inside and checks with `eureka::check(())`, which walks to the
+//!   outer region too: once the outer search resolves, every inner search stops;
+//! * offshoot-ct (flat tokens): the outer loop tests its `AtomicBool` before each block;
+//!   the 2-D kernel knows only its own token, so a block's search that started runs to its
+//!   end after the target was found elsewhere;
+//! * offshoot-af: no termination at all;
+//! * rayon: nested `find_map_any` (rayon's idiom; flat like the tokens: the inner one does
+//!   not see the outer one's hit).
+//!
+//! Inputs: `blocks` blocks of `rows`×`cols` seeded random `u32`s below 2^30, one target
+//! (≥ 2^30) planted per query at a seeded position. test 4×32×32×4, quick 8×500×500×8,
+//! full 16×1000×1000×8. Check: the found position holds the target (each target occurs
+//! once, so it is the position a linear search finds).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use offshoot::eureka::{self, Eureka, Search};
+
+use super::{Instance, KernelInfo, Size};
+use crate::harness::Contender;
+use crate::rng::SplitMix64;
+
+/// Registry entry.
+pub const INFO: KernelInfo = KernelInfo {
+    name: "cs",
+    about: "nested search: a 2-D search kernel per block of a 4-D array, hierarchical eurekas vs flat tokens",
+    cutoff: "none (a check per row)",
+    source: "Imam's thesis Fig. 4.14 `CS` (issue 16)",
+    contenders: Contender::SEARCH,
+    prepare,
+};
+
+/// (block, row, column).
+type Hit = Option<(usize, usize, usize)>;
+
+struct Cube {
+    rows: usize,
+    cols: usize,
+    cells: Vec<u32>,
+}
+
+impl Cube {
+    fn blocks(&self) -> usize {
+        self.cells.len() / (self.rows * self.cols)
+    }
+    fn block(&self, b: usize) -> &[u32] {
+        let n = self.rows * self.cols;
+        &self.cells[b * n..(b + 1) * n]
+    }
+}
+
+/// The 2-D kernel with its own eureka; checks walk to any enclosing region's eureka.
+fn kernel_2d_eureka(block: &[u32], cols: usize, t: u32) -> Option<(usize, usize)> {
+    let found = Search::new();
+    eureka::finish(&found, || {
+        offshoot::par_for(0..block.len() / cols, |r| {
+            eureka::check(());
+            if let Some(c) = block[r * cols..(r + 1) * cols].iter().position(|&v| v == t) {
+                found.offer((r, c));
+            }
+        })
+    });
+    found.into_inner()
+}
+
+/// The 2-D kernel with its own token (it cannot see any other); `stop`: whether to use it.
+fn kernel_2d_token(block: &[u32], cols: usize, t: u32, stop: bool) -> Option<(usize, usize)> {
+    let done = AtomicBool::new(false);
+    let hit = Mutex::new(None);
+    offshoot::par_for(0..block.len() / cols, |r| {
+        if stop && done.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some(c) = block[r * cols..(r + 1) * cols].iter().position(|&v| v == t) {
+            hit.lock().unwrap().get_or_insert((r, c));
+            done.store(true, Ordering::Relaxed);
+        }
+    });
+    hit.into_inner().unwrap()
+}
+
+fn serial(cube: &Cube, t: u32) -> Hit {
+    (0..cube.blocks()).find_map(|b| {
+        let p = cube.block(b).iter().position(|&v| v == t)?;
+        Some((b, p / cube.cols, p % cube.cols))
+    })
+}
+
+fn hierarchical(cube: &Cube, t: u32) -> Hit {
+    let found = Search::new();
+    eureka::finish(&found, || {
+        offshoot::par_for(0..cube.blocks(), |b| {
+            eureka::check(());
+            if let Some((r, c)) = kernel_2d_eureka(cube.block(b), cube.cols, t) {
+                found.offer((b, r, c));
+            }
+        })
+    });
+    found.into_inner()
+}
+
+fn flat(cube: &Cube, t: u32, stop: bool) -> Hit {
+    let done = AtomicBool::new(false);
+    let hit = Mutex::new(None);
+    offshoot::par_for(0..cube.blocks(), |b| {
+        if stop && done.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some((r, c)) = kernel_2d_token(cube.block(b), cube.cols, t, stop) {
+            hit.lock().unwrap().get_or_insert((b, r, c));
+            done.store(true, Ordering::Relaxed);
+        }
+    });
+    hit.into_inner().unwrap()
+}
+
+fn rayon_nested(cube: &Cube, t: u32) -> Hit {
+    use rayon::prelude::*;
+    (0..cube.blocks()).into_par_iter().find_map_any(|b| {
+        let block = cube.block(b);
+        (0..cube.rows).into_par_iter().find_map_any(|r| {
+            let c = block[r * cube.cols..(r + 1) * cube.cols]
+                .iter()
+                .position(|&v| v == t)?;
+            Some((b, r, c))
+        })
+    })
+}
+
+struct Cs {
+    cube: Cube,
+    targets: Vec<u32>,
+    last: Vec<Hit>,
+    reference: Option<Vec<Hit>>,
+}
+
+impl Cs {
+    fn run(&mut self, f: impl Fn(&Cube, u32) -> Hit) {
+        let c = &self.cube;
+        self.last = self.targets.iter().map(|&t| f(c, t)).collect();
+    }
+}
+
+impl Instance for Cs {
+    fn input(&self) -> String {
+        format!(
+            "{} blocks of {}x{}, {} queries",
+            self.cube.blocks(),
+            self.cube.rows,
+            self.cube.cols,
+            self.targets.len()
+        )
+    }
+    fn reset(&mut self) {
+        self.last.clear();
+    }
+    fn serial(&mut self) {
+        self.run(serial);
+    }
+    fn offshoot(&mut self) {
+        self.run(hierarchical);
+    }
+    fn offshoot_ct(&mut self) {
+        self.run(|c, t| flat(c, t, true));
+    }
+    fn offshoot_af(&mut self) {
+        self.run(|c, t| flat(c, t, false));
+    }
+    fn rayon(&mut self) {
+        self.run(rayon_nested);
+    }
+    fn accept_reference(&mut self) -> Result<(), String> {
+        let c = &self.cube;
+        let n = c.rows * c.cols;
+        for (&t, got) in self.targets.iter().zip(&self.last) {
+            let want = c
+                .cells
+                .iter()
+                .position(|&v| v == t)
+                .map(|k| (k / n, k % n / c.cols, k % c.cols));
+            if *got != want {
+                return Err(format!(
+                    "target {t}: serial found {got:?}, linear search {want:?}"
+                ));
+            }
+        }
+        self.reference = Some(self.last.clone());
+        Ok(())
+    }
+    fn check(&self) -> Result<(), String> {
+        let want = self.reference.as_ref().ok_or("no reference")?;
+        match self.last.iter().zip(want).position(|(a, b)| a != b) {
+            None if self.last.len() == want.len() => Ok(()),
+            None => Err(format!(
+                "{} answers for {} queries",
+                self.last.len(),
+                want.len()
+            )),
+            Some(q) => Err(format!(
+                "query {q}: found {:?}, the target is at {:?}",
+                self.last[q], want[q]
+            )),
+        }
+    }
+}
+
+fn prepare(size: Size) -> Box<dyn Instance> {
+    let (blocks, rows, cols, queries) = match size {
+        Size::Test => (4, 32, 32, 4),
+        Size::Quick => (8, 500, 500, 8),
+        Size::Full => (16, 1000, 1000, 8),
+    };
+    let mut rng = SplitMix64::new(0xC5);
+    let mut cells: Vec<u32> = (0..blocks * rows * cols)
+        .map(|_| (rng.next_u64() % (1 << 30)) as u32)
+        .collect();
+    let mut used = std::collections::HashSet::new();
+    let targets = (0..queries as u32)
+        .map(|q| {
+            let t = (1 << 30) + q;
+            let mut at = (rng.next_u64() % cells.len() as u64) as usize;
+            while !used.insert(at) {
+                at = (at + 1) % cells.len();
+            }
+            cells[at] = t;
+            t
+        })
+        .collect();
+    Box::new(Cs {
+        cube: Cube { rows, cols, cells },
+        targets,
+        last: Vec::new(),
+        reference: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_contender_finds_the_target() {
+        super::super::verify_contenders(prepare(Size::Test), Contender::SEARCH);
+    }
+}
