@@ -259,48 +259,51 @@ fn termination_at_depth_runs_every_destructor() {
 #[test]
 fn no_task_of_a_resolved_region_starts() {
     bounded(|| {
-        for p in pools() {
-            let started_after = Arc::new(AtomicUsize::new(0));
-            let dropped = Arc::new(AtomicUsize::new(0));
+        for (i, p) in pools().iter().enumerate() {
+            let workers = i + 1;
+            let ran_before = Arc::new(AtomicUsize::new(0));
+            let ran_after = Arc::new(AtomicUsize::new(0));
+            let alive = Arc::new(AtomicUsize::new(0));
             let found = Search::new();
             p.run(|| {
                 eureka::finish(&found, || {
-                    // Spawned before the resolution: they may or may not run, but none
-                    // starts after it.
-                    let resolved = Arc::new(AtomicBool::new(false));
+                    // Spawned before the resolution: other workers may run some; on one
+                    // worker none can start before the body ends, and by then the region
+                    // is resolved, so none runs.
                     for _ in 0..200 {
-                        let (s, r, g) = (
-                            started_after.clone(),
-                            resolved.clone(),
-                            Alive::new(&dropped),
-                        );
+                        let (s, g) = (ran_before.clone(), Alive::new(&alive));
                         offshoot::spawn(move || {
                             let _g = g;
-                            if r.load(Ordering::SeqCst) {
-                                s.fetch_add(1, Ordering::SeqCst);
-                            }
+                            s.fetch_add(1, Ordering::SeqCst);
                         });
                     }
-                    resolved.store(true, Ordering::SeqCst);
+                    // The stop of the resolving offer is caught here, so the body goes on:
+                    // what it spawns now must never run.
                     let _ = catch_unwind(AssertUnwindSafe(|| found.offer(1)));
-                    // The body is stopped at its next poll point: a spawn after the
-                    // resolution never runs.
                     for _ in 0..50 {
-                        let s = started_after.clone();
+                        let (s, g) = (ran_after.clone(), Alive::new(&alive));
                         offshoot::spawn(move || {
-                            s.fetch_add(1000, Ordering::SeqCst);
+                            let _g = g;
+                            s.fetch_add(1, Ordering::SeqCst);
                         });
                     }
                 })
             });
             assert!(found.is_resolved());
             assert_eq!(
-                started_after.load(Ordering::SeqCst),
+                ran_after.load(Ordering::SeqCst),
                 0,
-                "a task started after the resolution"
+                "a task spawned after the resolution ran"
             );
+            if workers == 1 {
+                assert_eq!(
+                    ran_before.load(Ordering::SeqCst),
+                    0,
+                    "a task of the resolved region ran"
+                );
+            }
             assert_eq!(
-                dropped.load(Ordering::SeqCst),
+                alive.load(Ordering::SeqCst),
                 0,
                 "an unstarted task was leaked"
             );
@@ -596,6 +599,72 @@ fn a_region_on_a_resolved_eureka_stops_at_once_and_regions_share_one() {
                 })
             });
             assert_eq!(body, None);
+        }
+    });
+}
+
+#[test]
+fn convergence_resolves_when_two_consecutive_values_agree() {
+    use offshoot::eureka::Convergence;
+    bounded(|| {
+        for p in pools() {
+            // Halving towards 1.0 in one task: converged once a step moves less than 1e-6.
+            let x = Convergence::new(1024.0f64, |a: &f64, b: &f64| (a - b).abs() < 1e-6);
+            let steps = AtomicUsize::new(0);
+            let body = p.run(|| {
+                eureka::finish(&x, || {
+                    for _ in 0..1000 {
+                        let cur = *x.get();
+                        steps.fetch_add(1, Ordering::Relaxed);
+                        x.offer(1.0 + (cur - 1.0) / 2.0);
+                    }
+                })
+            });
+            assert!(x.is_resolved() && body.is_none());
+            // The serial oracle: the first step whose change is below 1e-6.
+            let (mut cur, mut n) = (1024.0f64, 0);
+            loop {
+                let next = 1.0 + (cur - 1.0) / 2.0;
+                n += 1;
+                if (cur - next).abs() < 1e-6 {
+                    break;
+                }
+                cur = next;
+            }
+            assert_eq!(steps.load(Ordering::Relaxed), n);
+            assert_eq!(*x.get(), 1.0 + (cur - 1.0) / 2.0);
+
+            // Offers racing from many tasks: it resolves, and later offers stop their callers.
+            let y = Convergence::new(0u64, |a: &u64, b: &u64| a / 100 == b / 100);
+            p.run(|| {
+                eureka::finish(&y, || {
+                    offshoot::par_for(0..100_000, |i| {
+                        y.offer(i as u64);
+                    })
+                })
+            });
+            assert!(y.is_resolved());
+        }
+    });
+}
+
+#[test]
+fn a_panic_after_the_resolution_is_dropped_like_a_stopped_siblings() {
+    bounded(|| {
+        for p in pools() {
+            let found = Search::new();
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                p.run(|| {
+                    eureka::finish(&found, || {
+                        found.offer(1u8);
+                    });
+                    eureka::finish(&found, || panic!("expected: never runs past the check"))
+                })
+            }));
+            // The second region's eureka is resolved already: it is failed as it starts,
+            // so its body's panic comes after the first failure and is dropped.
+            assert!(r.is_ok(), "the panic after the resolution resumed");
+            assert_eq!(found.get(), Some(&1));
         }
     });
 }
