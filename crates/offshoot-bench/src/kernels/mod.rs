@@ -63,6 +63,7 @@ pub mod sort_halves;
 pub mod stencil;
 pub mod tree_sum;
 pub mod uts;
+pub mod uts_goal;
 
 use std::fmt::Debug;
 
@@ -183,6 +184,7 @@ pub fn all() -> Vec<KernelInfo> {
         dls::INFO_AND,
         dls::INFO_OR,
         cs::INFO,
+        uts_goal::INFO,
         nqueens_firstk::INFO,
         pentomino::INFO,
         pentomino_copy::INFO,

@@ -1,0 +1,197 @@
+//! `uts-goal`: find a goal node in an unbalanced tree (Imam's thesis, Fig. 4.14
+//! "UTS-Goal"): the `uts` kernel's T1 tree (SHA-1 node states, the reference generator),
+//! where a node is a *goal* when its random value is a multiple of `GOAL_EVERY`; any goal
+//! will do, and the search should stop once one is found.
+//!
+//! Contenders (a `join` over halves of each child range, as in `uts`):
+//! * serial: depth-first, stopping at the first goal;
+//! * offshoot (EU): `eureka::finish` with a [`Search`]; a `check` per node, an `offer`
+//!   at the goal;
+//! * offshoot-ct: a hand-threaded `AtomicBool`, tested per node;
+//! * offshoot-af: no termination: the whole tree is searched, the first goal seen kept;
+//! * rayon: `rayon::join` with the same token.
+//!
+//! Inputs: test the default tree (1,732 nodes), quick T1 cut at depth 8, full T1
+//! (4,130,071 nodes); goals one node in `GOAL_EVERY` = 20,000 (about 200 in full T1).
+//! Check: the answer is a goal (its state's value), and one exists iff serial found one.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use offshoot::eureka::{self, Eureka, Search};
+
+use super::uts::{Node, Tree};
+use super::{Instance, KernelInfo, Size};
+use crate::harness::Contender;
+use crate::par::{Fork, Offshoot, Rayon};
+
+/// Registry entry.
+pub const INFO: KernelInfo = KernelInfo {
+    name: "uts-goal",
+    about: "find any goal node of the UTS T1 tree: a Search eureka vs a token, no termination, rayon::join with a token",
+    cutoff: "none",
+    source: "Imam's thesis Fig. 4.14 `UTS-Goal` on UTS T1 (Olivier et al. 2006) (issue 16)",
+    contenders: Contender::SEARCH,
+    prepare,
+};
+
+/// One node in this many is a goal.
+pub const GOAL_EVERY: u32 = 20_000;
+
+fn is_goal(n: &Node) -> bool {
+    n.rand() % GOAL_EVERY == GOAL_EVERY / 2
+}
+
+fn serial(tree: &Tree) -> Option<Node> {
+    fn visit(tree: &Tree, node: &Node) -> Option<Node> {
+        if is_goal(node) {
+            return Some(*node);
+        }
+        (0..tree.num_children(node)).find_map(|i| visit(tree, &tree.child(node, i)))
+    }
+    visit(tree, &tree.root())
+}
+
+/// The parallel search: `go()` per node (false: stop this branch), `hit(node)` per goal.
+fn search<J: Fork>(tree: &Tree, go: &(dyn Fn() -> bool + Sync), hit: &(dyn Fn(Node) + Sync)) {
+    fn visit<J: Fork>(
+        tree: &Tree,
+        node: &Node,
+        go: &(dyn Fn() -> bool + Sync),
+        hit: &(dyn Fn(Node) + Sync),
+    ) {
+        if !go() {
+            return;
+        }
+        if is_goal(node) {
+            hit(*node);
+            return;
+        }
+        let n = tree.num_children(node);
+        if n > 0 {
+            children::<J>(tree, node, 0, n, go, hit);
+        }
+    }
+    fn children<J: Fork>(
+        tree: &Tree,
+        parent: &Node,
+        lo: u32,
+        hi: u32,
+        go: &(dyn Fn() -> bool + Sync),
+        hit: &(dyn Fn(Node) + Sync),
+    ) {
+        if hi - lo == 1 {
+            return visit::<J>(tree, &tree.child(parent, lo), go, hit);
+        }
+        let mid = lo + (hi - lo) / 2;
+        J::join(
+            || children::<J>(tree, parent, lo, mid, go, hit),
+            || children::<J>(tree, parent, mid, hi, go, hit),
+        );
+    }
+    visit::<J>(tree, &tree.root(), go, hit);
+}
+
+fn eureka_goal(tree: &Tree) -> Option<Node> {
+    let found = Search::new();
+    eureka::finish(&found, || {
+        search::<Offshoot>(tree, &|| found.check(), &|n| {
+            found.offer(n);
+        })
+    });
+    found.into_inner()
+}
+
+fn token_goal<J: Fork>(tree: &Tree, stop: bool) -> Option<Node> {
+    let done = AtomicBool::new(false);
+    let first = Mutex::new(None);
+    search::<J>(tree, &|| !(stop && done.load(Ordering::Relaxed)), &|n| {
+        first.lock().unwrap().get_or_insert(n);
+        done.store(true, Ordering::Relaxed);
+    });
+    first.into_inner().unwrap()
+}
+
+struct UtsGoal {
+    tree: Tree,
+    last: Option<Option<Node>>,
+    exists: Option<bool>,
+}
+
+impl Instance for UtsGoal {
+    fn input(&self) -> String {
+        format!(
+            "{} ({}), a goal in {GOAL_EVERY} nodes",
+            self.tree.name,
+            self.tree.flags()
+        )
+    }
+    fn reset(&mut self) {
+        self.last = None;
+    }
+    fn serial(&mut self) {
+        self.last = Some(serial(&self.tree));
+    }
+    fn offshoot(&mut self) {
+        self.last = Some(eureka_goal(&self.tree));
+    }
+    fn offshoot_ct(&mut self) {
+        self.last = Some(token_goal::<Offshoot>(&self.tree, true));
+    }
+    fn offshoot_af(&mut self) {
+        self.last = Some(token_goal::<Offshoot>(&self.tree, false));
+    }
+    fn rayon(&mut self) {
+        self.last = Some(token_goal::<Rayon>(&self.tree, true));
+    }
+    fn accept_reference(&mut self) -> Result<(), String> {
+        // The oracle: whether any node of the tree is a goal, by a full count.
+        let mut any = false;
+        token_goal_serial_all(&self.tree, &mut any);
+        self.exists = Some(any);
+        self.check()
+    }
+    fn check(&self) -> Result<(), String> {
+        let exists = self.exists.ok_or("no reference")?;
+        match self.last {
+            None => Err("no answer".into()),
+            Some(Some(n)) if is_goal(&n) => Ok(()),
+            Some(Some(n)) => Err(format!("node at depth {} is not a goal", n.height)),
+            Some(None) if !exists => Ok(()),
+            Some(None) => Err("a goal exists but none was found".into()),
+        }
+    }
+}
+
+/// Whether any node is a goal, visiting the whole tree (the oracle).
+fn token_goal_serial_all(tree: &Tree, any: &mut bool) {
+    fn visit(tree: &Tree, node: &Node, any: &mut bool) {
+        *any |= is_goal(node);
+        for i in 0..tree.num_children(node) {
+            visit(tree, &tree.child(node, i), any);
+        }
+    }
+    visit(tree, &tree.root(), any);
+}
+
+fn prepare(size: Size) -> Box<dyn Instance> {
+    Box::new(UtsGoal {
+        tree: match size {
+            Size::Test => Tree::DEFAULT,
+            Size::Quick => Tree::T1_DEPTH8,
+            Size::Full => Tree::T1,
+        },
+        last: None,
+        exists: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_contender_finds_a_goal_or_none() {
+        super::super::verify_contenders(prepare(Size::Test), Contender::SEARCH);
+    }
+}
