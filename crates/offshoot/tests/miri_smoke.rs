@@ -1,8 +1,8 @@
 //! Small end-to-end runs of every path that uses `unsafe` (a stolen join seed run in place,
 //! spawned tasks handed out and drained, a failure crossing a stolen join, loop pieces and
 //! bridged stock pieces, futures got in call order, stolen, and dropped while another
-//! worker completes them), sized so that `scripts/miri.sh` can run them under Miri. They
-//! also run in the normal test suite.
+//! worker completes them, eureka regions resolving and their lock-free cells), sized so
+//! that `scripts/miri.sh` can run them under Miri. They also run in the normal test suite.
 
 mod common;
 
@@ -279,4 +279,39 @@ fn future_handles_dropped_while_their_tasks_end() {
     assert_eq!((t.made(), t.dropped()), (2, 2));
     let t = common::drop_a_future_outside_the_pool_while_its_task_ends::<16>(&p, false);
     assert_eq!((t.made(), t.dropped()), (1, 1));
+}
+
+#[test]
+fn eureka_regions_resolve_and_bounds_move_soundly() {
+    use offshoot::eureka::{self, Count, Eureka, Minima, Search};
+    let p = pool();
+    // A search resolved by a stolen half: the region's state is failed from the thief,
+    // the owner's half stops, the found value is read after the region.
+    let found = Search::new();
+    p.run(|| {
+        eureka::finish(&found, || {
+            join_with_stolen_b(|| {
+                found.offer(String::from("here"));
+            })
+        })
+    });
+    assert_eq!(found.into_inner().as_deref(), Some("here"));
+    // A bound lowered from both workers (nodes of the chain made and freed), and a count
+    // filled by both.
+    let best = Minima::new(u64::MAX);
+    let some = Count::new(3);
+    p.run(|| {
+        eureka::finish(&best, || {
+            offshoot::par_for(0..16, |i| {
+                best.offer((i as u64 * 7) % 11);
+            })
+        });
+        eureka::finish(&some, || {
+            offshoot::par_for(0..16, |i| {
+                some.offer(i);
+            })
+        });
+    });
+    assert_eq!(*best.get(), 0);
+    assert_eq!(some.into_inner().len(), 3);
 }
