@@ -74,6 +74,11 @@ fn park_at_once(workers: usize, n: usize) {
     // One mapping per slab of stacks at most (a slab holds up to 128 stacks of the default
     // 2 MiB), plus what the rest of the process maps meanwhile.
     let added = during.saturating_sub(before);
+    // Under ThreadSanitizer every fiber's TSan context (`__tsan_create_fiber`) maps two
+    // regions of TSan's own (4,049 for 2,000 fibers): not ours to count.
+    if cfg!(offshoot_tsan) {
+        return;
+    }
     assert!(
         added <= n / 64 + 64,
         "{n} parked tasks on {workers} workers added {added} mappings"
