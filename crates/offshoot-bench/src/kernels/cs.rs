@@ -29,7 +29,6 @@ use offshoot::eureka::{self, Eureka, Search};
 
 use super::{Instance, KernelInfo, Size};
 use crate::harness::Contender;
-use crate::rng::SplitMix64;
 
 /// Registry entry.
 pub const INFO: KernelInfo = KernelInfo {
@@ -199,19 +198,7 @@ impl Instance for Cs {
         Ok(())
     }
     fn check(&self) -> Result<(), String> {
-        let want = self.reference.as_ref().ok_or("no reference")?;
-        match self.last.iter().zip(want).position(|(a, b)| a != b) {
-            None if self.last.len() == want.len() => Ok(()),
-            None => Err(format!(
-                "{} answers for {} queries",
-                self.last.len(),
-                want.len()
-            )),
-            Some(q) => Err(format!(
-                "query {q}: found {:?}, the target is at {:?}",
-                self.last[q], want[q]
-            )),
-        }
+        super::check_reference(&self.last, &self.reference)
     }
 }
 
@@ -221,22 +208,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         Size::Quick => (8, 500, 500, 8),
         Size::Full => (16, 1000, 1000, 8),
     };
-    let mut rng = SplitMix64::new(0xC5);
-    let mut cells: Vec<u32> = (0..blocks * rows * cols)
-        .map(|_| (rng.next_u64() % (1 << 30)) as u32)
-        .collect();
-    let mut used = std::collections::HashSet::new();
-    let targets = (0..queries as u32)
-        .map(|q| {
-            let t = (1 << 30) + q;
-            let mut at = (rng.next_u64() % cells.len() as u64) as usize;
-            while !used.insert(at) {
-                at = (at + 1) % cells.len();
-            }
-            cells[at] = t;
-            t
-        })
-        .collect();
+    let (cells, targets) = super::haystack::planted(0xC5, blocks * rows * cols, queries);
     Box::new(Cs {
         cube: Cube { rows, cols, cells },
         targets,

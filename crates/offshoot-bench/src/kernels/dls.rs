@@ -22,7 +22,6 @@ use offshoot::eureka::{self, And, Eureka, Or, Search};
 
 use super::{Instance, KernelInfo, Size};
 use crate::harness::Contender;
-use crate::rng::SplitMix64;
 
 /// Registry entry of `dls-and`.
 pub const INFO_AND: KernelInfo = KernelInfo {
@@ -272,24 +271,8 @@ fn prepare(size: Size, all: bool) -> Box<dyn Instance> {
         Size::Quick => (2000, 1000, 8),
         Size::Full => (4000, 2000, 16),
     };
-    let mut rng = SplitMix64::new(0xD15);
-    let mut cells: Vec<u32> = (0..rows * cols)
-        .map(|_| (rng.next_u64() % (1 << 30)) as u32)
-        .collect();
-    let mut used = std::collections::HashSet::new();
-    let queries = (0..queries as u32)
-        .map(|q| {
-            [0, 1].map(|k| {
-                let t = (1 << 30) + 2 * q + k;
-                let mut at = (rng.next_u64() % cells.len() as u64) as usize;
-                while !used.insert(at) {
-                    at = (at + 1) % cells.len();
-                }
-                cells[at] = t;
-                t
-            })
-        })
-        .collect();
+    let (cells, targets) = super::haystack::planted(0xD15, rows * cols, 2 * queries);
+    let queries = targets.chunks(2).map(|t| [t[0], t[1]]).collect();
     Box::new(Dls {
         all,
         grid: Grid { cols, cells },

@@ -37,6 +37,7 @@ pub mod dls;
 pub mod empty;
 pub mod fib;
 pub mod futures_fib;
+mod haystack;
 pub mod heat;
 pub mod items;
 pub mod iter;

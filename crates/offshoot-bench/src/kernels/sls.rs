@@ -24,7 +24,6 @@ use offshoot::eureka::{self, Eureka, Search};
 
 use super::{Instance, KernelInfo, Size};
 use crate::harness::Contender;
-use crate::rng::SplitMix64;
 
 /// Registry entry.
 pub const INFO: KernelInfo = KernelInfo {
@@ -205,22 +204,8 @@ impl Instance for Sls {
         Ok(())
     }
     fn check(&self) -> Result<(), String> {
-        let want = self.reference.as_ref().ok_or("no reference")?;
-        if self.last.len() != want.len() {
-            return Err(format!(
-                "{} answers for {} queries",
-                self.last.len(),
-                want.len()
-            ));
-        }
         // Each target occurs once, so any correct search finds the same position.
-        match self.last.iter().zip(want).position(|(a, b)| a != b) {
-            None => Ok(()),
-            Some(q) => Err(format!(
-                "query {q}: found {:?}, the target is at {:?}",
-                self.last[q], want[q]
-            )),
-        }
+        super::check_reference(&self.last, &self.reference)
     }
 }
 
@@ -282,18 +267,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         Size::Quick => (2000, 1000, 12),
         Size::Full => (4000, 2000, 24),
     };
-    let mut rng = SplitMix64::new(0x5115);
-    let mut cells: Vec<u32> = (0..rows * cols)
-        .map(|_| (rng.next_u64() % (1 << 30)) as u32)
-        .collect();
-    let targets: Vec<u32> = (0..queries)
-        .map(|q| {
-            let t = (1 << 30) + q as u32;
-            let at = (rng.next_u64() % (rows * cols) as u64) as usize;
-            cells[at] = t;
-            t
-        })
-        .collect();
+    let (cells, targets) = super::haystack::planted(0x5115, rows * cols, queries);
     let grid = Grid { rows, cols, cells };
     let label = format!(
         "{rows}x{cols} array, {queries} queries; {}",
