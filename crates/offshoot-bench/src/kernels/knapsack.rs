@@ -173,13 +173,34 @@ struct Knapsack {
     out: Answer<i64>,
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+/// The instance of each size (shared with `knapsack-bb`).
+pub(crate) fn sized(size: Size) -> (Vec<Item>, i64) {
     let (n, seed) = match size {
         Size::Test => (16, 0),
         Size::Quick => (41, 4),
         Size::Full => (62, 4),
     };
-    let (items, capacity) = instance(n, seed);
+    instance(n, seed)
+}
+
+/// Accepts the serial optimum in `out` if it equals the dynamic-programming one.
+pub(crate) fn accept_optimum(
+    out: &mut Answer<i64>,
+    items: &[Item],
+    capacity: i64,
+) -> Result<(), String> {
+    let want = dp_optimum(items, capacity);
+    out.accept(|got| {
+        if got == want {
+            Ok(())
+        } else {
+            Err(format!("optimum {got}, dynamic programming says {want}"))
+        }
+    })
+}
+
+fn prepare(size: Size) -> Box<dyn Instance> {
+    let (items, capacity) = sized(size);
     Box::new(Knapsack {
         items,
         capacity,
@@ -207,14 +228,7 @@ impl Instance for Knapsack {
         self.out.set(chili(s, &self.items, self.capacity));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
-        let want = dp_optimum(&self.items, self.capacity);
-        self.out.accept(|got| {
-            if got == want {
-                Ok(())
-            } else {
-                Err(format!("optimum {got}, dynamic programming says {want}"))
-            }
-        })
+        accept_optimum(&mut self.out, &self.items, self.capacity)
     }
     fn check(&self) -> Result<(), String> {
         self.out.check()

@@ -15,7 +15,7 @@
 
 use offshoot::eureka::{self, Descending, Eureka, Minima};
 
-use super::knapsack::{dp_optimum, instance, par, serial, Item};
+use super::knapsack::{accept_optimum, par, serial, sized, Item};
 use super::{Answer, Instance, KernelInfo, Size};
 use crate::harness::Contender;
 use crate::par::{Offshoot, Rayon};
@@ -68,12 +68,7 @@ struct KnapsackBb {
 }
 
 fn prepare(size: Size) -> Box<dyn Instance> {
-    let (n, seed) = match size {
-        Size::Test => (16, 0),
-        Size::Quick => (41, 4),
-        Size::Full => (62, 4),
-    };
-    let (items, capacity) = instance(n, seed);
+    let (items, capacity) = sized(size);
     Box::new(KnapsackBb {
         items,
         capacity,
@@ -101,14 +96,7 @@ impl Instance for KnapsackBb {
         self.out.set(par::<Rayon>(&self.items, self.capacity));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
-        let want = dp_optimum(&self.items, self.capacity);
-        self.out.accept(|got| {
-            if got == want {
-                Ok(())
-            } else {
-                Err(format!("optimum {got}, dynamic programming says {want}"))
-            }
-        })
+        accept_optimum(&mut self.out, &self.items, self.capacity)
     }
     fn check(&self) -> Result<(), String> {
         self.out.check()
