@@ -372,6 +372,72 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
             ),
             &mut out,
         );
+        // The cost of stopping: a region whose body dives `DEPTH` joins deep and offers at
+        // the bottom, so the resolution unwinds every level (each join catches the stop,
+        // drops its unstarted other half, and raises it again), beside the same dive with
+        // a token, where each level returns and the other half tests the token.
+        const DEPTH: u32 = 32;
+        fn dive_eureka(d: u32, s: &Search<u32>) {
+            if d == 0 {
+                s.offer(d);
+                return;
+            }
+            s.check();
+            offshoot::join(|| dive_eureka(d - 1, s), || s.check());
+        }
+        fn dive_token(d: u32, stop: &AtomicBool) {
+            if d == 0 {
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            offshoot::join(
+                || dive_token(d - 1, stop),
+                || black_box(stop.load(Ordering::Relaxed)),
+            );
+        }
+        let m = pool.run(|| {
+            measure(batches, |n| {
+                for _ in 0..n {
+                    let stop = AtomicBool::new(false);
+                    dive_token(DEPTH, &stop);
+                    black_box(stop.load(Ordering::Relaxed));
+                }
+            })
+        });
+        push(
+            result(
+                "a 32-join-deep dive that finds, token (baseline)",
+                "offshoot",
+                1,
+                batches,
+                m,
+                "each level returns".to_string(),
+            ),
+            &mut out,
+        );
+        let m = pool.run(|| {
+            measure(batches, |n| {
+                for _ in 0..n {
+                    let found = Search::new();
+                    eureka::finish(&found, || dive_eureka(DEPTH, &found));
+                    black_box(found.into_inner());
+                }
+            })
+        });
+        push(
+            result(
+                "a 32-join-deep dive that finds, Search eureka",
+                "offshoot",
+                1,
+                batches,
+                m,
+                "the resolving offer unwinds all 32 levels".to_string(),
+            ),
+            &mut out,
+        );
     }
     {
         let pool = rayon_pool(1)?;

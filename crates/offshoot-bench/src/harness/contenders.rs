@@ -59,6 +59,16 @@ impl Contender {
         Contender::Rayon,
     ];
 
+    /// [`Contender::SEARCH`] and tokio (a `CancellationToken` tested by tasks), for the
+    /// searches where tokio's idiom fits: flat loops over rows, a task per block.
+    pub const SEARCH_TOKIO: &'static [Contender] = &[
+        Contender::Offshoot,
+        Contender::OffshootCt,
+        Contender::OffshootAf,
+        Contender::Rayon,
+        Contender::Tokio,
+    ];
+
     /// Whether it is one of offshoot's own versions (never a peer).
     pub fn is_offshoot(self) -> bool {
         matches!(

@@ -15,18 +15,27 @@
 //!   end after the target was found elsewhere;
 //! * offshoot-af: no termination at all;
 //! * rayon: nested `find_map_any` (rayon's idiom; flat like the tokens: the inner one does
-//!   not see the outer one's hit).
+//!   not see the outer one's hit);
+//! * tokio (hierarchical, tokio's way): a task per block; the 2-D kernel takes a
+//!   `CancellationToken` and runs a task per block of rows (eight per worker), each
+//!   testing it per row; the outer search passes each kernel a `child_token()` of its
+//!   own token, so cancelling the outer one cancels every inner search.
 //!
 //! Inputs: `blocks` blocks of `rows`×`cols` seeded random `u32`s below 2^30, one target
 //! (≥ 2^30) planted per query at a seeded position. test 4×32×32×4, quick 8×500×500×8,
 //! full 16×1000×1000×8. Check: the found position holds the target (each target occurs
-//! once, so it is the position a linear search finds).
+//! once, so it is the position a linear search finds). The input line reports rows
+//! scanned per query, and those started after the hit (see `visits`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
 
 use offshoot::eureka::{self, Eureka, Search};
 
+use super::tokio_rows;
+use super::visits::{self, Counted, Tally};
 use super::{Instance, KernelInfo, Size};
 use crate::harness::Contender;
 
@@ -36,7 +45,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "nested search: a 2-D search kernel per block of a 4-D array, hierarchical eurekas vs flat tokens",
     cutoff: "none (a check per row)",
     source: "Imam's thesis Fig. 4.14 `CS` (issue 16)",
-    contenders: Contender::SEARCH,
+    contenders: Contender::SEARCH_TOKIO,
     prepare,
 };
 
@@ -60,12 +69,19 @@ impl Cube {
 }
 
 /// The 2-D kernel with its own eureka; checks walk to any enclosing region's eureka.
-fn kernel_2d_eureka(block: &[u32], cols: usize, t: u32) -> Option<(usize, usize)> {
+fn kernel_2d_eureka(
+    block: &[u32],
+    cols: usize,
+    t: u32,
+    count: Option<&Tally>,
+) -> Option<(usize, usize)> {
     let found = Search::new();
     eureka::finish(&found, || {
         offshoot::par_for(0..block.len() / cols, |r| {
             eureka::check(());
+            Tally::visit(count);
             if let Some(c) = block[r * cols..(r + 1) * cols].iter().position(|&v| v == t) {
+                Tally::resolved(count);
                 found.offer((r, c));
             }
         })
@@ -74,14 +90,22 @@ fn kernel_2d_eureka(block: &[u32], cols: usize, t: u32) -> Option<(usize, usize)
 }
 
 /// The 2-D kernel with its own token (it cannot see any other); `stop`: whether to use it.
-fn kernel_2d_token(block: &[u32], cols: usize, t: u32, stop: bool) -> Option<(usize, usize)> {
+fn kernel_2d_token(
+    block: &[u32],
+    cols: usize,
+    t: u32,
+    stop: bool,
+    count: Option<&Tally>,
+) -> Option<(usize, usize)> {
     let done = AtomicBool::new(false);
     let hit = Mutex::new(None);
     offshoot::par_for(0..block.len() / cols, |r| {
         if stop && done.load(Ordering::Relaxed) {
             return;
         }
+        Tally::visit(count);
         if let Some(c) = block[r * cols..(r + 1) * cols].iter().position(|&v| v == t) {
+            Tally::resolved(count);
             hit.lock().unwrap().get_or_insert((r, c));
             done.store(true, Ordering::Relaxed);
         }
@@ -89,46 +113,11 @@ fn kernel_2d_token(block: &[u32], cols: usize, t: u32, stop: bool) -> Option<(us
     hit.into_inner().unwrap()
 }
 
-fn serial(cube: &Cube, t: u32) -> Hit {
+fn serial(cube: &Cube, t: u32, count: Option<&Tally>) -> Hit {
     (0..cube.blocks()).find_map(|b| {
-        let p = cube.block(b).iter().position(|&v| v == t)?;
-        Some((b, p / cube.cols, p % cube.cols))
-    })
-}
-
-fn hierarchical(cube: &Cube, t: u32) -> Hit {
-    let found = Search::new();
-    eureka::finish(&found, || {
-        offshoot::par_for(0..cube.blocks(), |b| {
-            eureka::check(());
-            if let Some((r, c)) = kernel_2d_eureka(cube.block(b), cube.cols, t) {
-                found.offer((b, r, c));
-            }
-        })
-    });
-    found.into_inner()
-}
-
-fn flat(cube: &Cube, t: u32, stop: bool) -> Hit {
-    let done = AtomicBool::new(false);
-    let hit = Mutex::new(None);
-    offshoot::par_for(0..cube.blocks(), |b| {
-        if stop && done.load(Ordering::Relaxed) {
-            return;
-        }
-        if let Some((r, c)) = kernel_2d_token(cube.block(b), cube.cols, t, stop) {
-            hit.lock().unwrap().get_or_insert((b, r, c));
-            done.store(true, Ordering::Relaxed);
-        }
-    });
-    hit.into_inner().unwrap()
-}
-
-fn rayon_nested(cube: &Cube, t: u32) -> Hit {
-    use rayon::prelude::*;
-    (0..cube.blocks()).into_par_iter().find_map_any(|b| {
         let block = cube.block(b);
-        (0..cube.rows).into_par_iter().find_map_any(|r| {
+        (0..cube.rows).find_map(|r| {
+            Tally::visit(count);
             let c = block[r * cube.cols..(r + 1) * cube.cols]
                 .iter()
                 .position(|&v| v == t)?;
@@ -137,47 +126,165 @@ fn rayon_nested(cube: &Cube, t: u32) -> Hit {
     })
 }
 
+fn hierarchical(cube: &Cube, t: u32, count: Option<&Tally>) -> Hit {
+    let found = Search::new();
+    eureka::finish(&found, || {
+        offshoot::par_for(0..cube.blocks(), |b| {
+            eureka::check(());
+            if let Some((r, c)) = kernel_2d_eureka(cube.block(b), cube.cols, t, count) {
+                found.offer((b, r, c));
+            }
+        })
+    });
+    found.into_inner()
+}
+
+fn flat(cube: &Cube, t: u32, stop: bool, count: Option<&Tally>) -> Hit {
+    let done = AtomicBool::new(false);
+    let hit = Mutex::new(None);
+    offshoot::par_for(0..cube.blocks(), |b| {
+        if stop && done.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some((r, c)) = kernel_2d_token(cube.block(b), cube.cols, t, stop, count) {
+            hit.lock().unwrap().get_or_insert((b, r, c));
+            done.store(true, Ordering::Relaxed);
+        }
+    });
+    hit.into_inner().unwrap()
+}
+
+fn rayon_nested(cube: &Cube, t: u32, count: Option<&Tally>) -> Hit {
+    use rayon::prelude::*;
+    (0..cube.blocks()).into_par_iter().find_map_any(|b| {
+        let block = cube.block(b);
+        (0..cube.rows).into_par_iter().find_map_any(|r| {
+            Tally::visit(count);
+            let c = block[r * cube.cols..(r + 1) * cube.cols]
+                .iter()
+                .position(|&v| v == t)?;
+            Tally::resolved(count);
+            Some((b, r, c))
+        })
+    })
+}
+
+/// The 2-D kernel on tokio (see `tokio_rows`): block `b` of `cube`, tasks of `per` rows,
+/// testing `token`, which it cancels at its hit.
+async fn kernel_2d_tokio(
+    cube: Arc<Cube>,
+    b: usize,
+    t: u32,
+    token: CancellationToken,
+    per: usize,
+    count: Option<Arc<Tally>>,
+) -> Option<(usize, usize)> {
+    let hit = Arc::new(Mutex::new(None));
+    let (rows, found) = (cube.rows, hit.clone());
+    tokio_rows::search(rows, per, token, count, move |r| {
+        let (block, cols) = (cube.block(b), cube.cols);
+        match block[r * cols..(r + 1) * cols].iter().position(|&v| v == t) {
+            Some(c) => {
+                found.lock().unwrap().get_or_insert((r, c));
+                true
+            }
+            None => false,
+        }
+    })
+    .await;
+    let found = *hit.lock().unwrap();
+    found
+}
+
+/// The 4-D search on tokio: a task per block, each running the 2-D kernel with a child of
+/// the outer token (hierarchical cancellation, tokio's way).
+fn tokio_nested(
+    rt: &tokio::runtime::Runtime,
+    cube: &Arc<Cube>,
+    t: u32,
+    count: Option<&Arc<Tally>>,
+) -> Hit {
+    let outer = CancellationToken::new();
+    let hit = Arc::new(Mutex::new(None));
+    let per = tokio_rows::per_task(rt, cube.rows);
+    rt.block_on(async {
+        let tasks: Vec<_> = (0..cube.blocks())
+            .map(|b| {
+                let (cube, outer, hit, count) =
+                    (cube.clone(), outer.clone(), hit.clone(), count.cloned());
+                tokio::spawn(async move {
+                    if outer.is_cancelled() {
+                        return;
+                    }
+                    let inner = outer.child_token();
+                    if let Some((r, c)) = kernel_2d_tokio(cube, b, t, inner, per, count).await {
+                        hit.lock().unwrap().get_or_insert((b, r, c));
+                        outer.cancel();
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("a search task panicked");
+        }
+    });
+    let found = *hit.lock().unwrap();
+    found
+}
+
 struct Cs {
-    cube: Cube,
+    cube: Arc<Cube>,
     targets: Vec<u32>,
     last: Vec<Hit>,
     reference: Option<Vec<Hit>>,
+    tally: Option<Arc<Tally>>,
+    label: String,
 }
 
 impl Cs {
-    fn run(&mut self, f: impl Fn(&Cube, u32) -> Hit) {
-        let c = &self.cube;
-        self.last = self.targets.iter().map(|&t| f(c, t)).collect();
+    fn run(&mut self, f: impl Fn(&Arc<Cube>, u32, Option<&Arc<Tally>>) -> Hit) {
+        let (cube, count) = (&self.cube, self.tally.as_ref());
+        self.last = self
+            .targets
+            .iter()
+            .map(|&t| {
+                Tally::query(count.map(|c| &**c));
+                f(cube, t, count)
+            })
+            .collect();
+    }
+}
+
+impl Counted for Cs {
+    fn tally(&mut self) -> &mut Option<Arc<Tally>> {
+        &mut self.tally
     }
 }
 
 impl Instance for Cs {
     fn input(&self) -> String {
-        format!(
-            "{} blocks of {}x{}, {} queries",
-            self.cube.blocks(),
-            self.cube.rows,
-            self.cube.cols,
-            self.targets.len()
-        )
+        self.label.clone()
     }
     fn reset(&mut self) {
         self.last.clear();
     }
     fn serial(&mut self) {
-        self.run(serial);
+        self.run(|c, t, n| serial(c, t, n.map(|n| &**n)));
     }
     fn offshoot(&mut self) {
-        self.run(hierarchical);
+        self.run(|c, t, n| hierarchical(c, t, n.map(|n| &**n)));
     }
     fn offshoot_ct(&mut self) {
-        self.run(|c, t| flat(c, t, true));
+        self.run(|c, t, n| flat(c, t, true, n.map(|n| &**n)));
     }
     fn offshoot_af(&mut self) {
-        self.run(|c, t| flat(c, t, false));
+        self.run(|c, t, n| flat(c, t, false, n.map(|n| &**n)));
     }
     fn rayon(&mut self) {
-        self.run(rayon_nested);
+        self.run(|c, t, n| rayon_nested(c, t, n.map(|n| &**n)));
+    }
+    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
+        self.run(|c, t, n| tokio_nested(rt, c, t, n));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let c = &self.cube;
@@ -209,12 +316,17 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         Size::Full => (16, 1000, 1000, 8),
     };
     let (cells, targets) = super::haystack::planted(0xC5, blocks * rows * cols, queries);
-    Box::new(Cs {
-        cube: Cube { rows, cols, cells },
+    let mut cs = Cs {
+        cube: Arc::new(Cube { rows, cols, cells }),
         targets,
         last: Vec::new(),
         reference: None,
-    })
+        tally: None,
+        label: String::new(),
+    };
+    let visits = visits::line(&mut cs, INFO.contenders, "rows scanned");
+    cs.label = format!("{blocks} blocks of {rows}x{cols}, {queries} queries; {visits}");
+    Box::new(cs)
 }
 
 #[cfg(test)]
@@ -223,6 +335,6 @@ mod tests {
 
     #[test]
     fn every_contender_finds_the_target() {
-        super::super::verify_contenders(prepare(Size::Test), Contender::SEARCH);
+        super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
     }
 }

@@ -9,17 +9,24 @@
 //! * offshoot-ct: two hand-threaded `AtomicBool`s, tested per row;
 //! * offshoot-af: no termination (every row scanned);
 //! * rayon: `par_iter().try_for_each` over the rows with the same two flags (rayon has no
-//!   AND of two searches; its early exit is `try_for_each`'s `Err`).
+//!   AND of two searches; its early exit is `try_for_each`'s `Err`);
+//! * tokio: a task per block of rows (eight per worker) with the two flags, testing a
+//!   `CancellationToken` per row, cancelled once the flags are enough.
 //!
 //! Inputs: as `sls` (seeded random `u32`s below 2^30), with two targets per query planted
 //! at seeded positions (values ≥ 2^30, each once). test 64×64×4, quick 2000×1000×8, full
 //! 4000×2000×16. Check: both positions (AND), or one of the two (OR), hold their target.
+//! The input line reports rows scanned per query, and those started after the query was
+//! resolved (see `visits`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
 
 use offshoot::eureka::{self, And, Eureka, Or, Search};
 
+use super::visits::{self, Counted, Tally};
 use super::{Instance, KernelInfo, Size};
 use crate::harness::Contender;
 
@@ -29,7 +36,7 @@ pub const INFO_AND: KernelInfo = KernelInfo {
     about: "find both of two targets in a 2-D array: an AND of two Search eurekas vs two tokens",
     cutoff: "none (a check per row)",
     source: "Imam's thesis Fig. 4.14 `DLS-AND` (issue 16)",
-    contenders: Contender::SEARCH,
+    contenders: Contender::SEARCH_TOKIO,
     prepare: prepare_and,
 };
 
@@ -39,7 +46,7 @@ pub const INFO_OR: KernelInfo = KernelInfo {
     about: "find either of two targets in a 2-D array: an OR of two Search eurekas vs two tokens",
     cutoff: "none (a check per row)",
     source: "Imam's thesis Fig. 4.14 `DLS-OR` (issue 16)",
-    contenders: Contender::SEARCH,
+    contenders: Contender::SEARCH_TOKIO,
     prepare: prepare_or,
 };
 
@@ -79,9 +86,10 @@ fn done(all: bool, f: &Found) -> bool {
     }
 }
 
-fn serial(g: &Grid, t: [u32; 2], all: bool) -> Found {
+fn serial(g: &Grid, t: [u32; 2], all: bool, count: Option<&Tally>) -> Found {
     let mut f = [None, None];
     for r in 0..g.rows() {
+        Tally::visit(count);
         for (k, c) in g.scan(r, t).into_iter().enumerate() {
             if let Some(c) = c {
                 f[k].get_or_insert((r, c));
@@ -95,7 +103,7 @@ fn serial(g: &Grid, t: [u32; 2], all: bool) -> Found {
 }
 
 /// The eureka version over either composite.
-fn eureka_rows<E>(g: &Grid, t: [u32; 2], e: &E)
+fn eureka_rows<E>(g: &Grid, t: [u32; 2], e: &E, count: Option<&Tally>)
 where
     E: Eureka<
         Offer = (Option<(usize, usize)>, Option<(usize, usize)>),
@@ -104,29 +112,40 @@ where
 {
     offshoot::par_for(0..g.rows(), |r| {
         e.check((Some(()), Some(())));
+        Tally::visit(count);
         let [a, b] = g.scan(r, t);
         if a.is_some() || b.is_some() {
             e.offer((a.map(|c| (r, c)), b.map(|c| (r, c))));
+            if e.is_resolved() {
+                Tally::resolved(count);
+            }
         }
     });
 }
 
-fn eureka_and(g: &Grid, t: [u32; 2]) -> Found {
+fn eureka_and(g: &Grid, t: [u32; 2], count: Option<&Tally>) -> Found {
     let both = And::new(Search::new(), Search::new());
-    eureka::finish(&both, || eureka_rows(g, t, &both));
+    eureka::finish(&both, || eureka_rows(g, t, &both, count));
     let (a, b) = both.get();
     [a.copied(), b.copied()]
 }
 
-fn eureka_or(g: &Grid, t: [u32; 2]) -> Found {
+fn eureka_or(g: &Grid, t: [u32; 2], count: Option<&Tally>) -> Found {
     let either = Or::new(Search::new(), Search::new());
-    eureka::finish(&either, || eureka_rows(g, t, &either));
+    eureka::finish(&either, || eureka_rows(g, t, &either, count));
     let (a, b) = either.get();
     [a.copied(), b.copied()]
 }
 
 /// The token versions: `stop` says when the flags are enough; `run` drives the rows.
-fn token(g: &Grid, t: [u32; 2], all: bool, rayon: bool, stop: bool) -> Found {
+fn token(
+    g: &Grid,
+    t: [u32; 2],
+    all: bool,
+    rayon: bool,
+    stop: bool,
+    count: Option<&Tally>,
+) -> Found {
     let seen = [AtomicBool::new(false), AtomicBool::new(false)];
     let found = Mutex::new([None, None]);
     let enough = || {
@@ -141,10 +160,14 @@ fn token(g: &Grid, t: [u32; 2], all: bool, rayon: bool, stop: bool) -> Found {
         }
     };
     let row = |r: usize| {
+        Tally::visit(count);
         for (k, c) in g.scan(r, t).into_iter().enumerate() {
             if let Some(c) = c {
                 found.lock().unwrap()[k].get_or_insert((r, c));
                 seen[k].store(true, Ordering::Relaxed);
+                if enough() {
+                    Tally::resolved(count);
+                }
             }
         }
     };
@@ -168,55 +191,106 @@ fn token(g: &Grid, t: [u32; 2], all: bool, rayon: bool, stop: bool) -> Found {
     found.into_inner().unwrap()
 }
 
+/// tokio's idiom (see `tokio_rows`): a task per block of rows, the two flags, and a
+/// `CancellationToken` cancelled once the flags are enough.
+fn tokio_rows(
+    rt: &tokio::runtime::Runtime,
+    g: &Arc<Grid>,
+    t: [u32; 2],
+    all: bool,
+    count: Option<&Arc<Tally>>,
+) -> Found {
+    let found = Arc::new(Mutex::new([None, None]));
+    let seen = Arc::new([AtomicBool::new(false), AtomicBool::new(false)]);
+    let (grid, out) = (g.clone(), found.clone());
+    rt.block_on(super::tokio_rows::search(
+        g.rows(),
+        super::tokio_rows::per_task(rt, g.rows()),
+        CancellationToken::new(),
+        count.cloned(),
+        move |r| {
+            let mut resolved = false;
+            for (k, c) in grid.scan(r, t).into_iter().enumerate() {
+                if let Some(c) = c {
+                    out.lock().unwrap()[k].get_or_insert((r, c));
+                    seen[k].store(true, Ordering::Relaxed);
+                    let (a, b) = (
+                        seen[0].load(Ordering::Relaxed),
+                        seen[1].load(Ordering::Relaxed),
+                    );
+                    resolved |= if all { a && b } else { a || b };
+                }
+            }
+            resolved
+        },
+    ));
+    let f = *found.lock().unwrap();
+    f
+}
+
 struct Dls {
     all: bool,
-    grid: Grid,
+    grid: Arc<Grid>,
     queries: Vec<[u32; 2]>,
     last: Vec<Found>,
     reference: Option<Vec<Found>>,
+    tally: Option<Arc<Tally>>,
+    label: String,
 }
 
 impl Dls {
-    fn run(&mut self, f: impl Fn(&Grid, [u32; 2]) -> Found) {
-        let g = &self.grid;
-        self.last = self.queries.iter().map(|&t| f(g, t)).collect();
+    fn run(&mut self, f: impl Fn(&Arc<Grid>, [u32; 2], Option<&Arc<Tally>>) -> Found) {
+        let (g, count) = (&self.grid, self.tally.as_ref());
+        self.last = self
+            .queries
+            .iter()
+            .map(|&t| {
+                Tally::query(count.map(|c| &**c));
+                f(g, t, count)
+            })
+            .collect();
+    }
+}
+
+impl Counted for Dls {
+    fn tally(&mut self) -> &mut Option<Arc<Tally>> {
+        &mut self.tally
     }
 }
 
 impl Instance for Dls {
     fn input(&self) -> String {
-        format!(
-            "{}x{} array, {} queries of two targets",
-            self.grid.rows(),
-            self.grid.cols,
-            self.queries.len()
-        )
+        self.label.clone()
     }
     fn reset(&mut self) {
         self.last.clear();
     }
     fn serial(&mut self) {
         let all = self.all;
-        self.run(|g, t| serial(g, t, all));
+        self.run(|g, t, c| serial(g, t, all, c.map(|c| &**c)));
     }
     fn offshoot(&mut self) {
         if self.all {
-            self.run(eureka_and);
+            self.run(|g, t, c| eureka_and(g, t, c.map(|c| &**c)));
         } else {
-            self.run(eureka_or);
+            self.run(|g, t, c| eureka_or(g, t, c.map(|c| &**c)));
         }
     }
     fn offshoot_ct(&mut self) {
         let all = self.all;
-        self.run(|g, t| token(g, t, all, false, true));
+        self.run(|g, t, c| token(g, t, all, false, true, c.map(|c| &**c)));
     }
     fn offshoot_af(&mut self) {
         let all = self.all;
-        self.run(|g, t| token(g, t, all, false, false));
+        self.run(|g, t, c| token(g, t, all, false, false, c.map(|c| &**c)));
     }
     fn rayon(&mut self) {
         let all = self.all;
-        self.run(|g, t| token(g, t, all, true, true));
+        self.run(|g, t, c| token(g, t, all, true, true, c.map(|c| &**c)));
+    }
+    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
+        let all = self.all;
+        self.run(|g, t, c| tokio_rows(rt, g, t, all, c));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         // Each target occurs once: the oracle is where a linear search finds it.
@@ -272,14 +346,19 @@ fn prepare(size: Size, all: bool) -> Box<dyn Instance> {
         Size::Full => (4000, 2000, 16),
     };
     let (cells, targets) = super::haystack::planted(0xD15, rows * cols, 2 * queries);
-    let queries = targets.chunks(2).map(|t| [t[0], t[1]]).collect();
-    Box::new(Dls {
+    let pairs = targets.chunks(2).map(|t| [t[0], t[1]]).collect();
+    let mut dls = Dls {
         all,
-        grid: Grid { cols, cells },
-        queries,
+        grid: Arc::new(Grid { cols, cells }),
+        queries: pairs,
         last: Vec::new(),
         reference: None,
-    })
+        tally: None,
+        label: String::new(),
+    };
+    let visits = visits::line(&mut dls, INFO_AND.contenders, "rows scanned");
+    dls.label = format!("{rows}x{cols} array, {queries} queries of two targets; {visits}");
+    Box::new(dls)
 }
 
 fn prepare_and(size: Size) -> Box<dyn Instance> {
@@ -297,7 +376,7 @@ mod tests {
     #[test]
     fn every_contender_finds_enough() {
         for prepare in [prepare_and, prepare_or] {
-            super::super::verify_contenders(prepare(Size::Test), Contender::SEARCH);
+            super::super::verify_contenders(prepare(Size::Test), Contender::SEARCH_TOKIO);
         }
     }
 }

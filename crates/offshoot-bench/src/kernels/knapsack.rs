@@ -66,7 +66,13 @@ pub fn instance(n: usize, seed: u64) -> (Vec<Item>, i64) {
 
 /// Serial branch and bound; `best` is the best solution so far.
 pub fn serial(items: &[Item], capacity: i64) -> i64 {
-    fn rec(items: &[Item], c: i64, v: i64, best: &mut i64) -> i64 {
+    serial_visiting(items, capacity, &|| ())
+}
+
+/// [`serial`], calling `visit` at every node it expands (the nodes its bound did not
+/// prune); `knapsack-bb` counts them, `serial` passes a no-op the compiler removes.
+pub fn serial_visiting<V: Fn()>(items: &[Item], capacity: i64, visit: &V) -> i64 {
+    fn rec<V: Fn()>(items: &[Item], c: i64, v: i64, best: &mut i64, visit: &V) -> i64 {
         if c < 0 {
             return i64::MIN;
         }
@@ -79,8 +85,9 @@ pub fn serial(items: &[Item], capacity: i64) -> i64 {
         if v + c * e.value / e.weight < *best {
             return i64::MIN;
         }
-        let with = rec(rest, c - e.weight, v + e.value, best);
-        let without = rec(rest, c, v, best);
+        visit();
+        let with = rec(rest, c - e.weight, v + e.value, best, visit);
+        let without = rec(rest, c, v, best, visit);
         let b = with.max(without);
         if b > *best {
             *best = b;
@@ -88,12 +95,23 @@ pub fn serial(items: &[Item], capacity: i64) -> i64 {
         b
     }
     let mut best = i64::MIN;
-    rec(items, capacity, 0, &mut best)
+    rec(items, capacity, 0, &mut best, visit)
 }
 
 /// Parallel branch and bound with `J::join` at every node.
 pub fn par<J: Fork>(items: &[Item], capacity: i64) -> i64 {
-    fn rec<J: Fork>(items: &[Item], c: i64, v: i64, best: &AtomicI64) -> i64 {
+    par_visiting::<J, _>(items, capacity, &|| ())
+}
+
+/// [`par`], calling `visit` at every node it expands (as [`serial_visiting`]).
+pub fn par_visiting<J: Fork, V: Fn() + Sync>(items: &[Item], capacity: i64, visit: &V) -> i64 {
+    fn rec<J: Fork, V: Fn() + Sync>(
+        items: &[Item],
+        c: i64,
+        v: i64,
+        best: &AtomicI64,
+        visit: &V,
+    ) -> i64 {
         if c < 0 {
             return i64::MIN;
         }
@@ -106,16 +124,17 @@ pub fn par<J: Fork>(items: &[Item], capacity: i64) -> i64 {
         if v + c * e.value / e.weight < best.load(Ordering::Relaxed) {
             return i64::MIN;
         }
+        visit();
         let (with, without) = J::join(
-            || rec::<J>(rest, c - e.weight, v + e.value, best),
-            || rec::<J>(rest, c, v, best),
+            || rec::<J, V>(rest, c - e.weight, v + e.value, best, visit),
+            || rec::<J, V>(rest, c, v, best, visit),
         );
         let b = with.max(without);
         raise(best, b);
         b
     }
     let best = AtomicI64::new(i64::MIN);
-    rec::<J>(items, capacity, 0, &best)
+    rec::<J, V>(items, capacity, 0, &best, visit)
 }
 
 /// Parallel branch and bound with chili's `Scope::join` at every node.

@@ -11,11 +11,15 @@
 //! * rayon: the same on `rayon::join`.
 //!
 //! There is no "no termination" version: without pruning the search is the full binary
-//! tree of 2^items nodes. Inputs, cutoff and check: as `knapsack`.
+//! tree of 2^items nodes. Inputs, cutoff and check: as `knapsack`. The input line reports
+//! the nodes each contender expanded (a Maxima never resolves: none is "late").
 
 use offshoot::eureka::{self, Descending, Eureka, Minima};
 
-use super::knapsack::{accept_optimum, par, serial, sized, Item};
+use std::sync::Arc;
+
+use super::knapsack::{accept_optimum, par, par_visiting, serial, serial_visiting, sized, Item};
+use super::visits::{self, Counted, Tally};
 use super::{Answer, Instance, KernelInfo, Size};
 use crate::harness::Contender;
 use crate::par::{Offshoot, Rayon};
@@ -33,7 +37,19 @@ pub const INFO: KernelInfo = KernelInfo {
 
 /// Branch and bound with the best-so-far in a Maxima eureka.
 pub fn eureka_bb(items: &[Item], capacity: i64) -> i64 {
-    fn rec(items: &[Item], c: i64, v: i64, best: &Minima<i64, Descending>) -> i64 {
+    eureka_bb_visiting(items, capacity, &|| ())
+}
+
+/// [`eureka_bb`], calling `visit` at every node it expands (as `knapsack`'s
+/// `serial_visiting`).
+pub fn eureka_bb_visiting<V: Fn() + Sync>(items: &[Item], capacity: i64, visit: &V) -> i64 {
+    fn rec<V: Fn() + Sync>(
+        items: &[Item],
+        c: i64,
+        v: i64,
+        best: &Minima<i64, Descending>,
+        visit: &V,
+    ) -> i64 {
         if c < 0 {
             return i64::MIN;
         }
@@ -48,16 +64,17 @@ pub fn eureka_bb(items: &[Item], capacity: i64) -> i64 {
         if !best.check(v + c * e.value / e.weight + 1) {
             return i64::MIN;
         }
+        visit();
         let (with, without) = offshoot::join(
-            || rec(rest, c - e.weight, v + e.value, best),
-            || rec(rest, c, v, best),
+            || rec(rest, c - e.weight, v + e.value, best, visit),
+            || rec(rest, c, v, best, visit),
         );
         let b = with.max(without);
         best.offer(b); // rejected (a load and a compare) unless it raises the best
         b
     }
     let best = Minima::maxima(i64::MIN);
-    let top = eureka::finish(&best, || rec(items, capacity, 0, &best));
+    let top = eureka::finish(&best, || rec(items, capacity, 0, &best, visit));
     top.expect("a Maxima never resolves, so the body always ends")
 }
 
@@ -65,35 +82,72 @@ struct KnapsackBb {
     items: Vec<Item>,
     capacity: i64,
     out: Answer<i64>,
+    tally: Option<Arc<Tally>>,
+    visits: String,
+}
+
+impl KnapsackBb {
+    /// Runs `plain` (timed runs), or `counted` with a visitor that counts (see `visits`).
+    fn run(
+        &mut self,
+        plain: impl Fn(&[Item], i64) -> i64,
+        counted: impl Fn(&[Item], i64, &(dyn Fn() + Sync)) -> i64,
+    ) {
+        let answer = match self.tally.as_deref() {
+            None => plain(&self.items, self.capacity),
+            Some(t) => {
+                Tally::query(Some(t));
+                counted(&self.items, self.capacity, &|| Tally::visit(Some(t)))
+            }
+        };
+        self.out.set(answer);
+    }
+}
+
+impl Counted for KnapsackBb {
+    fn tally(&mut self) -> &mut Option<Arc<Tally>> {
+        &mut self.tally
+    }
 }
 
 fn prepare(size: Size) -> Box<dyn Instance> {
     let (items, capacity) = sized(size);
-    Box::new(KnapsackBb {
+    let mut k = KnapsackBb {
         items,
         capacity,
         out: Answer::new(),
-    })
+        tally: None,
+        visits: String::new(),
+    };
+    k.visits = visits::line(&mut k, INFO.contenders, "nodes expanded");
+    Box::new(k)
 }
 
 impl Instance for KnapsackBb {
     fn input(&self) -> String {
-        format!("{} items, capacity {}", self.items.len(), self.capacity)
+        format!(
+            "{} items, capacity {}; {}",
+            self.items.len(),
+            self.capacity,
+            self.visits
+        )
     }
     fn reset(&mut self) {
         self.out.clear();
     }
     fn serial(&mut self) {
-        self.out.set(serial(&self.items, self.capacity));
+        self.run(serial, |i, c, v| serial_visiting(i, c, &v));
     }
     fn offshoot(&mut self) {
-        self.out.set(eureka_bb(&self.items, self.capacity));
+        self.run(eureka_bb, |i, c, v| eureka_bb_visiting(i, c, &v));
     }
     fn offshoot_ct(&mut self) {
-        self.out.set(par::<Offshoot>(&self.items, self.capacity));
+        self.run(par::<Offshoot>, |i, c, v| {
+            par_visiting::<Offshoot, _>(i, c, &v)
+        });
     }
     fn rayon(&mut self) {
-        self.out.set(par::<Rayon>(&self.items, self.capacity));
+        self.run(par::<Rayon>, |i, c, v| par_visiting::<Rayon, _>(i, c, &v));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         accept_optimum(&mut self.out, &self.items, self.capacity)

@@ -36,6 +36,7 @@ pub mod cs;
 pub mod dls;
 pub mod empty;
 pub mod fib;
+mod first;
 pub mod futures_fib;
 mod haystack;
 pub mod heat;
@@ -62,9 +63,13 @@ pub mod ring;
 pub mod sls;
 pub mod sort_halves;
 pub mod stencil;
+pub mod sudoku;
+mod tokio_rows;
 pub mod tree_sum;
+pub mod tsp;
 pub mod uts;
 pub mod uts_goal;
+mod visits;
 
 use std::fmt::Debug;
 
@@ -182,6 +187,8 @@ pub fn all() -> Vec<KernelInfo> {
         stencil::INFO,
         sls::INFO,
         knapsack_bb::INFO,
+        tsp::INFO,
+        sudoku::INFO,
         dls::INFO_AND,
         dls::INFO_OR,
         cs::INFO,

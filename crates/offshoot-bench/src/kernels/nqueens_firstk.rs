@@ -11,14 +11,17 @@
 //! * rayon: `rayon::join` with the same token (rayon has no first-k idiom).
 //!
 //! Inputs: test n=8 k=10, quick n=13 k=1000, full n=14 k=5000.
-//! Check: `k` (or all, if fewer) distinct solutions, each a valid placement.
+//! Check: `k` (or all, if fewer) distinct solutions, each a valid placement. The input
+//! line reports placements made per search, and those started after the `k`-th solution
+//! (see `visits`).
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use offshoot::eureka::{self, Count, Eureka};
 
+use super::visits::{self, Counted, Tally};
 use super::{Instance, KernelInfo, Size};
 use crate::harness::Contender;
 use crate::par::{Fork, Offshoot, Rayon};
@@ -41,7 +44,7 @@ fn full_mask(n: u32) -> u32 {
     (1u32 << n) - 1
 }
 
-fn serial(n: u32, k: usize) -> Vec<Board> {
+fn serial(n: u32, k: usize, count: Option<&Tally>) -> Vec<Board> {
     #[allow(clippy::too_many_arguments)]
     fn rec(
         all: u32,
@@ -52,7 +55,9 @@ fn serial(n: u32, k: usize) -> Vec<Board> {
         b: &mut Board,
         out: &mut Vec<Board>,
         k: usize,
+        count: Option<&Tally>,
     ) {
+        Tally::visit(count);
         if cols == all {
             out.push(*b);
             return;
@@ -71,11 +76,12 @@ fn serial(n: u32, k: usize) -> Vec<Board> {
                 b,
                 out,
                 k,
+                count,
             );
         }
     }
     let mut out = Vec::new();
-    rec(full_mask(n), 0, 0, 0, 0, &mut [0; 16], &mut out, k);
+    rec(full_mask(n), 0, 0, 0, 0, &mut [0; 16], &mut out, k, count);
     out
 }
 
@@ -145,40 +151,72 @@ fn search<J: Fork>(n: u32, visit: &(dyn Fn() -> bool + Sync), found: &(dyn Fn(Bo
     place::<J>(full_mask(n), (0, 0, 0), [0; 16], visit, found);
 }
 
-fn eureka_firstk(n: u32, k: usize) -> Vec<Board> {
+fn eureka_firstk(n: u32, k: usize, count: Option<&Tally>) -> Vec<Board> {
     let first = Count::new(k);
     eureka::finish(&first, || {
-        search::<Offshoot>(n, &|| first.check(), &|b| {
-            first.offer(b);
-        })
+        search::<Offshoot>(
+            n,
+            &|| {
+                first.check();
+                Tally::visit(count);
+                true
+            },
+            &|b| {
+                first.offer(b);
+                if first.is_resolved() {
+                    Tally::resolved(count);
+                }
+            },
+        )
     });
     first.into_inner()
 }
 
-fn token_firstk<J: Fork>(n: u32, k: usize) -> Vec<Board> {
+fn token_firstk<J: Fork>(n: u32, k: usize, count: Option<&Tally>) -> Vec<Board> {
     let stop = AtomicBool::new(false);
     let kept = AtomicUsize::new(0);
     let out = Mutex::new(Vec::with_capacity(k));
-    search::<J>(n, &|| !stop.load(Ordering::Relaxed), &|b| {
-        let i = kept.fetch_add(1, Ordering::Relaxed);
-        if i < k {
-            out.lock().unwrap().push(b);
-        }
-        if i + 1 >= k {
-            stop.store(true, Ordering::Relaxed);
-        }
-    });
+    search::<J>(
+        n,
+        &|| {
+            let go = !stop.load(Ordering::Relaxed);
+            if go {
+                Tally::visit(count);
+            }
+            go
+        },
+        &|b| {
+            let i = kept.fetch_add(1, Ordering::Relaxed);
+            if i < k {
+                out.lock().unwrap().push(b);
+            }
+            if i + 1 >= k {
+                Tally::resolved(count);
+                stop.store(true, Ordering::Relaxed);
+            }
+        },
+    );
     out.into_inner().unwrap()
 }
 
-fn all_then_firstk(n: u32, k: usize) -> Vec<Board> {
+fn all_then_firstk(n: u32, k: usize, count: Option<&Tally>) -> Vec<Board> {
     let out = Mutex::new(Vec::with_capacity(k));
-    search::<Offshoot>(n, &|| true, &|b| {
-        let mut o = out.lock().unwrap();
-        if o.len() < k {
-            o.push(b);
-        }
-    });
+    search::<Offshoot>(
+        n,
+        &|| {
+            Tally::visit(count);
+            true
+        },
+        &|b| {
+            let mut o = out.lock().unwrap();
+            if o.len() < k {
+                o.push(b);
+                if o.len() == k {
+                    Tally::resolved(count);
+                }
+            }
+        },
+    );
     out.into_inner().unwrap()
 }
 
@@ -187,6 +225,22 @@ struct FirstK {
     k: usize,
     last: Vec<Board>,
     expect: usize,
+    tally: Option<Arc<Tally>>,
+    visits: String,
+}
+
+impl FirstK {
+    /// The tally of this run (one query), if counting.
+    fn count(&self) -> Option<&Tally> {
+        Tally::query(self.tally.as_deref());
+        self.tally.as_deref()
+    }
+}
+
+impl Counted for FirstK {
+    fn tally(&mut self) -> &mut Option<Arc<Tally>> {
+        &mut self.tally
+    }
 }
 
 fn valid(n: u32, b: &Board) -> bool {
@@ -202,25 +256,25 @@ fn valid(n: u32, b: &Board) -> bool {
 
 impl Instance for FirstK {
     fn input(&self) -> String {
-        format!("n={}, first k={}", self.n, self.k)
+        format!("n={}, first k={}; {}", self.n, self.k, self.visits)
     }
     fn reset(&mut self) {
         self.last.clear();
     }
     fn serial(&mut self) {
-        self.last = serial(self.n, self.k);
+        self.last = serial(self.n, self.k, self.count());
     }
     fn offshoot(&mut self) {
-        self.last = eureka_firstk(self.n, self.k);
+        self.last = eureka_firstk(self.n, self.k, self.count());
     }
     fn offshoot_ct(&mut self) {
-        self.last = token_firstk::<Offshoot>(self.n, self.k);
+        self.last = token_firstk::<Offshoot>(self.n, self.k, self.count());
     }
     fn offshoot_af(&mut self) {
-        self.last = all_then_firstk(self.n, self.k);
+        self.last = all_then_firstk(self.n, self.k, self.count());
     }
     fn rayon(&mut self) {
-        self.last = token_firstk::<Rayon>(self.n, self.k);
+        self.last = token_firstk::<Rayon>(self.n, self.k, self.count());
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let all = super::nqueens::KNOWN[self.n as usize] as usize;
@@ -252,12 +306,16 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         Size::Quick => (13, 1000),
         Size::Full => (14, 5000),
     };
-    Box::new(FirstK {
+    let mut firstk = FirstK {
         n,
         k,
         last: Vec::new(),
         expect: 0,
-    })
+        tally: None,
+        visits: String::new(),
+    };
+    firstk.visits = visits::line(&mut firstk, INFO.contenders, "placements");
+    Box::new(firstk)
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //!   `check` per row, an `offer` at the hit;
 //! * offshoot-ct: the same loop with a hand-threaded `AtomicBool` tested per row;
 //! * offshoot-af: the same loop with no termination (every row is scanned);
-//! * rayon: `(0..rows).into_par_iter().find_map_any(..)`, rayon's idiom.
+//! * rayon: `(0..rows).into_par_iter().find_map_any(..)`, rayon's idiom;
+//! * tokio: a task per block of rows testing a `CancellationToken` (`tokio_rows`).
 //!
 //! Inputs: a `rows`×`cols` array of seeded random `u32`s below 2^30, and `queries`
 //! targets, each planted at one seeded position (values ≥ 2^30, so each occurs once).
@@ -17,11 +18,15 @@
 //! the flat array). The input line reports rows scanned per query, and rows started after
 //! the hit was offered, counted once at preparation on a pool of every core.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
 
 use offshoot::eureka::{self, Eureka, Search};
 
+use super::tokio_rows;
+use super::visits::{self, Counted, Tally};
 use super::{Instance, KernelInfo, Size};
 use crate::harness::Contender;
 
@@ -31,7 +36,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "find a target in a large 2-D array: a Search eureka vs a token, no termination, rayon's find_map_any",
     cutoff: "none (a check per row)",
     source: "Imam's thesis Fig. 4.14 `SLS` (issue 16)",
-    contenders: Contender::SEARCH,
+    contenders: Contender::SEARCH_TOKIO,
     prepare,
 };
 
@@ -52,41 +57,21 @@ impl Grid {
     }
 }
 
-/// Counts rows scanned, and rows started after the hit was offered (`found`), when asked.
-struct Counter<'a> {
-    rows: &'a AtomicU64,
-    late: &'a AtomicU64,
-    found: &'a AtomicBool,
+fn serial(g: &Grid, t: u32, count: Option<&Tally>) -> Option<(usize, usize)> {
+    (0..g.rows).find_map(|r| {
+        Tally::visit(count);
+        g.scan(r, t).map(|c| (r, c))
+    })
 }
 
-impl Counter<'_> {
-    fn row(&self) {
-        self.rows.fetch_add(1, Ordering::Relaxed);
-        if self.found.load(Ordering::Relaxed) {
-            self.late.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-    fn hit(&self) {
-        self.found.store(true, Ordering::Relaxed);
-    }
-}
-
-fn serial(g: &Grid, t: u32) -> Option<(usize, usize)> {
-    (0..g.rows).find_map(|r| g.scan(r, t).map(|c| (r, c)))
-}
-
-fn eureka_search(g: &Grid, t: u32, count: Option<&Counter>) -> Option<(usize, usize)> {
+fn eureka_search(g: &Grid, t: u32, count: Option<&Tally>) -> Option<(usize, usize)> {
     let found = Search::new();
     eureka::finish(&found, || {
         offshoot::par_for(0..g.rows, |r| {
             found.check();
-            if let Some(c) = count {
-                c.row();
-            }
+            Tally::visit(count);
             if let Some(col) = g.scan(r, t) {
-                if let Some(c) = count {
-                    c.hit();
-                }
+                Tally::resolved(count);
                 found.offer((r, col));
             }
         })
@@ -94,20 +79,16 @@ fn eureka_search(g: &Grid, t: u32, count: Option<&Counter>) -> Option<(usize, us
     found.into_inner()
 }
 
-fn token_search(g: &Grid, t: u32, count: Option<&Counter>) -> Option<(usize, usize)> {
+fn token_search(g: &Grid, t: u32, count: Option<&Tally>) -> Option<(usize, usize)> {
     let stop = AtomicBool::new(false);
     let hit = Mutex::new(None);
     offshoot::par_for(0..g.rows, |r| {
         if stop.load(Ordering::Relaxed) {
             return;
         }
-        if let Some(c) = count {
-            c.row();
-        }
+        Tally::visit(count);
         if let Some(col) = g.scan(r, t) {
-            if let Some(c) = count {
-                c.hit();
-            }
+            Tally::resolved(count);
             hit.lock().unwrap().get_or_insert((r, col));
             stop.store(true, Ordering::Relaxed);
         }
@@ -115,54 +96,88 @@ fn token_search(g: &Grid, t: u32, count: Option<&Counter>) -> Option<(usize, usi
     hit.into_inner().unwrap()
 }
 
-fn full_search(g: &Grid, t: u32, count: Option<&Counter>) -> Option<(usize, usize)> {
+fn full_search(g: &Grid, t: u32, count: Option<&Tally>) -> Option<(usize, usize)> {
     let hit = Mutex::new(None);
     offshoot::par_for(0..g.rows, |r| {
-        if let Some(c) = count {
-            c.row();
-        }
+        Tally::visit(count);
         if let Some(col) = g.scan(r, t) {
-            if let Some(c) = count {
-                c.hit();
-            }
+            Tally::resolved(count);
             hit.lock().unwrap().get_or_insert((r, col));
         }
     });
     hit.into_inner().unwrap()
 }
 
-fn rayon_search(g: &Grid, t: u32, count: Option<&Counter>) -> Option<(usize, usize)> {
+fn rayon_search(g: &Grid, t: u32, count: Option<&Tally>) -> Option<(usize, usize)> {
     use rayon::prelude::*;
     (0..g.rows).into_par_iter().find_map_any(|r| {
-        if let Some(c) = count {
-            c.row();
-        }
+        Tally::visit(count);
         let hit = g.scan(r, t).map(|col| (r, col));
-        if let (Some(c), Some(_)) = (count, hit) {
-            c.hit();
+        if hit.is_some() {
+            Tally::resolved(count);
         }
         hit
     })
+}
+
+/// tokio's idiom (see `tokio_rows`): a task per block of rows, a `CancellationToken`.
+fn tokio_search(
+    rt: &tokio::runtime::Runtime,
+    g: &Arc<Grid>,
+    t: u32,
+    count: Option<&Arc<Tally>>,
+) -> Option<(usize, usize)> {
+    let hit = Arc::new(Mutex::new(None));
+    let (grid, found) = (g.clone(), hit.clone());
+    rt.block_on(tokio_rows::search(
+        g.rows,
+        tokio_rows::per_task(rt, g.rows),
+        CancellationToken::new(),
+        count.cloned(),
+        move |r| match grid.scan(r, t) {
+            Some(col) => {
+                found.lock().unwrap().get_or_insert((r, col));
+                true
+            }
+            None => false,
+        },
+    ));
+    let found = *hit.lock().unwrap();
+    found
 }
 
 /// Where a query's target is: (row, column), or nowhere.
 type Hit = Option<(usize, usize)>;
 
 /// One of the searches, with its optional visit counter.
-type Searcher = fn(&Grid, u32, Option<&Counter>) -> Hit;
+type Searcher = fn(&Grid, u32, Option<&Tally>) -> Hit;
 
 struct Sls {
-    grid: Grid,
+    grid: Arc<Grid>,
     targets: Vec<u32>,
     label: String,
-    last: Vec<Option<(usize, usize)>>,
-    reference: Option<Vec<Option<(usize, usize)>>>,
+    last: Vec<Hit>,
+    reference: Option<Vec<Hit>>,
+    tally: Option<Arc<Tally>>,
 }
 
 impl Sls {
     fn run(&mut self, f: Searcher) {
-        let g = &self.grid;
-        self.last = self.targets.iter().map(|&t| f(g, t, None)).collect();
+        let (g, count) = (&self.grid, self.tally.as_deref());
+        self.last = self
+            .targets
+            .iter()
+            .map(|&t| {
+                Tally::query(count);
+                f(g, t, count)
+            })
+            .collect();
+    }
+}
+
+impl Counted for Sls {
+    fn tally(&mut self) -> &mut Option<Arc<Tally>> {
+        &mut self.tally
     }
 }
 
@@ -174,8 +189,7 @@ impl Instance for Sls {
         self.last.clear();
     }
     fn serial(&mut self) {
-        let g = &self.grid;
-        self.last = self.targets.iter().map(|&t| serial(g, t)).collect();
+        self.run(serial);
     }
     fn offshoot(&mut self) {
         self.run(eureka_search);
@@ -188,6 +202,17 @@ impl Instance for Sls {
     }
     fn rayon(&mut self) {
         self.run(rayon_search);
+    }
+    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
+        let (g, count) = (&self.grid, self.tally.as_ref());
+        self.last = self
+            .targets
+            .iter()
+            .map(|&t| {
+                Tally::query(count.map(|c| &**c));
+                tokio_search(rt, g, t, count)
+            })
+            .collect();
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let g = &self.grid;
@@ -209,58 +234,6 @@ impl Instance for Sls {
     }
 }
 
-/// Rows scanned per query and rows started after the hit, for each contender, on a pool
-/// of every core (the instrumented versions of the same searches).
-fn visits(g: &Grid, targets: &[u32]) -> String {
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let op = offshoot::ThreadPool::builder()
-        .workers(workers)
-        .build()
-        .expect("a pool");
-    let rp = rayon::ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .build()
-        .expect("a pool");
-    let per = |run: &dyn Fn(u32, &Counter)| {
-        let (rows, late) = (AtomicU64::new(0), AtomicU64::new(0));
-        for &t in targets {
-            let found = AtomicBool::new(false);
-            run(
-                t,
-                &Counter {
-                    rows: &rows,
-                    late: &late,
-                    found: &found,
-                },
-            );
-        }
-        let q = targets.len().max(1) as u64;
-        (rows.into_inner() / q, late.into_inner() / q)
-    };
-    let serial_rows = targets
-        .iter()
-        .map(|&t| serial(g, t).map_or(g.rows, |(r, _)| r + 1) as u64)
-        .sum::<u64>()
-        / targets.len().max(1) as u64;
-    let (eu, eu_late) = per(&|t, c| {
-        op.run(|| eureka_search(g, t, Some(c)));
-    });
-    let (ct, ct_late) = per(&|t, c| {
-        op.run(|| token_search(g, t, Some(c)));
-    });
-    let (af, af_late) = per(&|t, c| {
-        op.run(|| full_search(g, t, Some(c)));
-    });
-    let (ry, ry_late) = per(&|t, c| {
-        rp.install(|| rayon_search(g, t, Some(c)));
-    });
-    format!(
-        "rows scanned per query (started after the hit) on {workers} workers: serial \
-         {serial_rows}, offshoot {eu} ({eu_late}), offshoot-ct {ct} ({ct_late}), offshoot-af \
-         {af} ({af_late}), rayon {ry} ({ry_late})"
-    )
-}
-
 fn prepare(size: Size) -> Box<dyn Instance> {
     let (rows, cols, queries) = match size {
         Size::Test => (64, 64, 4),
@@ -268,18 +241,17 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         Size::Full => (4000, 2000, 24),
     };
     let (cells, targets) = super::haystack::planted(0x5115, rows * cols, queries);
-    let grid = Grid { rows, cols, cells };
-    let label = format!(
-        "{rows}x{cols} array, {queries} queries; {}",
-        visits(&grid, &targets)
-    );
-    Box::new(Sls {
-        grid,
+    let mut sls = Sls {
+        grid: Arc::new(Grid { rows, cols, cells }),
         targets,
-        label,
+        label: String::new(),
         last: Vec::new(),
         reference: None,
-    })
+        tally: None,
+    };
+    let visits = visits::line(&mut sls, INFO.contenders, "rows scanned");
+    sls.label = format!("{rows}x{cols} array, {queries} queries; {visits}");
+    Box::new(sls)
 }
 
 #[cfg(test)]
@@ -288,6 +260,6 @@ mod tests {
 
     #[test]
     fn every_contender_finds_what_serial_finds() {
-        super::super::verify_contenders(prepare(Size::Test), Contender::SEARCH);
+        super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
     }
 }

@@ -5,7 +5,7 @@
 //!
 //! Contenders (a `join` over halves of each child range, as in `uts`):
 //! * serial: depth-first, stopping at the first goal;
-//! * offshoot (EU): `eureka::finish` with a [`Search`]; a `check` per node, an `offer`
+//! * offshoot (EU): `eureka::finish` with a [`Search`](offshoot::eureka::Search); a `check` per node, an `offer`
 //!   at the goal;
 //! * offshoot-ct: a hand-threaded `AtomicBool`, tested per node;
 //! * offshoot-af: no termination: the whole tree is searched, the first goal seen kept;
@@ -14,13 +14,14 @@
 //! Inputs: test the default tree (1,732 nodes), quick T1 cut at depth 8, full T1
 //! (4,130,071 nodes); goals one node in `GOAL_EVERY` = 20,000 (about 200 in full T1).
 //! Check: the answer is a goal (its state's value), and one exists iff serial found one.
+//! The input line reports nodes visited per search, and those started after the first
+//! goal was offered (see `visits`).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::Arc;
 
-use offshoot::eureka::{self, Eureka, Search};
-
+use super::first;
 use super::uts::{Node, Tree};
+use super::visits::{self, Counted, Tally};
 use super::{Instance, KernelInfo, Size};
 use crate::harness::Contender;
 use crate::par::{Fork, Offshoot, Rayon};
@@ -42,14 +43,15 @@ fn is_goal(n: &Node) -> bool {
     n.rand() % GOAL_EVERY == GOAL_EVERY / 2
 }
 
-fn serial(tree: &Tree) -> Option<Node> {
-    fn visit(tree: &Tree, node: &Node) -> Option<Node> {
+fn serial(tree: &Tree, count: Option<&Tally>) -> Option<Node> {
+    fn visit(tree: &Tree, node: &Node, count: Option<&Tally>) -> Option<Node> {
+        Tally::visit(count);
         if is_goal(node) {
             return Some(*node);
         }
-        (0..tree.num_children(node)).find_map(|i| visit(tree, &tree.child(node, i)))
+        (0..tree.num_children(node)).find_map(|i| visit(tree, &tree.child(node, i), count))
     }
-    visit(tree, &tree.root())
+    visit(tree, &tree.root(), count)
 }
 
 /// The parallel search: `go()` per node (false: stop this branch), `hit(node)` per goal.
@@ -92,57 +94,62 @@ fn search<J: Fork>(tree: &Tree, go: &(dyn Fn() -> bool + Sync), hit: &(dyn Fn(No
     visit::<J>(tree, &tree.root(), go, hit);
 }
 
-fn eureka_goal(tree: &Tree) -> Option<Node> {
-    let found = Search::new();
-    eureka::finish(&found, || {
-        search::<Offshoot>(tree, &|| found.check(), &|n| {
-            found.offer(n);
-        })
-    });
-    found.into_inner()
+fn eureka_goal(tree: &Tree, count: Option<&Tally>) -> Option<Node> {
+    first::eureka(count, |go, hit| search::<Offshoot>(tree, go, hit))
 }
 
-fn token_goal<J: Fork>(tree: &Tree, stop: bool) -> Option<Node> {
-    let done = AtomicBool::new(false);
-    let first = Mutex::new(None);
-    search::<J>(tree, &|| !(stop && done.load(Ordering::Relaxed)), &|n| {
-        first.lock().unwrap().get_or_insert(n);
-        done.store(true, Ordering::Relaxed);
-    });
-    first.into_inner().unwrap()
+fn token_goal<J: Fork>(tree: &Tree, stop: bool, count: Option<&Tally>) -> Option<Node> {
+    first::token(stop, count, |go, hit| search::<J>(tree, go, hit))
 }
 
 struct UtsGoal {
     tree: Tree,
     last: Option<Option<Node>>,
     exists: Option<bool>,
+    tally: Option<Arc<Tally>>,
+    visits: String,
+}
+
+impl UtsGoal {
+    /// The tally of this run (one query), if counting.
+    fn count(&self) -> Option<&Tally> {
+        Tally::query(self.tally.as_deref());
+        self.tally.as_deref()
+    }
+}
+
+impl Counted for UtsGoal {
+    fn tally(&mut self) -> &mut Option<Arc<Tally>> {
+        &mut self.tally
+    }
 }
 
 impl Instance for UtsGoal {
     fn input(&self) -> String {
         format!(
-            "{} ({}), a goal in {GOAL_EVERY} nodes",
+            "{} ({}), a goal in {GOAL_EVERY} nodes; {}",
             self.tree.name,
-            self.tree.flags()
+            self.tree.flags(),
+            self.visits
         )
     }
     fn reset(&mut self) {
         self.last = None;
     }
     fn serial(&mut self) {
-        self.last = Some(serial(&self.tree));
+        self.last = Some(serial(&self.tree, self.count()));
     }
     fn offshoot(&mut self) {
-        self.last = Some(eureka_goal(&self.tree));
+        self.last = Some(eureka_goal(&self.tree, self.count()));
     }
     fn offshoot_ct(&mut self) {
-        self.last = Some(token_goal::<Offshoot>(&self.tree, true));
+        self.last = Some(token_goal::<Offshoot>(&self.tree, true, self.count()));
     }
     fn offshoot_af(&mut self) {
-        self.last = Some(token_goal::<Offshoot>(&self.tree, false));
+        self.last = Some(token_goal::<Offshoot>(&self.tree, false, self.count()));
     }
     fn rayon(&mut self) {
-        self.last = Some(token_goal::<Rayon>(&self.tree, true));
+        self.last = Some(token_goal::<Rayon>(&self.tree, true, self.count()));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         // The oracle: whether any node of the tree is a goal, by a full count.
@@ -175,7 +182,7 @@ fn token_goal_serial_all(tree: &Tree, any: &mut bool) {
 }
 
 fn prepare(size: Size) -> Box<dyn Instance> {
-    Box::new(UtsGoal {
+    let mut uts = UtsGoal {
         tree: match size {
             Size::Test => Tree::DEFAULT,
             Size::Quick => Tree::T1_DEPTH8,
@@ -183,7 +190,11 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         },
         last: None,
         exists: None,
-    })
+        tally: None,
+        visits: String::new(),
+    };
+    uts.visits = visits::line(&mut uts, INFO.contenders, "nodes visited");
+    Box::new(uts)
 }
 
 #[cfg(test)]
