@@ -20,6 +20,7 @@
 //!   task, on 1 and 2 workers: offshoot's `spawn` in a loop (timed phase by phase through
 //!   `offshoot::probe::spawn_phases`), offshoot's `spawn_batch`, rayon's `scope.spawn`.
 //!
+//! - a finish accumulator's put, beside an uncontended atomic add;
 //! - eureka checks that find nothing to do (a `Search`'s, a `Minima`'s whose bound is
 //!   beaten, and the dynamic `eureka::check()`), beside a cancellation token's load.
 //!
@@ -435,6 +436,51 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
                 batches,
                 m,
                 "the resolving offer unwinds all 32 levels".to_string(),
+            ),
+            &mut out,
+        );
+    }
+    // A finish accumulator's put (issue 17: at most 5 ns, no read-modify-write shared
+    // with other workers), beside an uncontended atomic add.
+    {
+        use offshoot::accumulator::Accumulator;
+        let pool = offshoot_pool(1)?;
+        let shared = std::sync::atomic::AtomicU64::new(0);
+        let m = measure(batches, |n| {
+            for i in 0..n {
+                shared.fetch_add(black_box(i), Ordering::Relaxed);
+            }
+        });
+        push(
+            result(
+                "atomic fetch_add, uncontended (baseline)",
+                "-",
+                1,
+                batches,
+                m,
+                String::new(),
+            ),
+            &mut out,
+        );
+        let sum = Accumulator::sum();
+        let m = pool.run(|| {
+            sum.finish(|p| {
+                measure(batches, |n| {
+                    for i in 0..n {
+                        p.put(black_box(i));
+                    }
+                })
+            })
+        });
+        black_box(sum.get());
+        push(
+            result(
+                "accumulator put (SUM of u64)",
+                "offshoot",
+                1,
+                batches,
+                m,
+                "into the worker's own partial".to_string(),
             ),
             &mut out,
         );

@@ -119,6 +119,7 @@
     clippy::undocumented_unsafe_blocks
 )]
 
+pub mod accumulator;
 mod atomics;
 mod bridge;
 mod broadcast;
