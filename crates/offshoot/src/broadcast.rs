@@ -336,6 +336,7 @@ where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
     R: Send,
 {
+    crate::worker::Worker::check_not_isolated("broadcast");
     in_current_pool(|reg| broadcast_in(reg, op))
 }
 
@@ -361,6 +362,7 @@ pub fn spawn_broadcast<OP>(op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
 {
+    crate::worker::Worker::check_not_isolated("spawn");
     in_current_pool(|reg| spawn_broadcast_in(reg, op));
 }
 

@@ -106,5 +106,6 @@ pub(crate) fn spawn_detached<F>(registry: &Registry, f: F)
 where
     F: FnOnce() + Send + 'static,
 {
+    crate::worker::Worker::check_not_isolated("spawn");
     registry.inject(DetachedJob::into_job(f));
 }

@@ -748,6 +748,7 @@ impl Drop for Reservation {
 /// Spawns `f` into the finish `state`: onto the calling worker's frame of that finish if
 /// it has one (the common case, no atomic read-modify-write), else into the finish's inbox.
 pub(crate) fn spawn_into<F: FnOnce() + Send>(state: *const FinishState, f: F) {
+    Worker::check_not_isolated("spawn");
     let w = Worker::current();
     if !w.is_null() {
         // SAFETY: the current worker is run by this thread.
@@ -804,6 +805,7 @@ fn finish_frame_core<R>(
     eureka: Option<crate::eureka::RegisteredRef>,
     body: impl FnOnce(&FinishState) -> R,
 ) -> Result<R, Failure> {
+    Worker::check_not_isolated("a finish or scope");
     let state = FinishState::new(w, root, eureka);
     // Registered once the state sits at its final address, unregistered once every task of
     // the finish has ended (a resolution after that has nothing to stop).
@@ -842,6 +844,7 @@ pub(crate) fn resume_failure(f: Failure) -> ! {
 
 /// Runs `f` on the current worker, or in the global pool from outside every pool.
 pub(crate) fn in_worker<R: Send>(f: impl FnOnce(&Worker) -> R + Send) -> R {
+    Worker::check_not_isolated("a finish, scope or a parallel loop");
     let w = Worker::current();
     if w.is_null() {
         return crate::pool::ThreadPool::global().run(|| {
@@ -977,6 +980,7 @@ pub fn spawn<F>(f: F)
 where
     F: FnOnce() + Send + 'static,
 {
+    crate::worker::Worker::check_not_isolated("spawn");
     if Worker::current().is_null() {
         crate::detached::spawn_detached(crate::pool::ThreadPool::global().registry(), f);
         return;
@@ -1006,6 +1010,7 @@ where
     F: FnOnce() -> Result<(), E> + Send + 'static,
     E: Send + 'static,
 {
+    crate::worker::Worker::check_not_isolated("spawn");
     let state = innermost_finish("offshoot::try_spawn", "offshoot::try_finish");
     let st = state as usize;
     spawn_into(state, move || {

@@ -89,11 +89,15 @@ where
     RB: Send,
 {
     if Worker::seeds_full() {
+        // An isolated section marks itself with a count above every real one (on any
+        // thread): a join there is an error, raised before the worker is touched.
+        Worker::check_not_isolated("join");
         // Enough older seeds wait for thieves: this join runs as two plain calls (and still
         // polls). Thieves take the oldest seed first, so a younger one would only be taken
         // after all of those; by then this join has usually returned.
-        // SAFETY: counted seeds mean that this thread runs a worker (`seeds_full`), which
-        // belongs to a live registry.
+        // SAFETY: counted seeds mean that this thread runs a worker (`seeds_full`; the
+        // isolated mark, the one exception, was ruled out above), which belongs to a live
+        // registry.
         unsafe { (*Worker::current()).poll() };
         let ra = a();
         return (ra, b());

@@ -130,6 +130,7 @@ pub mod eureka;
 mod fiber;
 mod finish;
 mod frame;
+mod isolated;
 mod job;
 mod join;
 mod loops;
@@ -156,6 +157,7 @@ pub use compat::{
     yield_now, FnContext, ThreadPoolBuildError, ThreadPoolBuilder, Yield,
 };
 pub use finish::{finish, spawn, try_finish, try_spawn};
+pub use isolated::{isolated, isolated_on, IsolatedObjects};
 pub use join::{join, try_join};
 
 /// Measurement probes for the benchmark suite (not part of the API).

@@ -309,6 +309,7 @@ impl<L: LoopBody> Piece<'_, L> {
 /// the body's block loop can be inlined and vectorised without LTO.
 #[inline]
 pub(crate) fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize) -> L::Acc {
+    Worker::check_not_isolated("a parallel loop");
     let frame = LoopFrame {
         frame: Frame {
             prev: w.head(),

@@ -363,6 +363,7 @@ where
     T: Send + Sync + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
+    crate::worker::Worker::check_not_isolated("spawn");
     let (w, frame) = innermost_frame("offshoot::sync::spawn_future", INSIDE_ANY_FINISH);
     // SAFETY: `innermost_frame` returns this thread's worker and its live current frame.
     let (w, frame) = unsafe { (&*w, &*frame) };

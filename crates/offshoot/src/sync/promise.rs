@@ -178,6 +178,7 @@ pub fn spawn_when<F>(deps: &[&dyn Dependency], f: F)
 where
     F: FnOnce() + Send + 'static,
 {
+    crate::worker::Worker::check_not_isolated("spawn");
     let ticket = crate::finish::Reservation::take();
     let left = Arc::new(AtomicUsize::new(deps.len() + 1));
     let job = Arc::new(std::sync::Mutex::new(Some((ticket, f))));

@@ -49,6 +49,10 @@ use crate::stats::WorkerStats;
 /// plants). Measured on the suite's fib, nqueens and knapsack (see the issue notes).
 pub(crate) const SEED_LIMIT: u32 = 8;
 
+/// The seed count an `isolated` section sets on its thread: far above [`SEED_LIMIT`], so
+/// every `join` takes its no-seed path, where it checks for it first.
+pub(crate) const ISOLATED: u32 = 1 << 30;
+
 /// In a pool of more than two workers, the scheduler loop moves its request to another
 /// victim after this many passes without an answer (each waits `await_reply`'s while).
 const RETARGET_AFTER: u32 = 2;
@@ -254,10 +258,39 @@ impl Worker {
 
     /// Whether the chain that the calling thread's worker runs holds enough unstolen join
     /// seeds that one more is not worth planting (see `join.rs`). Never true on a thread
-    /// that runs no worker; when true, [`Worker::current`] is not null.
+    /// that runs no worker, except inside an `isolated` section (the count then holds
+    /// [`ISOLATED`]; see [`Worker::check_not_isolated`], which `join` calls first on this
+    /// path); otherwise, when true, [`Worker::current`] is not null.
     #[inline(always)]
     pub(crate) fn seeds_full() -> bool {
         LOCAL.with(|l| l.seeds.get()) >= SEED_LIMIT
+    }
+
+    /// Panics, naming `what`, if the calling code runs inside an `isolated` section (which
+    /// marks itself by setting the thread's seed count to [`ISOLATED`]).
+    #[inline(always)]
+    pub(crate) fn check_not_isolated(what: &str) {
+        if LOCAL.with(|l| l.seeds.get()) >= ISOLATED {
+            crate::isolated::nested_parallel(what);
+        }
+    }
+
+    /// Marks the calling thread's running code as inside an `isolated` section; returns
+    /// what [`Worker::leave_isolated`] restores. Fibers carry the mark with their chain
+    /// (`take_chain` / `restore_chain`), and a stolen job run meanwhile starts with a count
+    /// of its own (`run_stolen`), so only the section's own code sees it.
+    pub(crate) fn enter_isolated() -> u32 {
+        LOCAL.with(|l| l.seeds.replace(ISOLATED))
+    }
+
+    /// Ends the mark of [`Worker::enter_isolated`].
+    pub(crate) fn leave_isolated(saved: u32) {
+        LOCAL.with(|l| l.seeds.set(saved));
+    }
+
+    /// Whether the calling code runs inside an `isolated` section.
+    pub(crate) fn in_isolated() -> bool {
+        LOCAL.with(|l| l.seeds.get()) >= ISOLATED
     }
 
     /// One more (`+1`) or one fewer (`-1`) unstolen join seed on the chain. Only on the
