@@ -189,7 +189,7 @@ fn parallel_constructs_inside_a_section_are_errors() {
     bounded(|| {
         let _turn = one_at_a_time();
         type Case = (&'static str, fn());
-        let cases: [Case; 7] = [
+        let cases: [Case; 8] = [
             ("join", || {
                 offshoot::join(|| (), || ());
             }),
@@ -202,6 +202,9 @@ fn parallel_constructs_inside_a_section_are_errors() {
                 let _: u64 = (0..100u64).into_par_iter().sum();
             }),
             ("isolated inside an isolated", || isolated(|| ())),
+            ("with_future", || {
+                offshoot::sync::with_future(|| 1, |f| *f.get());
+            }),
         ];
         for (on_worker, p) in [(false, None), (true, Some(&pools()[1]))] {
             for (what, f) in cases {

@@ -391,6 +391,7 @@ where
     B: FnOnce(&ScopedFuture<T>) -> R + Send,
     R: Send,
 {
+    Worker::check_not_isolated("with_future");
     let w = Worker::current();
     if w.is_null() {
         return with_future_outside(f, body);
