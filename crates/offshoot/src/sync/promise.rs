@@ -61,6 +61,19 @@ impl<T> std::fmt::Display for AlreadyPut<T> {
 
 impl<T: std::fmt::Debug> std::error::Error for AlreadyPut<T> {}
 
+/// The error of [`Promise::put_same`] when the promise holds a different value: the value
+/// that was not stored.
+#[derive(Debug, PartialEq, Eq)]
+pub struct PutConflict<T>(pub T);
+
+impl<T> std::fmt::Display for PutConflict<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the promise holds a different value; a promise takes one value")
+    }
+}
+
+impl<T: std::fmt::Debug> std::error::Error for PutConflict<T> {}
+
 impl<T> Promise<T> {
     /// A promise with no value yet.
     ///
@@ -85,6 +98,31 @@ impl<T> Promise<T> {
     /// ```
     pub fn put(&self, value: T) -> Result<(), AlreadyPut<T>> {
         self.event.set(value).map_err(AlreadyPut)
+    }
+
+    /// Like [`Promise::put`], with the single-assignment rule of Imam's thesis (§2.4):
+    /// putting a value *equal* to the one already there is a no-op (`Ok`); only an unequal
+    /// one is an error. For producers that may race to put the same answer.
+    ///
+    /// ```
+    /// use offshoot::sync::{Promise, PutConflict};
+    /// let p = Promise::new();
+    /// p.put_same(7).unwrap();
+    /// assert_eq!(p.put_same(7), Ok(())); // the same value again: nothing happens
+    /// assert_eq!(p.put_same(8), Err(PutConflict(8)));
+    /// assert_eq!(*p.get(), 7);
+    /// ```
+    pub fn put_same(&self, value: T) -> Result<(), PutConflict<T>>
+    where
+        T: PartialEq,
+    {
+        match self.event.set(value) {
+            Ok(()) => Ok(()),
+            // A failed set means the value is initialised (the `OnceLock` in `Event` makes
+            // a losing setter wait for the winner's value).
+            Err(v) if self.event.get() == Some(&v) => Ok(()),
+            Err(v) => Err(PutConflict(v)),
+        }
     }
 
     /// The value, parking the calling task until it is put.

@@ -1,0 +1,127 @@
+//! [`EventCount`]: a monotone counter tasks can wait on (Imam's thesis, Fig. 2.8), built on
+//! the public [`Event`].
+//!
+//! Invariants:
+//! * `count` only grows. `waiting` maps each value some task waits for to one event, set
+//!   when the count reaches that value; the entry is removed then, so the map holds only
+//!   values still awaited (the thesis's version keeps an entry per value forever).
+//! * No lost wake-up: `advance` raises `count` before it takes the map's lock, and
+//!   `wait_until` tests `count` under that lock before adding its entry; so a waiter either
+//!   sees the new count or is in the map when `advance` drains it.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::Event;
+
+/// A counter that only grows, with waits for it to reach a value: `advance` adds one and
+/// wakes every task waiting for a value it reached; `wait_until(v)` parks the calling task
+/// until the count is at least `v`; `read` is the count.
+///
+/// ```
+/// use offshoot::sync::EventCount;
+///
+/// let steps = EventCount::new();
+/// let log = std::sync::Mutex::new(Vec::new());
+/// offshoot::scope(|s| {
+///     for k in (1..=3).rev() {
+///         let (steps, log) = (&steps, &log);
+///         s.spawn(move |_| {
+///             steps.wait_until(k);
+///             log.lock().unwrap().push(k);
+///         });
+///     }
+///     for _ in 0..3 {
+///         steps.advance();
+///     }
+/// });
+/// assert_eq!(steps.read(), 3);
+/// assert_eq!(log.into_inner().unwrap().len(), 3);
+/// ```
+#[derive(Debug, Default)]
+pub struct EventCount {
+    count: AtomicU64,
+    waiting: Mutex<BTreeMap<u64, Arc<Event<()>>>>,
+}
+
+impl EventCount {
+    /// A count of 0.
+    ///
+    /// ```
+    /// assert_eq!(offshoot::sync::EventCount::new().read(), 0);
+    /// ```
+    pub fn new() -> EventCount {
+        EventCount::default()
+    }
+
+    /// Adds one to the count and wakes every task waiting for a value it has now reached;
+    /// returns the new count.
+    ///
+    /// ```
+    /// let c = offshoot::sync::EventCount::new();
+    /// assert_eq!(c.advance(), 1);
+    /// assert_eq!(c.advance(), 2);
+    /// ```
+    pub fn advance(&self) -> u64 {
+        // SeqCst pairs with the load in `wait_until` (see the module invariants; the lock
+        // taken below orders the two as well).
+        let now = self.count.fetch_add(1, Ordering::SeqCst) + 1;
+        let reached = {
+            let mut w = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+            let later = w.split_off(&(now + 1));
+            std::mem::replace(&mut *w, later)
+        };
+        for (_, e) in reached {
+            // Each entry is set once: it left the map above, under the lock.
+            let _ = e.set(());
+        }
+        now
+    }
+
+    /// Waits until the count is at least `v`: a task parks, a thread outside every pool
+    /// blocks. Returns at once if it is already.
+    ///
+    /// ```
+    /// use offshoot::sync::EventCount;
+    /// let c = EventCount::new();
+    /// offshoot::join(|| c.wait_until(2), || { c.advance(); c.advance(); });
+    /// assert_eq!(c.read(), 2);
+    /// ```
+    pub fn wait_until(&self, v: u64) {
+        if self.count.load(Ordering::SeqCst) >= v {
+            return;
+        }
+        let e = {
+            let mut w = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+            if self.count.load(Ordering::SeqCst) >= v {
+                return;
+            }
+            w.entry(v).or_default().clone()
+        };
+        e.wait_on(crate::fiber::WaitOn::new("EventCount", self));
+    }
+
+    /// The count now.
+    ///
+    /// ```
+    /// let c = offshoot::sync::EventCount::new();
+    /// c.advance();
+    /// assert_eq!(c.read(), 1);
+    /// ```
+    pub fn read(&self) -> u64 {
+        self.count.load(Ordering::SeqCst)
+    }
+
+    /// How many distinct values tasks wait for now (each has one entry; reached values
+    /// have none).
+    ///
+    /// ```
+    /// let c = offshoot::sync::EventCount::new();
+    /// c.wait_until(0); // reached already: no entry
+    /// assert_eq!(c.waiting_values(), 0);
+    /// ```
+    pub fn waiting_values(&self) -> usize {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}
