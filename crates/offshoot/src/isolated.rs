@@ -235,13 +235,3 @@ fn run_marked<R>(body: impl FnOnce() -> R) -> R {
     let _unmark = Unmark(Worker::enter_isolated());
     body()
 }
-
-/// The error of a parallel construct inside an isolated section.
-#[cold]
-#[inline(never)]
-pub(crate) fn nested_parallel(what: &str) -> ! {
-    panic!(
-        "offshoot: {what} inside an isolated section; an isolated section runs serially — \
-         start the parallel work outside it, and keep only the shared update inside"
-    )
-}

@@ -48,6 +48,10 @@
 //!   that wants *a* solution, the first `k`, the best under a bound, or whatever is found
 //!   in a time or work budget) stops all its work once the eureka is resolved, through
 //!   the same stop as a failure.
+//! * Reductions bound to a finish ([`accumulator`]): tasks `put` into their worker's own
+//!   partial, combined when the finish ends; mutual exclusion in the style of HJ
+//!   ([`isolated`], [`isolated_on`]) parks waiting tasks and forbids parallel constructs
+//!   inside a section.
 //! * Idle workers back off and sleep; an idle pool burns no CPU.
 //!
 //! ```

@@ -1,8 +1,9 @@
 //! Small end-to-end runs of every path that uses `unsafe` (a stolen join seed run in place,
 //! spawned tasks handed out and drained, a failure crossing a stolen join, loop pieces and
 //! bridged stock pieces, futures got in call order, stolen, and dropped while another
-//! worker completes them, eureka regions resolving and their lock-free cells), sized so
-//! that `scripts/miri.sh` can run them under Miri. They also run in the normal test suite.
+//! worker completes them, eureka regions resolving and their lock-free cells, accumulator
+//! partials and isolated sections), sized so that `scripts/miri.sh` can run them under
+//! Miri. They also run in the normal test suite.
 
 mod common;
 
@@ -314,4 +315,46 @@ fn eureka_regions_resolve_and_bounds_move_soundly() {
     });
     assert_eq!(*best.get(), 0);
     assert_eq!(some.into_inner().len(), 3);
+}
+
+#[test]
+fn accumulator_partials_and_isolated_sections_are_sound() {
+    use offshoot::accumulator::Accumulator;
+    let p = pool();
+    // Puts into per-worker partials (heap values: a String per put), from a stolen join
+    // half and from a thread outside the pool, combined after the finish.
+    let words = Accumulator::new(String::new(), |a: &mut String, x: String| a.push_str(&x));
+    let count = p.run(|| {
+        words.finish(|w| {
+            let n = join_with_stolen_b(|| {
+                w.put("b".to_string());
+                1
+            });
+            w.put("a".to_string());
+            std::thread::scope(|s| {
+                s.spawn(|| w.put("c".to_string()));
+            });
+            offshoot::par_for(0..4, |_| w.put("d".to_string()));
+            n
+        })
+    });
+    let mut got: Vec<char> = words.into_inner().chars().collect();
+    got.sort_unstable();
+    assert_eq!((count, got), (1, vec!['a', 'b', 'c', 'd', 'd', 'd', 'd']));
+    // Object-based sections on both workers: the table's entries come and go.
+    let (x, y) = (1u8, 2u8);
+    let hits = AtomicUsize::new(0);
+    p.run(|| {
+        offshoot::par_for(0..8, |i| {
+            let bump = || {
+                hits.fetch_add(1, Ordering::Relaxed);
+            };
+            if i % 2 == 0 {
+                offshoot::isolated_on((&x, &y), bump);
+            } else {
+                offshoot::isolated_on(&y, bump);
+            }
+        })
+    });
+    assert_eq!(hits.into_inner(), 8);
 }

@@ -53,6 +53,16 @@ pub(crate) const SEED_LIMIT: u32 = 8;
 /// every `join` takes its no-seed path, where it checks for it first.
 pub(crate) const ISOLATED: u32 = 1 << 30;
 
+/// The error of a parallel construct inside an `isolated` section.
+#[cold]
+#[inline(never)]
+fn nested_in_isolated(what: &str) -> ! {
+    panic!(
+        "offshoot: {what} inside an isolated section; an isolated section runs serially — \
+         start the parallel work outside it, and keep only the shared update inside"
+    )
+}
+
 /// In a pool of more than two workers, the scheduler loop moves its request to another
 /// victim after this many passes without an answer (each waits `await_reply`'s while).
 const RETARGET_AFTER: u32 = 2;
@@ -271,7 +281,7 @@ impl Worker {
     #[inline(always)]
     pub(crate) fn check_not_isolated(what: &str) {
         if LOCAL.with(|l| l.seeds.get()) >= ISOLATED {
-            crate::isolated::nested_parallel(what);
+            nested_in_isolated(what);
         }
     }
 
