@@ -21,6 +21,7 @@
 //!   `offshoot::probe::spawn_phases`), offshoot's `spawn_batch`, rayon's `scope.spawn`.
 //!
 //! - a finish accumulator's put, beside an uncontended atomic add;
+//! - a phaser's `next` with 64 tasks on 2 workers, beside a park-and-resume round trip;
 //! - eureka checks that find nothing to do (a `Search`'s, a `Minima`'s whose bound is
 //!   beaten, and the dynamic `eureka::check()`), beside a cancellation token's load.
 //!
@@ -436,6 +437,78 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
                 batches,
                 m,
                 "the resolving offer unwinds all 32 levels".to_string(),
+            ),
+            &mut out,
+        );
+    }
+    // Phasers (issue 17: `next` with 64 tasks on 2 workers at most 5× a plain park and
+    // resume per task): a park-and-resume round trip (two tasks on one worker handing a
+    // turn back and forth through two EventCounts: each turn parks one task and resumes
+    // the other), then one phase of 64 tasks on 2 workers, per task.
+    {
+        use offshoot::phaser::{Mode, Phaser};
+        use offshoot::sync::EventCount;
+        let one = offshoot_pool(1)?;
+        let m = one.run(|| {
+            measure(batches, |n| {
+                let (ping, pong) = (EventCount::new(), EventCount::new());
+                offshoot::scope(|s| {
+                    s.spawn(|_| {
+                        for i in 1..=n {
+                            ping.advance();
+                            pong.wait_until(i);
+                        }
+                    });
+                    s.spawn(|_| {
+                        for i in 1..=n {
+                            ping.wait_until(i);
+                            pong.advance();
+                        }
+                    });
+                });
+            })
+        });
+        // Each round is two park-and-resume round trips.
+        let half = (m.0 / 2.0, m.1 / 2.0, m.2 / 2.0, m.3);
+        push(
+            result(
+                "park + resume round trip (baseline)",
+                "offshoot",
+                1,
+                batches,
+                half,
+                "two tasks on one worker taking turns".to_string(),
+            ),
+            &mut out,
+        );
+        const TASKS: usize = 64;
+        let two = offshoot_pool(2)?;
+        let m = two.run(|| {
+            measure(batches, |n| {
+                let ph = Phaser::new();
+                let me = ph.register(Mode::SigWait);
+                offshoot::scope(|s| {
+                    for _ in 0..TASKS {
+                        let mut r = me.child(Mode::SigWait);
+                        s.spawn(move |_| {
+                            for _ in 0..n {
+                                r.next();
+                            }
+                        });
+                    }
+                    drop(me);
+                });
+            })
+        });
+        let per_task = |x: f64| x / TASKS as f64;
+        push(
+            result(
+                "phaser next, 64 tasks, per task and phase",
+                "offshoot",
+                2,
+                batches,
+                (per_task(m.0), per_task(m.1), per_task(m.2), m.3),
+                "each task parks at every phase but the last to arrive".to_string(),
             ),
             &mut out,
         );

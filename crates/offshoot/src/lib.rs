@@ -48,6 +48,8 @@
 //!   that wants *a* solution, the first `k`, the best under a bound, or whatever is found
 //!   in a time or work budget) stops all its work once the eureka is resolved, through
 //!   the same stop as a failure.
+//! * Tasks that meet at phase boundaries many times use [`phaser`]s (modes, split-phase
+//!   `signal`/`wait`, `single` blocks), parking while they wait.
 //! * Reductions bound to a finish ([`accumulator`]): tasks `put` into their worker's own
 //!   partial, combined when the finish ends; mutual exclusion in the style of HJ
 //!   ([`isolated`], [`isolated_on`]) parks waiting tasks and forbids parallel constructs
@@ -141,6 +143,7 @@ mod loops;
 mod mailbox;
 mod overflow;
 mod par_iter;
+pub mod phaser;
 mod pool;
 mod ready_stack;
 mod scope;

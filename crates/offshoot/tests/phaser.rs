@@ -1,0 +1,293 @@
+//! Phasers (`offshoot::phaser`) on 1-4 workers with more tasks than workers (4× and 32×):
+//! `next` as a barrier over many phases, split-phase signal/wait with work between, `single`
+//! once per phase, signal-only members running ahead of wait-only ones, dynamic
+//! registration, a task that panics while registered, misuse errors, and the deadlock of
+//! explicit signal/wait (Imam's thesis Fig. 2.14) reported by the deadlock watch.
+
+mod common;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use common::{boom, bounded, panic_message, pool, POOL_SIZES};
+use offshoot::phaser::{Mode, Phaser, Registration};
+use offshoot::ThreadPool;
+
+fn pools() -> &'static [ThreadPool] {
+    static P: OnceLock<Vec<ThreadPool>> = OnceLock::new();
+    P.get_or_init(|| POOL_SIZES.iter().map(|&n| pool(n)).collect())
+}
+
+const PHASES: usize = 12;
+
+/// Runs `tasks` tasks on `p`, each with a registration in `mode` on one new phaser, all from
+/// phase 0; `member(registration, phaser)` is each task's body. Returns the phaser.
+fn members(
+    p: &ThreadPool,
+    tasks: usize,
+    mode: Mode,
+    member: impl Fn(Registration, &Phaser) + Sync,
+) -> Phaser {
+    let ph = Phaser::new();
+    p.run(|| {
+        let me = ph.register(mode);
+        offshoot::scope(|s| {
+            for _ in 0..tasks {
+                let r = me.child(mode);
+                let (member, ph) = (&member, &ph);
+                s.spawn(move |_| member(r, ph));
+            }
+            drop(me);
+        })
+    });
+    ph
+}
+
+#[test]
+fn next_is_a_barrier_for_many_more_tasks_than_workers() {
+    bounded(|| {
+        for p in pools() {
+            for per_worker in [4, 32] {
+                let tasks = per_worker * p.workers();
+                let arrived: Vec<AtomicUsize> = (0..PHASES).map(|_| AtomicUsize::new(0)).collect();
+                let early = AtomicUsize::new(0);
+                let ph = members(p, tasks, Mode::SigWait, |mut r, _| {
+                    for here in &arrived {
+                        here.fetch_add(1, Ordering::SeqCst);
+                        r.next();
+                        if here.load(Ordering::SeqCst) != tasks {
+                            early.fetch_add(1, Ordering::SeqCst);
+                        }
+                    }
+                });
+                assert_eq!(ph.ended_phases(), PHASES as u64);
+                assert_eq!(
+                    early.into_inner(),
+                    0,
+                    "{tasks} tasks on {} workers",
+                    p.workers()
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn split_phase_work_between_signal_and_wait() {
+    bounded(|| {
+        for p in pools() {
+            let tasks = 4 * p.workers();
+            let signalled = AtomicUsize::new(0);
+            let early = AtomicUsize::new(0);
+            members(p, tasks, Mode::SigWait, |mut r, ph| {
+                for k in 0..PHASES {
+                    signalled.fetch_add(1, Ordering::SeqCst);
+                    r.signal();
+                    r.signal(); // a second signal in the same phase does nothing
+                                // Work that does not need the others.
+                    let mut x = 0u64;
+                    for i in 0..1000 {
+                        x = x.wrapping_mul(31).wrapping_add(i);
+                    }
+                    std::hint::black_box(x);
+                    r.wait();
+                    if signalled.load(Ordering::SeqCst) < (k + 1) * tasks {
+                        early.fetch_add(1, Ordering::SeqCst);
+                    }
+                    assert!(ph.ended_phases() > k as u64);
+                }
+            });
+            assert_eq!(early.into_inner(), 0);
+        }
+    });
+}
+
+#[test]
+fn single_runs_once_per_phase_before_anyone_goes_on() {
+    bounded(|| {
+        for p in pools() {
+            let tasks = 4 * p.workers();
+            let runs: Vec<AtomicUsize> = (0..PHASES).map(|_| AtomicUsize::new(0)).collect();
+            let value = AtomicU64::new(0);
+            let wrong = AtomicUsize::new(0);
+            members(p, tasks, Mode::SigWaitSingle, |mut r, _| {
+                for (k, run) in runs.iter().enumerate() {
+                    r.single(|| {
+                        run.fetch_add(1, Ordering::SeqCst);
+                        value.store(k as u64 + 1, Ordering::SeqCst);
+                    });
+                    // Everyone sees this phase's single done.
+                    if value.load(Ordering::SeqCst) < k as u64 + 1 {
+                        wrong.fetch_add(1, Ordering::SeqCst);
+                    }
+                }
+            });
+            for (k, r) in runs.iter().enumerate() {
+                assert_eq!(
+                    r.load(Ordering::SeqCst),
+                    1,
+                    "phase {k}, {} workers",
+                    p.workers()
+                );
+            }
+            assert_eq!(wrong.into_inner(), 0);
+        }
+    });
+}
+
+#[test]
+fn signal_only_members_run_ahead_and_wait_only_members_follow() {
+    bounded(|| {
+        for p in pools() {
+            let produced = AtomicUsize::new(0);
+            let behind = AtomicUsize::new(0);
+            p.run(|| {
+                let ph = Phaser::new();
+                let me = ph.register(Mode::SigWait);
+                offshoot::scope(|s| {
+                    // A producer that never waits: phase k ends once it produced k + 1 items.
+                    let mut prod = me.child(Mode::Sig);
+                    let produced = &produced;
+                    s.spawn(move |_| {
+                        for _ in 0..PHASES {
+                            produced.fetch_add(1, Ordering::SeqCst);
+                            prod.signal();
+                        }
+                    });
+                    for _ in 0..3 * p.workers() {
+                        let mut cons = me.child(Mode::Wait);
+                        let behind = &behind;
+                        s.spawn(move |_| {
+                            for k in 0..PHASES {
+                                cons.wait();
+                                if produced.load(Ordering::SeqCst) < k + 1 {
+                                    behind.fetch_add(1, Ordering::SeqCst);
+                                }
+                            }
+                        });
+                    }
+                    drop(me);
+                });
+            });
+            assert_eq!(behind.into_inner(), 0);
+        }
+    });
+}
+
+#[test]
+fn a_registration_made_mid_way_joins_its_parents_phase_and_register_the_next() {
+    bounded(|| {
+        let p = &pools()[1];
+        p.run(|| {
+            let ph = Phaser::new();
+            let mut a = ph.register(Mode::SigWait);
+            a.next();
+            a.next();
+            let mut c = a.child(Mode::SigWait);
+            assert_eq!(c.phase(), 2);
+            let late = ph.register(Mode::SigWait);
+            assert_eq!(
+                late.phase(),
+                3,
+                "register joins the phase after the one in progress"
+            );
+            drop(late);
+            offshoot::join(|| a.next(), || c.next());
+            assert_eq!((a.phase(), c.phase(), ph.ended_phases()), (3, 3, 3));
+        });
+    });
+}
+
+#[test]
+fn a_task_that_panics_while_registered_does_not_hold_phases_back() {
+    bounded(|| {
+        for p in pools() {
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                p.run(|| {
+                    let ph = Phaser::new();
+                    let me = ph.register(Mode::SigWait);
+                    offshoot::scope(|s| {
+                        let mut bad = me.child(Mode::SigWait);
+                        s.spawn(move |_| {
+                            bad.next();
+                            boom("phaser member");
+                        });
+                        for _ in 0..3 {
+                            let mut r = me.child(Mode::SigWait);
+                            s.spawn(move |_| {
+                                for _ in 0..PHASES {
+                                    r.next();
+                                }
+                            });
+                        }
+                        drop(me);
+                    })
+                })
+            }));
+            assert!(r.is_err(), "the panic reaches the scope's caller");
+        }
+        // Without a scope failure in the way: a member dropped mid-way (its task ended).
+        pools()[1].run(|| {
+            let ph = Phaser::new();
+            let a = ph.register(Mode::SigWait);
+            let mut b = a.child(Mode::SigWait);
+            offshoot::join(
+                move || {
+                    let mut a = a;
+                    a.next();
+                    // `a` leaves here, at phase 1.
+                },
+                || {
+                    for _ in 0..PHASES {
+                        b.next();
+                    }
+                },
+            );
+            assert_eq!(ph.ended_phases(), PHASES as u64);
+        });
+    });
+}
+
+#[test]
+fn misuse_is_a_clear_error() {
+    let ph = Phaser::new();
+    let mut w = ph.register(Mode::Wait);
+    assert!(panic_message(|| w.signal()).contains("Mode::Wait registration cannot signal"));
+    let mut s = ph.register(Mode::Sig);
+    assert!(panic_message(|| s.wait()).contains("Mode::Sig registration cannot wait"));
+    let sw = ph.register(Mode::SigWait);
+    assert!(panic_message(|| w.child(Mode::SigWait)).contains("cannot make"));
+    assert!(panic_message(|| sw.child(Mode::SigWaitSingle)).contains("cannot make"));
+    let mut sw = sw;
+    assert!(panic_message(|| sw.single(|| ())).contains("single needs"));
+}
+
+#[test]
+fn explicit_signal_and_wait_can_deadlock_and_the_watch_reports_it() {
+    bounded(|| {
+        // Thesis Fig. 2.14: T1 waits on ph1 then signals ph2; T2 waits on ph2 then signals
+        // ph1. Neither wait can end.
+        let p = &pools()[1];
+        let msg = panic_message(|| {
+            p.run(|| {
+                let (ph1, ph2) = (Phaser::new(), Phaser::new());
+                let (r1, r2) = (ph1.register(Mode::SigWait), ph2.register(Mode::SigWait));
+                let (mut t1_wait, mut t1_sig) = (r1.child(Mode::Wait), r2.child(Mode::Sig));
+                let (mut t2_wait, mut t2_sig) = (r2.child(Mode::Wait), r1.child(Mode::Sig));
+                drop((r1, r2));
+                offshoot::join(
+                    move || {
+                        t1_wait.wait();
+                        t1_sig.signal();
+                    },
+                    move || {
+                        t2_wait.wait();
+                        t2_sig.signal();
+                    },
+                );
+            })
+        });
+        assert!(msg.contains("deadlock") && msg.contains("Phaser"), "{msg}");
+    });
+}
