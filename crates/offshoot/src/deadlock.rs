@@ -152,6 +152,9 @@ pub(crate) fn watch() -> bool {
                 e.on.what,
                 e.on.addr
             );
+            if let Some(p) = e.on.phase {
+                let _ = write!(text, " for the end of phase {p}");
+            }
             if e.on.holder != 0 {
                 let _ = write!(text, ", held by task {}", e.on.holder);
             }

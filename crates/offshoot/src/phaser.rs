@@ -366,7 +366,7 @@ impl Registration {
             }
         };
         if let Some(e) = event {
-            e.wait_on(WaitOn::new("Phaser", Arc::as_ptr(&self.inner)));
+            e.wait_on(WaitOn::new("Phaser", Arc::as_ptr(&self.inner)).in_phase(phase));
         }
         self.wait += 1;
     }
@@ -428,7 +428,7 @@ impl Registration {
             }
         };
         if let Some(e) = event {
-            e.wait_on(WaitOn::new("Phaser", Arc::as_ptr(&self.inner)));
+            e.wait_on(WaitOn::new("Phaser", Arc::as_ptr(&self.inner)).in_phase(phase));
         }
         // Claim the single of `phase`, or wait for the one who did.
         let claim = {
@@ -463,7 +463,7 @@ impl Registration {
                 Some(body())
             }
             Err(Some(e)) => {
-                e.wait_on(WaitOn::new("Phaser single", Arc::as_ptr(&self.inner)));
+                e.wait_on(WaitOn::new("Phaser single", Arc::as_ptr(&self.inner)).in_phase(phase));
                 None
             }
             Err(None) => None,

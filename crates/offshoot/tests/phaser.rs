@@ -288,6 +288,9 @@ fn explicit_signal_and_wait_can_deadlock_and_the_watch_reports_it() {
                 );
             })
         });
-        assert!(msg.contains("deadlock") && msg.contains("Phaser"), "{msg}");
+        assert!(
+            msg.contains("deadlock") && msg.contains("Phaser") && msg.contains("end of phase 0"),
+            "{msg}"
+        );
     });
 }

@@ -43,6 +43,7 @@ pub mod heat;
 pub mod items;
 pub mod iter;
 pub mod iter_apps;
+pub mod jacobi;
 pub mod knapsack;
 pub mod knapsack_bb;
 pub mod loop21;
@@ -185,6 +186,8 @@ pub fn all() -> Vec<KernelInfo> {
         iter_apps::INFO_FLAT_MAP_COLLECT,
         iter_apps::INFO_FIND_FIRST,
         stencil::INFO,
+        jacobi::INFO,
+        jacobi::INFO_COARSE,
         sls::INFO,
         knapsack_bb::INFO,
         tsp::INFO,

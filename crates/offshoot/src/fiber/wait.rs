@@ -35,6 +35,8 @@ pub(crate) struct WaitOn {
     pub(crate) holder: u64,
     /// Whether a stop or a deadlock may end the wait.
     pub(crate) interruptible: bool,
+    /// For a phaser, the phase whose end it waits for.
+    pub(crate) phase: Option<u64>,
 }
 
 impl WaitOn {
@@ -45,6 +47,15 @@ impl WaitOn {
             addr: obj as *const () as usize,
             holder: 0,
             interruptible: true,
+            phase: None,
+        }
+    }
+
+    /// The same wait, for the end of phaser phase `phase`.
+    pub(crate) fn in_phase(self, phase: u64) -> WaitOn {
+        WaitOn {
+            phase: Some(phase),
+            ..self
         }
     }
 
