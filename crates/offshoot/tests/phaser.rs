@@ -1,7 +1,8 @@
 //! Phasers (`offshoot::phaser`) on 1-4 workers with more tasks than workers (4× and 32×):
 //! `next` as a barrier over many phases, split-phase signal/wait with work between, `single`
 //! once per phase, signal-only members running ahead of wait-only ones, dynamic
-//! registration, a task that panics while registered, misuse errors, and the deadlock of
+//! registration, a task that panics while registered, misuse errors, Imam's thesis Fig. 2.11
+//! (without its metrics: the phases order the work), and the deadlock of
 //! explicit signal/wait (Imam's thesis Fig. 2.14) reported by the deadlock watch.
 
 mod common;
@@ -292,5 +293,46 @@ fn explicit_signal_and_wait_can_deadlock_and_the_watch_reports_it() {
             msg.contains("deadlock") && msg.contains("Phaser") && msg.contains("end of phase 0"),
             "{msg}"
         );
+    });
+}
+
+#[test]
+fn fig_2_11_two_members_three_phases() {
+    bounded(|| {
+        // Thesis Fig. 2.11 without the metrics: two SIG_WAIT tasks, work, next, work, next,
+        // work. Every step of phase k is logged before any step of phase k + 1.
+        for p in pools() {
+            let log = std::sync::Mutex::new(Vec::new());
+            p.run(|| {
+                let ph = Phaser::new();
+                let me = ph.register(Mode::SigWait);
+                let (mut t1, mut t2) = (me.child(Mode::SigWait), me.child(Mode::SigWait));
+                drop(me);
+                let log = &log;
+                let member = |r: &mut Registration, name: &'static str, work: [u32; 3]| {
+                    for (phase, w) in work.into_iter().enumerate() {
+                        for _ in 0..w {
+                            log.lock().unwrap().push((phase, name));
+                        }
+                        if phase < 2 {
+                            r.next();
+                        }
+                    }
+                };
+                offshoot::finish(|| {
+                    offshoot::join(
+                        || member(&mut t1, "t1", [1, 5, 3]),
+                        || member(&mut t2, "t2", [3, 1, 5]),
+                    )
+                });
+                assert_eq!(ph.ended_phases(), 2);
+            });
+            let log = log.into_inner().unwrap();
+            assert_eq!(log.len(), 18, "WORK = 18 units");
+            assert!(
+                log.windows(2).all(|w| w[0].0 <= w[1].0),
+                "a phase's work ran before the previous phase ended: {log:?}"
+            );
+        }
     });
 }
