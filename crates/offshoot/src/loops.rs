@@ -112,18 +112,38 @@ pub(crate) trait SplitFrame {
     };
 }
 
+/// The fewest remaining iterations a loop frame hands out: two (half of them) on the
+/// running chain, whose piece goes on with the rest; one (all of them) on a parked fiber's
+/// chain (`Worker::scanning_parked`), whose piece waits in an iteration and would run the
+/// others only after that wait — which may be for one of them (bodies that meet at a
+/// barrier, a phaser, a channel).
+fn min_offer() -> usize {
+    let w = Worker::current();
+    // SAFETY: frame tables are called by their owning worker, on its thread.
+    if !w.is_null() && unsafe { (*w).scanning_parked() } {
+        1
+    } else {
+        2
+    }
+}
+
 impl<L: LoopBody> SplitFrame for LoopFrame<'_, L> {
     unsafe fn has_work(f: *const Frame) -> bool {
         // SAFETY: the Loop table is only installed on `LoopFrame<L>`s; only the owner calls.
         let f = unsafe { &*(f as *const Self) };
-        f.end.get().saturating_sub(f.next.get()) >= 2
+        f.end.get().saturating_sub(f.next.get()) >= min_offer()
     }
 
     unsafe fn offer(f: *const Frame, w: &Worker, thief: usize, ctx: *const FinishState) -> JobRef {
         // SAFETY: as in `has_work`.
         let f = unsafe { &*(f as *const Self) };
         let (next, end) = (f.next.get(), f.end.get());
-        let mid = next + (end - next) / 2;
+        // On a parked chain, all of it (see `min_offer`); else the upper half.
+        let mid = if min_offer() == 1 {
+            next
+        } else {
+            next + (end - next) / 2
+        };
         f.end.set(mid);
         let piece = Piece {
             header: JobHeader::new(Piece::<L>::execute, w),

@@ -1,13 +1,14 @@
 //! `par_for`, `par_for_each`, `par_for_each_mut` and `par_reduce`: every index exactly once,
 //! results equal to the sequential ones on 1, 2 and 3 workers, lazy splitting really
-//! happening, nesting with joins, panics surfacing once and stopping the loop.
+//! happening, nesting with joins, panics surfacing once and stopping the loop, and
+//! iterations that wait for each other (a barrier inside the loop) all running.
 
 mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use common::{bounded, pool, Rng};
+use common::{bounded, pool, Rng, POOL_SIZES};
 
 const SIZES: [usize; 3] = [1, 2, 3];
 
@@ -206,4 +207,51 @@ fn a_panicking_iteration_surfaces_once_and_stops_the_loop() {
 fn loops_outside_every_pool_use_the_global_pool() {
     let s = offshoot::par_reduce(1..=10usize, || 1u64, |i| i as u64, |a, b| a * b);
     assert_eq!(s, 3_628_800);
+}
+
+#[test]
+fn iterations_that_wait_for_each_other_all_run() {
+    // Every iteration meets all the others at a barrier (or phaser), several times: each
+    // must be started while the earlier ones wait. A piece parked in an iteration hands out
+    // all of its remaining iterations, not only half of two or more; without that the
+    // last iteration of each piece would wait behind its parked neighbour forever.
+    bounded(|| {
+        for &w in &POOL_SIZES {
+            let p = pool(w);
+            for n in [1usize, 2, 7, 64] {
+                let barrier = offshoot::sync::Barrier::new(n);
+                let met = AtomicUsize::new(0);
+                p.run(|| {
+                    offshoot::par_for(0..n, |_| {
+                        for _ in 0..3 {
+                            barrier.wait();
+                        }
+                        met.fetch_add(1, Ordering::Relaxed);
+                    })
+                });
+                assert_eq!(met.into_inner(), n, "{n} iterations on {w} workers");
+                // The same as a batch of tasks, each owning a phaser registration.
+                let ph = offshoot::phaser::Phaser::new();
+                let rounds = AtomicUsize::new(0);
+                p.run(|| {
+                    let me = ph.register(offshoot::phaser::Mode::SigWait);
+                    offshoot::scope(|s| {
+                        s.spawn_batch_iter((0..n).map(|_| {
+                            let mut r = me.child(offshoot::phaser::Mode::SigWait);
+                            let rounds = &rounds;
+                            move |_: &offshoot::Scope<'_>| {
+                                for _ in 0..3 {
+                                    r.next();
+                                }
+                                rounds.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }));
+                        drop(me);
+                    })
+                });
+                assert_eq!(rounds.into_inner(), n);
+                assert_eq!(ph.ended_phases(), 3);
+            }
+        }
+    });
 }

@@ -429,7 +429,7 @@ impl Worker {
                 // SAFETY: listed fibers are parked and alive, their chains too.
                 unsafe {
                     if (*e.fiber).work_slot.get() == NO_SLOT
-                        && self.chain_has_work((*e.fiber).saved.get().head)
+                        && self.parked_chain_has_work((*e.fiber).saved.get().head)
                     {
                         (*e.fiber).work_slot.set(s.with_work.len());
                         s.with_work.push(e.fiber);
@@ -475,7 +475,7 @@ impl Worker {
                     return true;
                 }
                 // SAFETY: as above.
-                if unsafe { self.chain_has_work(head) } {
+                if unsafe { self.parked_chain_has_work(head) } {
                     i += 1;
                 } else {
                     s.with_work.swap_remove(i);
@@ -565,7 +565,7 @@ impl Worker {
                     // which is neither unwound nor unmapped while it is parked (frame.rs:
                     // a frame's storage outlives its presence in the chain). This is the
                     // owner thread, the only one that reads the chain.
-                    let has_work = unsafe { self.chain_has_work(cur.saved.get().head) };
+                    let has_work = unsafe { self.parked_chain_has_work(cur.saved.get().head) };
                     let raw = Box::into_raw(cur);
                     // The loan's code wakes no token and switches no fiber: conditions are
                     // plain loads, interrupts only mark the token (the caller queues).

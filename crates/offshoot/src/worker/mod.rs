@@ -129,6 +129,9 @@ pub(crate) struct Worker {
     /// worker's fibers: a fiber that resumes rescans anyway, and a stray raise only costs
     /// one scan.
     stop_below: Cell<bool>,
+    /// Set while this worker looks for work on the chains of its parked fibers (see
+    /// [`Worker::scanning_parked`]).
+    scanning_parked: Cell<bool>,
     current_finish: Cell<*const FinishFrame>,
     rng: Cell<u64>,
     /// Free task blocks (owner only); see `alloc_block`.
@@ -158,6 +161,7 @@ impl Worker {
             registry,
             head: Cell::new(ptr::null()),
             stop_below: Cell::new(false),
+            scanning_parked: Cell::new(false),
             current_finish: Cell::new(ptr::null()),
             rng: Cell::new(
                 0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
@@ -183,6 +187,27 @@ impl Worker {
     pub(crate) fn registry(&self) -> &Registry {
         // SAFETY: the registry owns this worker, so it is alive while `self` is.
         unsafe { &*self.registry }
+    }
+
+    /// Whether the frame tables called now are asked about a *parked* fiber's chain: its
+    /// code waits in the middle of its work, so a loop frame there may hand out all of its
+    /// remaining range — not only half, and not only two iterations or more — since its
+    /// own piece runs none of it until it resumes (which may wait for those very
+    /// iterations: a loop whose bodies wait on each other).
+    pub(crate) fn scanning_parked(&self) -> bool {
+        self.scanning_parked.get()
+    }
+
+    /// Runs `f` with [`Worker::scanning_parked`] set.
+    pub(crate) fn on_parked_chains<R>(&self, f: impl FnOnce() -> R) -> R {
+        struct Reset<'a>(&'a Cell<bool>, bool);
+        impl Drop for Reset<'_> {
+            fn drop(&mut self) {
+                self.0.set(self.1);
+            }
+        }
+        let _reset = Reset(&self.scanning_parked, self.scanning_parked.replace(true));
+        f()
     }
 
     /// The fibers this worker runs tasks on (`fiber/`).

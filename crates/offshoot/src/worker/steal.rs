@@ -81,30 +81,32 @@ impl Worker {
             return Some(unsafe { ((*f).table().offer)(f, self, thief, ctx) });
         }
         let mut found = None;
-        self.parked_chains(|saved| {
-            // SAFETY: a parked fiber's chain is live while it is parked, and only this
-            // worker's thread touches it.
-            let found_here = unsafe { Self::find_in_chain(saved.get().head, target) };
-            // A handler on a parked chain is not asked: its undo/redo would run on the state
-            // of a task that is not running. The parked task's own polls ask it when it runs.
-            // SAFETY: frames of a parked chain are live.
-            let found_here =
-                found_here.filter(|&(f, _)| unsafe { (*f).table().kind } != FrameKind::Handler);
-            if let Some((f, ctx)) = found_here {
-                // Handing out a join seed uncounts it from the running chain's count: move
-                // that to the parked chain it belongs to.
-                let before = self.seed_count();
-                // SAFETY: as above.
-                found = Some(unsafe { ((*f).table().offer)(f, self, thief, ctx) });
-                let uncounted = before.wrapping_sub(self.seed_count());
-                self.set_seed_count(before);
-                let mut s = saved.get();
-                s.seeds = s.seeds.wrapping_sub(uncounted);
-                saved.set(s);
-                true
-            } else {
-                false
-            }
+        self.on_parked_chains(|| {
+            self.parked_chains(|saved| {
+                // SAFETY: a parked fiber's chain is live while it is parked, and only this
+                // worker's thread touches it.
+                let found_here = unsafe { Self::find_in_chain(saved.get().head, target) };
+                // A handler on a parked chain is not asked: its undo/redo would run on the state
+                // of a task that is not running. The parked task's own polls ask it when it runs.
+                // SAFETY: frames of a parked chain are live.
+                let found_here =
+                    found_here.filter(|&(f, _)| unsafe { (*f).table().kind } != FrameKind::Handler);
+                if let Some((f, ctx)) = found_here {
+                    // Handing out a join seed uncounts it from the running chain's count: move
+                    // that to the parked chain it belongs to.
+                    let before = self.seed_count();
+                    // SAFETY: as above.
+                    found = Some(unsafe { ((*f).table().offer)(f, self, thief, ctx) });
+                    let uncounted = before.wrapping_sub(self.seed_count());
+                    self.set_seed_count(before);
+                    let mut s = saved.get();
+                    s.seeds = s.seeds.wrapping_sub(uncounted);
+                    saved.set(s);
+                    true
+                } else {
+                    false
+                }
+            })
         });
         found
     }
@@ -174,6 +176,16 @@ impl Worker {
     ///
     /// # Safety
     /// `head` starts a live chain of this worker.
+    /// [`Worker::chain_has_work`] for the chain of a parked fiber (see
+    /// [`Worker::scanning_parked`]).
+    ///
+    /// # Safety
+    /// As [`Worker::chain_has_work`].
+    pub(crate) unsafe fn parked_chain_has_work(&self, head: *const Frame) -> bool {
+        // SAFETY: the caller's contract.
+        self.on_parked_chains(|| unsafe { self.chain_has_work(head) })
+    }
+
     pub(crate) unsafe fn chain_has_work(&self, head: *const Frame) -> bool {
         let mut f = head;
         while !f.is_null() {
