@@ -343,6 +343,8 @@ impl Registration {
 
     /// Waits for the end of its phase, then moves to the next (a signal-and-wait member
     /// that has not signalled this phase signals first). The task parks while it waits.
+    /// With no signalling member left on the phaser, nothing can hold a phase back: the
+    /// wait returns at once.
     ///
     /// # Panics
     ///
