@@ -276,23 +276,40 @@ pub fn machine_lines(report: &Report) -> String {
     out
 }
 
-/// The Markdown document (`--markdown`). `svg` is the chart's path as
-/// written by the same invocation, if any.
-/// The kernels whose tasks wait on each other, as the Method section names them: those
-/// with a waiting peer (tokio or OS threads) among their contenders.
+/// The kernels whose tasks wait on each other through `offshoot::sync`, as the Method
+/// section names them: those with a waiting peer (tokio or OS threads) and no rayon
+/// version.
 fn waiting_kernels() -> String {
-    crate::kernels::all()
-        .iter()
-        .filter(|k| {
-            k.contenders
+    kernel_names(|k| {
+        !k.contenders.contains(&Contender::Rayon)
+            && k.contenders
                 .iter()
                 .any(|c| matches!(c, Contender::Tokio | Contender::Threads))
-        })
+    })
+}
+
+/// The kernels with rayon's version and a waiting peer beside it (the search kernels'
+/// tokio token, the phaser kernels' barriers).
+fn mixed_kernels() -> String {
+    kernel_names(|k| {
+        k.contenders.contains(&Contender::Rayon)
+            && k.contenders
+                .iter()
+                .any(|c| matches!(c, Contender::Tokio | Contender::Threads))
+    })
+}
+
+fn kernel_names(keep: impl Fn(&crate::kernels::KernelInfo) -> bool) -> String {
+    crate::kernels::all()
+        .iter()
+        .filter(|k| keep(k))
         .map(|k| format!("`{}`", k.name))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
+/// The Markdown document (`--markdown`). `svg` is the chart's path as
+/// written by the same invocation, if any.
 pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# offshoot benchmarks\n");
@@ -345,8 +362,10 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          notes below); offshoot's and rayon's versions are one generic function calling \
          `offshoot::join` or `rayon::join`, chili's calls `Scope::join`. The kernels whose \
          tasks wait on each other ({}) have no rayon or chili version, as neither has a way \
-         for a task to wait; their peers are tokio or OS threads, and a contender a kernel \
-         does not have shows as `-`.\n\
+         for a task to wait; their peers are tokio or OS threads. The search and phaser \
+         kernels ({}) have rayon's idiom (a search with a flag, a fork-join per step) beside \
+         tokio (a `CancellationToken`, a `tokio::sync::Barrier`) or OS threads with a \
+         `std::sync::Barrier`. A contender a kernel does not have shows as `-`.\n\
          - Per kernel: one serial run whose answer is validated against an independent \
          oracle, one warm-up run of every contender, then {} rounds, each running serial and \
          every contender at every worker count once, the order rotated by one each round. \
@@ -358,6 +377,7 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          fastest of the kernel's other contenders at the same worker count (below 1: offshoot \
          is faster).\n",
         waiting_kernels(),
+        mixed_kernels(),
         report.runs,
         report.runs
     );
@@ -519,6 +539,13 @@ pub(crate) mod tests {
             assert!(w.contains(&format!("`{name}`")), "{name} missing from {w}");
         }
         assert!(!w.contains("`fib`"), "a fork-join kernel listed: {w}");
+        assert!(
+            !w.contains("`sls`"),
+            "a kernel with rayon's version listed: {w}"
+        );
+        let m = mixed_kernels();
+        assert!(m.contains("`sls`") && m.contains("`jacobi-2d`"), "{m}");
+        assert!(!m.contains("`ring`"), "{m}");
     }
 
     pub(crate) fn series(contender: &str, workers: Option<usize>, median: f64) -> Series {
