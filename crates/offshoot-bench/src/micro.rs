@@ -500,6 +500,28 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
                 });
             })
         });
+        // A phase accumulator's put: a fold into the member's own partial.
+        let ph = Phaser::new();
+        let sum = offshoot::phaser::PhaseAccumulator::new(&ph, 0u64, |a: &mut u64, x| *a += x);
+        let mut r = ph.register(Mode::SigWait);
+        let put = measure(batches, |n| {
+            for i in 0..n {
+                sum.put(&mut r, black_box(i));
+            }
+        });
+        r.next();
+        black_box(sum.get(0));
+        push(
+            result(
+                "phase accumulator put (SUM of u64)",
+                "offshoot",
+                1,
+                batches,
+                put,
+                "into the member's own partial".to_string(),
+            ),
+            &mut out,
+        );
         let per_task = |x: f64| x / TASKS as f64;
         push(
             result(

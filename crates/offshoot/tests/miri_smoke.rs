@@ -357,4 +357,16 @@ fn accumulator_partials_and_isolated_sections_are_sound() {
         })
     });
     assert_eq!(hits.into_inner(), 8);
+    // A phase accumulator's partials live in the member's registration (a cast from the
+    // boxed trait object back to its type) and are handed in at the signal.
+    let ph = offshoot::phaser::Phaser::new();
+    let acc =
+        offshoot::phaser::PhaseAccumulator::new(&ph, String::new(), |a: &mut String, x: String| {
+            a.push_str(&x)
+        });
+    let mut r = ph.register(offshoot::phaser::Mode::SigWait);
+    acc.put(&mut r, "x".to_string());
+    acc.put(&mut r, "y".to_string());
+    r.next();
+    assert_eq!(acc.get(0).as_deref(), Some("xy"));
 }

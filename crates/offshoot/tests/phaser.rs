@@ -336,3 +336,70 @@ fn fig_2_11_two_members_three_phases() {
         }
     });
 }
+
+#[test]
+fn phase_accumulators_sum_each_phase_for_every_member() {
+    use offshoot::phaser::PhaseAccumulator;
+    bounded(|| {
+        for p in pools() {
+            let tasks = 4 * p.workers();
+            let ph = Phaser::new();
+            let sum = PhaseAccumulator::new(&ph, 0u64, |a: &mut u64, x: u64| *a += x);
+            let most = PhaseAccumulator::new(&ph, 0u64, |a: &mut u64, x: u64| *a = (*a).max(x));
+            let wrong = AtomicUsize::new(0);
+            // Member t puts t + k and t * k (several puts) in phase k.
+            let want_sum = |k: u64| (0..tasks as u64).map(|t| (t + k) + t * k).sum::<u64>();
+            let want_max = |k: u64| (0..tasks as u64).map(|t| (t + k).max(t * k)).max().unwrap();
+            p.run(|| {
+                let me = ph.register(Mode::SigWait);
+                offshoot::scope(|s| {
+                    for t in 0..tasks as u64 {
+                        let mut r = me.child(Mode::SigWait);
+                        let (sum, most, wrong) = (&sum, &most, &wrong);
+                        s.spawn(move |_| {
+                            for k in 0..PHASES as u64 {
+                                sum.put(&mut r, t + k);
+                                most.put(&mut r, t + k);
+                                sum.put(&mut r, t * k);
+                                most.put(&mut r, t * k);
+                                r.next();
+                                if sum.get(k) != Some(want_sum(k))
+                                    || most.get(k) != Some(want_max(k))
+                                {
+                                    wrong.fetch_add(1, Ordering::SeqCst);
+                                }
+                            }
+                        });
+                    }
+                    drop(me);
+                })
+            });
+            assert_eq!(wrong.into_inner(), 0, "{} workers", p.workers());
+            // Only the most recent phases are kept.
+            assert_eq!(sum.get(0), None);
+            assert_eq!(
+                sum.get(PHASES as u64 - 1),
+                Some(want_sum(PHASES as u64 - 1))
+            );
+        }
+    });
+}
+
+#[test]
+fn a_member_that_leaves_hands_in_its_puts_and_misuse_is_an_error() {
+    use offshoot::phaser::PhaseAccumulator;
+    let ph = Phaser::new();
+    let sum = PhaseAccumulator::new(&ph, 0u32, |a: &mut u32, x: u32| *a += x);
+    let mut a = ph.register(Mode::SigWait);
+    let mut b = a.child(Mode::SigWait);
+    sum.put(&mut b, 5);
+    drop(b); // leaves in phase 0, its put counted there
+    sum.put(&mut a, 1);
+    a.next();
+    assert_eq!(sum.get(0), Some(6));
+    let mut w = a.child(Mode::Wait);
+    assert!(panic_message(|| sum.put(&mut w, 1)).contains("Mode::Wait member cannot put"));
+    let other = Phaser::new();
+    let mut stranger = other.register(Mode::SigWait);
+    assert!(panic_message(|| sum.put(&mut stranger, 1)).contains("its own phaser"));
+}

@@ -17,6 +17,8 @@
 //!   `k`; so the map holds only phases someone still waits for.
 //! * A registration leaves (`Drop`: at the end of its task, also by panic or stop) by
 //!   removing its count, so a task that is gone never holds a phase back.
+//! * Phase accumulators (`accumulator.rs`): a member hands its partials in before its
+//!   signal (or its leaving) is counted.
 //! * `single` blocks of phase `k` run once: the first registration to arrive claims
 //!   `singles[k]` and runs the block after phase `k` ended; the others wait for its event.
 //!   `singles_done` is the least phase whose single may still run; entries below it are
@@ -27,6 +29,10 @@ use std::sync::{Arc, Mutex};
 
 use crate::fiber::WaitOn;
 use crate::sync::Event;
+
+mod accumulator;
+
+pub use accumulator::PhaseAccumulator;
 
 /// How a task takes part in a phaser.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -220,6 +226,8 @@ pub struct Registration {
     sig: u64,
     /// The phase whose end it waits for next.
     wait: u64,
+    /// Its partials of phase accumulators for phase `sig` (`accumulator.rs`).
+    partials: accumulator::Partials,
 }
 
 impl std::fmt::Debug for Registration {
@@ -243,6 +251,7 @@ impl Registration {
             mode,
             sig: phase,
             wait: phase,
+            partials: Vec::new(),
         }
     }
 
@@ -331,6 +340,8 @@ impl Registration {
         if self.mode.waits() && self.sig > self.wait {
             return; // signalled this phase already
         }
+        // Before the signal counts: the phase cannot end without this member's puts.
+        self.hand_in_partials();
         let woken = {
             let mut s = self.inner.lock();
             s.remove(self.sig);
@@ -480,6 +491,7 @@ impl Drop for Registration {
         if !self.mode.signals() {
             return;
         }
+        self.hand_in_partials();
         let woken = {
             let mut s = self.inner.lock();
             s.remove(self.sig);
