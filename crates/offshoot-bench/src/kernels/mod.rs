@@ -44,6 +44,7 @@ pub mod items;
 pub mod iter;
 pub mod iter_apps;
 pub mod jacobi;
+pub mod kmeans;
 pub mod knapsack;
 pub mod knapsack_bb;
 pub mod loop21;
@@ -188,6 +189,7 @@ pub fn all() -> Vec<KernelInfo> {
         stencil::INFO,
         jacobi::INFO,
         jacobi::INFO_COARSE,
+        kmeans::INFO,
         sls::INFO,
         knapsack_bb::INFO,
         tsp::INFO,
