@@ -243,15 +243,8 @@ struct Cs {
 
 impl Cs {
     fn run(&mut self, f: impl Fn(&Arc<Cube>, u32, Option<&Arc<Tally>>) -> Hit) {
-        let (cube, count) = (&self.cube, self.tally.as_ref());
-        self.last = self
-            .targets
-            .iter()
-            .map(|&t| {
-                Tally::query(count.map(|c| &**c));
-                f(cube, t, count)
-            })
-            .collect();
+        let cube = &self.cube;
+        self.last = visits::per_query(&self.targets, self.tally.as_ref(), |&t, c| f(cube, t, c));
     }
 }
 

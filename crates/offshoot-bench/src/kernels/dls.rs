@@ -240,15 +240,8 @@ struct Dls {
 
 impl Dls {
     fn run(&mut self, f: impl Fn(&Arc<Grid>, [u32; 2], Option<&Arc<Tally>>) -> Found) {
-        let (g, count) = (&self.grid, self.tally.as_ref());
-        self.last = self
-            .queries
-            .iter()
-            .map(|&t| {
-                Tally::query(count.map(|c| &**c));
-                f(g, t, count)
-            })
-            .collect();
+        let g = &self.grid;
+        self.last = visits::per_query(&self.queries, self.tally.as_ref(), |&t, c| f(g, t, c));
     }
 }
 

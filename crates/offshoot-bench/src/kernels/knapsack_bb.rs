@@ -93,12 +93,9 @@ impl KnapsackBb {
         plain: impl Fn(&[Item], i64) -> i64,
         counted: impl Fn(&[Item], i64, &(dyn Fn() + Sync)) -> i64,
     ) {
-        let answer = match self.tally.as_deref() {
+        let answer = match visits::one_query(&self.tally) {
             None => plain(&self.items, self.capacity),
-            Some(t) => {
-                Tally::query(Some(t));
-                counted(&self.items, self.capacity, &|| Tally::visit(Some(t)))
-            }
+            Some(t) => counted(&self.items, self.capacity, &|| Tally::visit(Some(t))),
         };
         self.out.set(answer);
     }

@@ -229,14 +229,6 @@ struct FirstK {
     visits: String,
 }
 
-impl FirstK {
-    /// The tally of this run (one query), if counting.
-    fn count(&self) -> Option<&Tally> {
-        Tally::query(self.tally.as_deref());
-        self.tally.as_deref()
-    }
-}
-
 impl Counted for FirstK {
     fn tally(&mut self) -> &mut Option<Arc<Tally>> {
         &mut self.tally
@@ -262,19 +254,19 @@ impl Instance for FirstK {
         self.last.clear();
     }
     fn serial(&mut self) {
-        self.last = serial(self.n, self.k, self.count());
+        self.last = serial(self.n, self.k, visits::one_query(&self.tally));
     }
     fn offshoot(&mut self) {
-        self.last = eureka_firstk(self.n, self.k, self.count());
+        self.last = eureka_firstk(self.n, self.k, visits::one_query(&self.tally));
     }
     fn offshoot_ct(&mut self) {
-        self.last = token_firstk::<Offshoot>(self.n, self.k, self.count());
+        self.last = token_firstk::<Offshoot>(self.n, self.k, visits::one_query(&self.tally));
     }
     fn offshoot_af(&mut self) {
-        self.last = all_then_firstk(self.n, self.k, self.count());
+        self.last = all_then_firstk(self.n, self.k, visits::one_query(&self.tally));
     }
     fn rayon(&mut self) {
-        self.last = token_firstk::<Rayon>(self.n, self.k, self.count());
+        self.last = token_firstk::<Rayon>(self.n, self.k, visits::one_query(&self.tally));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let all = super::nqueens::KNOWN[self.n as usize] as usize;

@@ -163,15 +163,10 @@ struct Sls {
 
 impl Sls {
     fn run(&mut self, f: Searcher) {
-        let (g, count) = (&self.grid, self.tally.as_deref());
-        self.last = self
-            .targets
-            .iter()
-            .map(|&t| {
-                Tally::query(count);
-                f(g, t, count)
-            })
-            .collect();
+        let g = &self.grid;
+        self.last = visits::per_query(&self.targets, self.tally.as_ref(), |&t, c| {
+            f(g, t, c.map(|c| &**c))
+        });
     }
 }
 
@@ -204,15 +199,10 @@ impl Instance for Sls {
         self.run(rayon_search);
     }
     fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
-        let (g, count) = (&self.grid, self.tally.as_ref());
-        self.last = self
-            .targets
-            .iter()
-            .map(|&t| {
-                Tally::query(count.map(|c| &**c));
-                tokio_search(rt, g, t, count)
-            })
-            .collect();
+        let g = &self.grid;
+        self.last = visits::per_query(&self.targets, self.tally.as_ref(), |&t, c| {
+            tokio_search(rt, g, t, c)
+        });
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let g = &self.grid;

@@ -230,15 +230,9 @@ struct Sudoku {
 
 impl Sudoku {
     fn run(&mut self, f: impl Fn(&Grid, Option<&Tally>) -> Option<Grid>) {
-        let count = self.tally.as_deref();
-        self.last = self
-            .puzzles
-            .iter()
-            .map(|p| {
-                Tally::query(count);
-                f(p, count)
-            })
-            .collect();
+        self.last = visits::per_query(&self.puzzles, self.tally.as_ref(), |p, c| {
+            f(p, c.map(|c| &**c))
+        });
     }
 }
 

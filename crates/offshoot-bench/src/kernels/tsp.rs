@@ -314,13 +314,6 @@ struct Tsp {
     visits: String,
 }
 
-impl Tsp {
-    fn count(&self) -> Option<&Tally> {
-        Tally::query(self.tally.as_deref());
-        self.tally.as_deref()
-    }
-}
-
 impl Counted for Tsp {
     fn tally(&mut self) -> &mut Option<Arc<Tally>> {
         &mut self.tally
@@ -335,16 +328,22 @@ impl Instance for Tsp {
         self.last = None;
     }
     fn serial(&mut self) {
-        self.last = Some(serial(&self.cities, self.count()));
+        self.last = Some(serial(&self.cities, visits::one_query(&self.tally)));
     }
     fn offshoot(&mut self) {
-        self.last = Some(eureka_tsp(&self.cities, self.count()));
+        self.last = Some(eureka_tsp(&self.cities, visits::one_query(&self.tally)));
     }
     fn offshoot_ct(&mut self) {
-        self.last = Some(token_tsp::<Offshoot>(&self.cities, self.count()));
+        self.last = Some(token_tsp::<Offshoot>(
+            &self.cities,
+            visits::one_query(&self.tally),
+        ));
     }
     fn rayon(&mut self) {
-        self.last = Some(token_tsp::<Rayon>(&self.cities, self.count()));
+        self.last = Some(token_tsp::<Rayon>(
+            &self.cities,
+            visits::one_query(&self.tally),
+        ));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         self.optimum = Some(held_karp(&self.cities));

@@ -110,14 +110,6 @@ struct UtsGoal {
     visits: String,
 }
 
-impl UtsGoal {
-    /// The tally of this run (one query), if counting.
-    fn count(&self) -> Option<&Tally> {
-        Tally::query(self.tally.as_deref());
-        self.tally.as_deref()
-    }
-}
-
 impl Counted for UtsGoal {
     fn tally(&mut self) -> &mut Option<Arc<Tally>> {
         &mut self.tally
@@ -137,19 +129,31 @@ impl Instance for UtsGoal {
         self.last = None;
     }
     fn serial(&mut self) {
-        self.last = Some(serial(&self.tree, self.count()));
+        self.last = Some(serial(&self.tree, visits::one_query(&self.tally)));
     }
     fn offshoot(&mut self) {
-        self.last = Some(eureka_goal(&self.tree, self.count()));
+        self.last = Some(eureka_goal(&self.tree, visits::one_query(&self.tally)));
     }
     fn offshoot_ct(&mut self) {
-        self.last = Some(token_goal::<Offshoot>(&self.tree, true, self.count()));
+        self.last = Some(token_goal::<Offshoot>(
+            &self.tree,
+            true,
+            visits::one_query(&self.tally),
+        ));
     }
     fn offshoot_af(&mut self) {
-        self.last = Some(token_goal::<Offshoot>(&self.tree, false, self.count()));
+        self.last = Some(token_goal::<Offshoot>(
+            &self.tree,
+            false,
+            visits::one_query(&self.tally),
+        ));
     }
     fn rayon(&mut self) {
-        self.last = Some(token_goal::<Rayon>(&self.tree, true, self.count()));
+        self.last = Some(token_goal::<Rayon>(
+            &self.tree,
+            true,
+            visits::one_query(&self.tally),
+        ));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         // The oracle: whether any node of the tree is a goal, by a full count.

@@ -68,6 +68,28 @@ impl Tally {
     }
 }
 
+/// Runs `f` on each of `queries` with the tally, marking the start of each query
+/// ([`Tally::query`]): the loop of the kernels that run several queries per run.
+pub(crate) fn per_query<'q, Q, R>(
+    queries: &'q [Q],
+    tally: Option<&Arc<Tally>>,
+    f: impl Fn(&'q Q, Option<&Arc<Tally>>) -> R,
+) -> Vec<R> {
+    queries
+        .iter()
+        .map(|q| {
+            Tally::query(tally.map(|t| &**t));
+            f(q, tally)
+        })
+        .collect()
+}
+
+/// The tally of a run that is one query, the query's start marked.
+pub(crate) fn one_query(tally: &Option<Arc<Tally>>) -> Option<&Tally> {
+    Tally::query(tally.as_deref());
+    tally.as_deref()
+}
+
 /// A search kernel's instance whose runs can be counted.
 pub(crate) trait Counted: Instance {
     /// The tally its contenders report to: `None` except during [`line`].
