@@ -369,7 +369,13 @@ impl Registration {
         if self.mode.signals() && self.sig == self.wait {
             self.signal();
         }
-        let phase = self.wait;
+        self.await_end(self.wait);
+        self.wait += 1;
+    }
+
+    /// Parks until phase `phase` has ended (at once if it has, or if no signalling member
+    /// is left to hold it back).
+    fn await_end(&self, phase: u64) {
         let event = {
             let mut s = self.inner.lock();
             if s.ended > phase || s.pending.is_empty() {
@@ -381,7 +387,6 @@ impl Registration {
         if let Some(e) = event {
             e.wait_on(WaitOn::new("Phaser", Arc::as_ptr(&self.inner)).in_phase(phase));
         }
-        self.wait += 1;
     }
 
     /// Signal and wait: the barrier. With only `next`, phasers cannot deadlock.
@@ -431,18 +436,9 @@ impl Registration {
         );
         let phase = self.wait;
         self.signal();
-        // Wait for the phase's end without moving on.
-        let event = {
-            let mut s = self.inner.lock();
-            if s.ended > phase {
-                None
-            } else {
-                Some(s.events.entry(phase).or_default().clone())
-            }
-        };
-        if let Some(e) = event {
-            e.wait_on(WaitOn::new("Phaser", Arc::as_ptr(&self.inner)).in_phase(phase));
-        }
+        // Wait for the phase's end without moving on (this member is counted at the next
+        // phase now, so a signaller is always left).
+        self.await_end(phase);
         // Claim the single of `phase`, or wait for the one who did.
         let claim = {
             let mut s = self.inner.lock();
