@@ -21,6 +21,10 @@ pub enum Contender {
     OffshootCt,
     /// offshoot with no termination: the whole search runs to its end ("AF").
     OffshootAf,
+    /// offshoot written as rayon writes an iterative program: a fork-join (a
+    /// parallel loop) per step instead of long-lived tasks meeting at a phaser
+    /// (the phaser kernels), to tell the phaser's cost from the scheduler's.
+    OffshootFj,
     /// rayon, `ThreadPool::install`.
     Rayon,
     /// chili, `ThreadPool::scope`.
@@ -36,10 +40,11 @@ pub enum Contender {
 
 impl Contender {
     /// Every parallel contender, in report order.
-    pub const PARALLEL: [Contender; 7] = [
+    pub const PARALLEL: [Contender; 8] = [
         Contender::Offshoot,
         Contender::OffshootCt,
         Contender::OffshootAf,
+        Contender::OffshootFj,
         Contender::Rayon,
         Contender::Chili,
         Contender::Tokio,
@@ -73,7 +78,10 @@ impl Contender {
     pub fn is_offshoot(self) -> bool {
         matches!(
             self,
-            Contender::Offshoot | Contender::OffshootCt | Contender::OffshootAf
+            Contender::Offshoot
+                | Contender::OffshootCt
+                | Contender::OffshootAf
+                | Contender::OffshootFj
         )
     }
 
@@ -84,6 +92,7 @@ impl Contender {
             Contender::Offshoot => "offshoot",
             Contender::OffshootCt => "offshoot-ct",
             Contender::OffshootAf => "offshoot-af",
+            Contender::OffshootFj => "offshoot-fj",
             Contender::Rayon => "rayon",
             Contender::Chili => "chili",
             Contender::Tokio => "tokio",
@@ -151,6 +160,7 @@ impl Pools {
             Contender::Offshoot => self.offshoot.run(|| inst.offshoot()),
             Contender::OffshootCt => self.offshoot.run(|| inst.offshoot_ct()),
             Contender::OffshootAf => self.offshoot.run(|| inst.offshoot_af()),
+            Contender::OffshootFj => self.offshoot.run(|| inst.offshoot_fj()),
             Contender::Rayon => self.rayon.install(|| inst.rayon()),
             Contender::Chili => {
                 let mut scope = self.chili.scope();

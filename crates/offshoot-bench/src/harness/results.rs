@@ -100,6 +100,9 @@ pub struct Comparison {
     /// offshoot-af's median ÷ serial median (search kernels).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offshoot_af_ratio: Option<f64>,
+    /// offshoot-fj's median ÷ serial median (phaser kernels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offshoot_fj_ratio: Option<f64>,
     /// rayon's median ÷ serial median.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rayon_ratio: Option<f64>,
@@ -126,6 +129,7 @@ impl Comparison {
             Contender::Offshoot => Some(self.offshoot_ratio),
             Contender::OffshootCt => self.offshoot_ct_ratio,
             Contender::OffshootAf => self.offshoot_af_ratio,
+            Contender::OffshootFj => self.offshoot_fj_ratio,
             Contender::Rayon => self.rayon_ratio,
             Contender::Chili => self.chili_ratio,
             Contender::Tokio => self.tokio_ratio,
@@ -194,6 +198,7 @@ impl KernelResult {
                     offshoot_ratio: offshoot,
                     offshoot_ct_ratio: ratio(Contender::OffshootCt),
                     offshoot_af_ratio: ratio(Contender::OffshootAf),
+                    offshoot_fj_ratio: ratio(Contender::OffshootFj),
                     rayon_ratio: ratio(Contender::Rayon),
                     chili_ratio: ratio(Contender::Chili),
                     tokio_ratio: ratio(Contender::Tokio),

@@ -8,7 +8,9 @@
 //! * serial: the sweeps, row by row;
 //! * offshoot: one task per band for the whole run (`Scope::spawn`), each with a phaser
 //!   registration; a sweep of its band, then `next()` — a waiting task parks;
-//! * rayon: a fork-join per sweep (`par_chunks_mut` over the bands), rayon's idiom;
+//! * offshoot-fj: the rayon program on offshoot (`offshoot::prelude`), a fork-join per
+//!   sweep;
+//! * rayon: a fork-join per sweep (a `par_iter` over the bands), rayon's idiom;
 //! * tokio: one task per band with a `tokio::sync::Barrier` awaited after each sweep;
 //! * threads: one OS thread per band with a `std::sync::Barrier` (the blocking baseline).
 //!
@@ -47,6 +49,7 @@ pub const INFO_COARSE: KernelInfo = KernelInfo {
 
 const CONTENDERS: &[Contender] = &[
     Contender::Offshoot,
+    Contender::OffshootFj,
     Contender::Rayon,
     Contender::Tokio,
     Contender::Threads,
@@ -149,6 +152,19 @@ fn phasers(n: usize, t: usize, bands: usize) -> Vec<f64> {
     g.result(t)
 }
 
+fn offshoot_per_sweep(n: usize, t: usize, bands: usize) -> Vec<f64> {
+    use offshoot::prelude::*;
+    let g = Grids::new(n);
+    for s in 0..t {
+        (0..bands).into_par_iter().for_each(|b| {
+            let (lo, hi) = band(n, bands, b);
+            // SAFETY: bands are disjoint; the fork-join ends the sweep.
+            unsafe { g.sweep_rows(s, lo, hi) };
+        });
+    }
+    g.result(t)
+}
+
 fn rayon_per_sweep(n: usize, t: usize, bands: usize) -> Vec<f64> {
     use rayon::prelude::*;
     let g = Grids::new(n);
@@ -245,6 +261,9 @@ impl Instance for Jacobi {
     }
     fn offshoot(&mut self) {
         self.last = phasers(self.n, self.t, self.bands);
+    }
+    fn offshoot_fj(&mut self) {
+        self.last = offshoot_per_sweep(self.n, self.t, self.bands);
     }
     fn rayon(&mut self) {
         self.last = rayon_per_sweep(self.n, self.t, self.bands);

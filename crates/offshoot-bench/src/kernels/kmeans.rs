@@ -11,7 +11,12 @@
 //! * offshoot: 16 tasks for the whole run, each owning a chunk of the points, with a phaser
 //!   registration; per iteration it puts its chunk's sums into a `PhaseAccumulator` and
 //!   calls `next()`, then reads the iteration's total and computes the new centroids;
+//! * offshoot-fj: the rayon program on offshoot (`offshoot::prelude`), a fork-join
+//!   reduction per iteration;
 //! * rayon: a `par_chunks(..).map(..).reduce(..)` per iteration (rayon's idiom);
+//! * tokio: 16 tasks for the whole run, the sums added under a `Mutex`, two
+//!   `tokio::sync::Barrier` waits per iteration (the leader of the first moves the
+//!   centroids);
 //! * threads: 16 OS threads, the sums added under a `Mutex`, two `std::sync::Barrier`
 //!   waits per iteration (the blocking baseline).
 //!
@@ -19,7 +24,7 @@
 //! 8 points; test 2,000 points × 3 iterations, quick 200,000 × 10, full 2,000,000 × 20.
 //! Check: the final centroids equal the serial ones.
 
-use std::sync::{Barrier, Mutex};
+use std::sync::{Arc, Barrier, Mutex};
 
 use offshoot::phaser::{Mode, PhaseAccumulator, Phaser};
 
@@ -33,7 +38,13 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "k-means, 16 tasks summing their points per iteration: phaser accumulators vs a fork-join reduction per iteration and OS threads with barriers",
     cutoff: "16 chunks of points",
     source: "Imam's thesis ch. 3 (KMEANS with phaser accumulators) (issue 17)",
-    contenders: &[Contender::Offshoot, Contender::Rayon, Contender::Threads],
+    contenders: &[
+        Contender::Offshoot,
+        Contender::OffshootFj,
+        Contender::Rayon,
+        Contender::Tokio,
+        Contender::Threads,
+    ],
     prepare,
 };
 
@@ -135,6 +146,54 @@ fn phasers(points: &[Point], iters: usize) -> [Point; K] {
     out.into_inner().unwrap().expect("task 0 ran")
 }
 
+fn offshoot_per_iteration(points: &[Point], iters: usize) -> [Point; K] {
+    use offshoot::prelude::*;
+    let mut c = start(points);
+    let per = points.len().div_ceil(TASKS).max(1);
+    for _ in 0..iters {
+        let s = points.par_chunks(per).map(|ch| sums(&c, ch)).reduce(
+            || [(0, 0, 0); K],
+            |mut a, b| {
+                add(&mut a, b);
+                a
+            },
+        );
+        c = moved(&c, &s);
+    }
+    c
+}
+
+fn tokio_barrier(rt: &tokio::runtime::Runtime, points: &[Point], iters: usize) -> [Point; K] {
+    let points: Arc<[Point]> = points.into();
+    let shared = Arc::new(Mutex::new(([(0, 0, 0); K], start(&points))));
+    let barrier = Arc::new(tokio::sync::Barrier::new(TASKS));
+    rt.block_on(async {
+        let tasks: Vec<_> = (0..TASKS)
+            .map(|t| {
+                let (points, shared, barrier) = (points.clone(), shared.clone(), barrier.clone());
+                tokio::spawn(async move {
+                    for _ in 0..iters {
+                        let c = shared.lock().unwrap().1;
+                        let mine = sums(&c, chunk(&points, t));
+                        add(&mut shared.lock().unwrap().0, mine);
+                        if barrier.wait().await.is_leader() {
+                            let mut g = shared.lock().unwrap();
+                            g.1 = moved(&g.1, &g.0);
+                            g.0 = [(0, 0, 0); K];
+                        }
+                        barrier.wait().await;
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("a kmeans task panicked");
+        }
+    });
+    let c = shared.lock().unwrap().1;
+    c
+}
+
 fn rayon_per_iteration(points: &[Point], iters: usize) -> [Point; K] {
     use rayon::prelude::*;
     let mut c = start(points);
@@ -201,8 +260,14 @@ impl Instance for Kmeans {
     fn offshoot(&mut self) {
         self.last = Some(phasers(&self.points, self.iters));
     }
+    fn offshoot_fj(&mut self) {
+        self.last = Some(offshoot_per_iteration(&self.points, self.iters));
+    }
     fn rayon(&mut self) {
         self.last = Some(rayon_per_iteration(&self.points, self.iters));
+    }
+    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
+        self.last = Some(tokio_barrier(rt, &self.points, self.iters));
     }
     fn threads(&mut self) {
         self.last = Some(threads_barrier(&self.points, self.iters));

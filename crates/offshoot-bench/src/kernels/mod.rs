@@ -125,6 +125,10 @@ pub trait Instance: Send {
     fn offshoot_af(&mut self) {
         missing(Contender::OffshootAf);
     }
+    /// offshoot with a fork-join per step, rayon's way (phaser kernels).
+    fn offshoot_fj(&mut self) {
+        missing(Contender::OffshootFj);
+    }
     /// The rayon version; the harness calls it inside `ThreadPool::install`.
     fn rayon(&mut self) {
         missing(Contender::Rayon);
