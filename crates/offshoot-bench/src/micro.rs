@@ -20,7 +20,8 @@
 //!   task, on 1 and 2 workers: offshoot's `spawn` in a loop (timed phase by phase through
 //!   `offshoot::probe::spawn_phases`), offshoot's `spawn_batch`, rayon's `scope.spawn`.
 //!
-//! - a finish accumulator's put, beside an uncontended atomic add;
+//! - a finish accumulator's put (and the order-preserving one's), beside an uncontended
+//!   atomic add;
 //! - a phaser's `next` with 64 tasks on 2 workers, beside a park-and-resume round trip;
 //! - eureka checks that find nothing to do (a `Search`'s, a `Minima`'s whose bound is
 //!   beaten, and the dynamic `eureka::check()`), beside a cancellation token's load.
@@ -576,6 +577,34 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
                 batches,
                 m,
                 "into the worker's own partial".to_string(),
+            ),
+            &mut out,
+        );
+        // The order-preserving variant: a put of the next index folds into the worker's
+        // current run; the region then folds the runs in index order.
+        let ordered = offshoot::accumulator::OrderedAccumulator::new(0u64, |a: &mut u64, x| {
+            *a = a.wrapping_mul(31).wrapping_add(x)
+        });
+        let mut next = 0usize;
+        let m = pool.run(|| {
+            ordered.finish(|p| {
+                measure(batches, |n| {
+                    for i in 0..n {
+                        p.put(next, black_box(i));
+                        next += 1;
+                    }
+                })
+            })
+        });
+        black_box(ordered.get());
+        push(
+            result(
+                "ordered accumulator put (next index)",
+                "offshoot",
+                1,
+                batches,
+                m,
+                "extends the worker's current run".to_string(),
             ),
             &mut out,
         );

@@ -3,7 +3,9 @@
 //! ANY, PROD and a user operator; puts from threads that are not the pool's workers (a
 //! `std::thread::scope`, a nested pool); the start-of-region value inside the region;
 //! consecutive regions; a panic and a eureka stop discard the region's puts; a second
-//! region while one is open is a clear error.
+//! region while one is open is a clear error. The order-preserving variant
+//! (`OrderedAccumulator`) with a non-commutative operator against a fold in index order:
+//! random trees, loops, puts from other threads, an index put twice.
 
 mod common;
 
@@ -11,7 +13,7 @@ use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use common::{boom, boom_msg, bounded, mix, panic_message, pool, POOL_SIZES};
-use offshoot::accumulator::{Accumulator, Puts};
+use offshoot::accumulator::{Accumulator, OrderedAccumulator, Puts};
 use offshoot::eureka::{self, Eureka, Search};
 use offshoot::ThreadPool;
 
@@ -244,5 +246,143 @@ fn a_second_region_while_one_is_open_is_an_error() {
         // The failed attempt did not leave it open.
         sum.finish(|s| s.put(2));
         assert_eq!(sum.get(), 2);
+    });
+}
+
+/// A 2×2 matrix product modulo a prime: associative, not commutative — a fold in any other
+/// order than the indices' gives another matrix.
+type Mat = [[u64; 2]; 2];
+const P: u64 = 1_000_000_007;
+fn mat_mul(a: &mut Mat, b: Mat) {
+    let c = *a;
+    for (i, row) in a.iter_mut().enumerate() {
+        for (j, x) in row.iter_mut().enumerate() {
+            *x = (c[i][0] * b[0][j] + c[i][1] * b[1][j]) % P;
+        }
+    }
+}
+fn mat_of(v: u64) -> Mat {
+    [[v % 7 + 1, v % 5], [v % 3, v % 11 + 2]]
+}
+const ID: Mat = [[1, 0], [0, 1]];
+
+fn ordered_product(mut items: Vec<(usize, u64)>) -> Mat {
+    items.sort_unstable();
+    let mut m = ID;
+    for (_, v) in items {
+        mat_mul(&mut m, mat_of(v));
+    }
+    m
+}
+
+#[test]
+fn ordered_puts_fold_in_index_order_on_random_trees() {
+    bounded(|| {
+        let mut checked = 0;
+        for seed in 0..trees() / 4 {
+            // Each node puts at an index derived from its value (the same on every
+            // schedule); the fold must follow the indices, not the schedule.
+            let values = serial_values(seed);
+            let items: Vec<(usize, u64)> = values
+                .iter()
+                .map(|&v| (mix(v ^ seed) as usize, v))
+                .collect();
+            let distinct: BTreeSet<usize> = items.iter().map(|x| x.0).collect();
+            if distinct.len() != items.len() {
+                continue; // a tree that repeats a value: its index would be put twice
+            }
+            checked += 1;
+            let want = ordered_product(items);
+            for p in pools() {
+                let acc = OrderedAccumulator::new(ID, mat_mul);
+                p.run(|| {
+                    acc.finish(|o| {
+                        walk(seed, seed, 5, &|v| o.put(mix(v ^ seed) as usize, mat_of(v)))
+                    })
+                });
+                assert_eq!(acc.get(), want, "tree {seed}, {} workers", p.workers());
+            }
+        }
+        assert!(
+            checked >= trees() / 8,
+            "only {checked} trees had distinct values"
+        );
+    });
+}
+
+#[test]
+fn ordered_puts_of_a_loop_and_of_other_threads_fold_in_index_order() {
+    bounded(|| {
+        let inner = pool(2);
+        let n = 20_000usize;
+        let mut items: Vec<(usize, u64)> = (0..n).map(|i| (i, mix(i as u64))).collect();
+        items.extend((0..300).map(|k| (n + 3 * k, k as u64))); // sparse indices
+        items.extend((0..50).map(|k| (10 * n + k, 7 * k as u64)));
+        let want = ordered_product(items);
+        for p in pools() {
+            let acc = OrderedAccumulator::new(ID, mat_mul);
+            p.run(|| {
+                acc.finish(|o| {
+                    // Descending spawns: the schedule's order is not the indices'.
+                    offshoot::par_for(0..n, |i| o.put(n - 1 - i, mat_of(mix((n - 1 - i) as u64))));
+                    std::thread::scope(|t| {
+                        for part in 0..3 {
+                            t.spawn(move || {
+                                for k in (part..300).step_by(3) {
+                                    o.put(n + 3 * k, mat_of(k as u64));
+                                }
+                            });
+                        }
+                    });
+                    inner.run(|| {
+                        offshoot::par_for(0..50, |k| o.put(10 * n + k, mat_of(7 * k as u64)))
+                    });
+                })
+            });
+            assert_eq!(acc.get(), want, "{} workers", p.workers());
+        }
+    });
+}
+
+#[test]
+fn an_index_put_twice_is_an_error_that_names_it_and_changes_nothing() {
+    bounded(|| {
+        for p in pools() {
+            let acc = OrderedAccumulator::new(String::from(">"), |a: &mut String, x: String| {
+                a.push_str(&x)
+            });
+            let msg = panic_message(|| {
+                p.run(|| {
+                    acc.finish(|o| {
+                        offshoot::par_for(0..100, |i| o.put(i, "x".into()));
+                        o.put(57, "again".into());
+                    })
+                })
+            });
+            assert!(
+                msg.contains("index 57 was put more than once"),
+                "unexpected message: {msg}"
+            );
+            assert_eq!(acc.get(), ">", "nothing of the failed region is kept");
+            p.run(|| {
+                acc.finish(|o| offshoot::join(|| o.put(2, "b".into()), || o.put(1, "a".into())))
+            });
+            assert_eq!(acc.get(), ">ab");
+            // A panicking task discards the region's puts too.
+            let msg = panic_message(|| {
+                p.run(|| {
+                    acc.finish(|o| {
+                        offshoot::par_for(0..100, |i| {
+                            o.put(i, "y".into());
+                            if i == 40 {
+                                boom("ordered");
+                            }
+                        })
+                    })
+                })
+            });
+            assert_eq!(msg, boom_msg("ordered"));
+            assert_eq!(acc.get(), ">ab");
+        }
     });
 }

@@ -341,6 +341,21 @@ fn accumulator_partials_and_isolated_sections_are_sound() {
     let mut got: Vec<char> = words.into_inner().chars().collect();
     got.sort_unstable();
     assert_eq!((count, got), (1, vec!['a', 'b', 'c', 'd', 'd', 'd', 'd']));
+    // The ordered variant: runs of heap values, sorted and folded in index order.
+    let ordered = offshoot::accumulator::OrderedAccumulator::new(
+        String::new(),
+        |a: &mut String, x: String| a.push_str(&x),
+    );
+    p.run(|| {
+        ordered.finish(|o| {
+            join_with_stolen_b(|| o.put(0, "a".to_string()));
+            std::thread::scope(|s| {
+                s.spawn(|| o.put(5, "f".to_string()));
+            });
+            offshoot::par_for(1..5, |i| o.put(i, ["", "b", "c", "d", "e"][i].to_string()));
+        })
+    });
+    assert_eq!(ordered.into_inner(), "abcdef");
     // Object-based sections on both workers: the table's entries come and go.
     let (x, y) = (1u8, 2u8);
     let hits = AtomicUsize::new(0);

@@ -9,30 +9,19 @@
 //! (a `std::thread::scope` inside the body, a nested pool's workers) go to one shared
 //! partial under a lock.
 //!
-//! Invariants (what makes the unsynchronised partials sound):
-//! * Partial `i` is touched only by worker `i` of the registry the region runs in, while
-//!   the region is open, and by the region's owner after the finish has ended (the finish's
-//!   end orders every task's puts before it).
-//! * A `Puts` is handed out only by reference to the body, for a higher-ranked lifetime: it
-//!   cannot outlive the body, so every `put` happens before the finish ends — nothing can
-//!   write a partial while the owner combines them.
-//! * A worker runs one task at a time, but a task may park inside the user's operator (if
-//!   it waits on a `sync` primitive) and let another task of the same worker put: the
-//!   partial's `busy` flag (a plain `Cell`, only its worker reads it) sends such a nested
-//!   put to the shared partial instead of aliasing the first.
-//! * One region at a time per accumulator (`open`): a second, concurrent or nested, is a
-//!   panic, so two regions never share partials.
+//! The per-worker partials, the region protocol (one region at a time, combine after the
+//! finish, discard on a panic) and the invariants that make them sound are in
+//! `partials.rs`, shared with the order-preserving variant, [`OrderedAccumulator`]
+//! (`ordered.rs`), whose puts carry an index and are combined in index order.
 
-use std::cell::{Cell, UnsafeCell};
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::ptr;
+mod ordered;
+mod partials;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use crossbeam_utils::CachePadded;
-
-use crate::pool::Registry;
-use crate::worker::Worker;
+pub use ordered::{OrderedAccumulator, OrderedPuts};
+use partials::Partials;
 
 /// A reduction bound to a finish: [`Accumulator::finish`] runs a body whose tasks
 /// [`put`](Puts::put) values; once every task under it has ended, the values are combined
@@ -139,26 +128,21 @@ where
         F: FnOnce(&Puts<'_, T, Op>) -> R + Send,
         R: Send,
     {
-        crate::finish::in_worker(|w| {
-            if self.open.swap(true, Ordering::Acquire) {
-                panic!(
-                    "offshoot: this Accumulator is already bound to a finish (nested in it, or \
-                     on another thread); an accumulator takes one region at a time — use a \
-                     second accumulator, or put into the open region's Puts"
-                );
-            }
-            let puts = Puts::new(self, w);
-            let out = catch_unwind(AssertUnwindSafe(|| crate::finish::finish(|| body(&puts))));
-            if out.is_ok() {
+        partials::region(
+            &self.open,
+            "Accumulator",
+            |w| Puts {
+                acc: self,
+                partials: Partials::new(w),
+            },
+            |puts| body(puts),
+            |puts| {
                 let mut value = self.value.lock().unwrap_or_else(|e| e.into_inner());
-                for partial in puts.into_partials() {
+                for partial in puts.partials.into_slots().flatten() {
                     (self.op)(&mut value, partial);
                 }
-            }
-            // Pairs with the `swap` above: the next region starts after this one's combine.
-            self.open.store(false, Ordering::Release);
-            out.unwrap_or_else(|p| resume_unwind(p))
-        })
+            },
+        )
     }
 }
 
@@ -264,12 +248,6 @@ impl Accumulator<bool> {
     }
 }
 
-/// One worker's partial: `None` until its first put.
-struct Partial<T> {
-    busy: Cell<bool>,
-    value: UnsafeCell<Option<T>>,
-}
-
 /// Where the tasks of an [`Accumulator::finish`] region put their values; handed to the
 /// body by reference.
 ///
@@ -281,49 +259,23 @@ struct Partial<T> {
 /// ```
 pub struct Puts<'a, T, Op> {
     acc: &'a Accumulator<T, Op>,
-    /// The registry whose workers own `partials` (compared by address; it outlives the
-    /// region, which runs on one of its workers).
-    registry: *const Registry,
-    partials: Box<[CachePadded<Partial<T>>]>,
-    /// Puts from any other thread.
-    shared: Mutex<Option<T>>,
+    /// One `Option<T>` per worker (`None` until its first put), and one shared.
+    partials: Partials<Option<T>>,
 }
 
 impl<T, Op> std::fmt::Debug for Puts<'_, T, Op> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Puts")
-            .field("workers", &self.partials.len())
+            .field("workers", &self.partials.workers())
             .finish_non_exhaustive()
     }
 }
 
-// SAFETY: partial `i` is touched only by worker `i` of `registry` (module invariants), so
-// sharing a `Puts` between threads shares no partial; `shared` is a `Mutex`; values move
-// between threads (put on a worker, combined on the owner): `T: Send`.
-unsafe impl<T: Send, Op: Sync> Sync for Puts<'_, T, Op> {}
-
-impl<'a, T, Op> Puts<'a, T, Op>
+impl<T, Op> Puts<'_, T, Op>
 where
     T: Send,
     Op: Fn(&mut T, T) + Sync,
 {
-    fn new(acc: &'a Accumulator<T, Op>, w: &Worker) -> Self {
-        let registry = w.registry();
-        Puts {
-            acc,
-            registry: ptr::from_ref(registry),
-            partials: (0..registry.num_workers())
-                .map(|_| {
-                    CachePadded::new(Partial {
-                        busy: Cell::new(false),
-                        value: UnsafeCell::new(None),
-                    })
-                })
-                .collect(),
-            shared: Mutex::new(None),
-        }
-    }
-
     /// Folds `x` into the region's result. On a worker of the region's pool this touches
     /// only that worker's partial (no lock, no atomic read-modify-write).
     ///
@@ -337,37 +289,11 @@ where
     /// ```
     #[inline]
     pub fn put(&self, x: T) {
-        let w = Worker::current();
-        // SAFETY: a non-null current worker is this thread's and lives in its registry.
-        if !w.is_null() && ptr::eq(unsafe { (*w).registry() }, self.registry) {
-            // SAFETY: as above.
-            let i = unsafe { (*w).index };
-            let p = &self.partials[i];
-            if !p.busy.get() {
-                p.busy.set(true);
-                let _free = Free(&p.busy);
-                // SAFETY: this thread is worker `i` of the region's registry, the only one
-                // that touches partial `i` while the region is open, and `busy` shows no
-                // other put of this worker is inside it (module invariants).
-                let slot = unsafe { &mut *p.value.get() };
-                match slot {
-                    Some(a) => (self.acc.op)(a, x),
-                    None => *slot = Some(x),
-                }
-                return;
-            }
-        }
-        self.put_shared(x);
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn put_shared(&self, x: T) {
-        let mut s = self.shared.lock().unwrap_or_else(|e| e.into_inner());
-        match &mut *s {
-            Some(a) => (self.acc.op)(a, x),
-            None => *s = Some(x),
-        }
+        let op = &self.acc.op;
+        self.partials.with(|slot| match slot {
+            Some(a) => op(a, x),
+            None => *slot = Some(x),
+        });
     }
 
     /// The value at the start of the region (see [`Accumulator::get`]).
@@ -376,25 +302,5 @@ where
         T: Clone,
     {
         self.acc.get()
-    }
-
-    /// The partials, in worker order, then the shared one. Called by the owner once the
-    /// region's finish has ended.
-    fn into_partials(self) -> impl Iterator<Item = T> {
-        let shared = self.shared.into_inner().unwrap_or_else(|e| e.into_inner());
-        self.partials
-            .into_vec()
-            .into_iter()
-            .filter_map(|p| CachePadded::into_inner(p).value.into_inner())
-            .chain(shared)
-    }
-}
-
-/// Clears a partial's `busy` flag when its put ends (also if the operator panics).
-struct Free<'a>(&'a Cell<bool>);
-
-impl Drop for Free<'_> {
-    fn drop(&mut self) {
-        self.0.set(false);
     }
 }
