@@ -21,6 +21,15 @@
 //!   and is reported; the waits inside the job are the ones ended, and their panic comes
 //!   back to P through the job. (Under Miri, where tasks run on no fiber, the caller's
 //!   worker waits awake instead, and such a wait is not seen.)
+//! * Data-driven tasks not yet started (`sync::spawn_when` whose dependencies are not all
+//!   put): they hold no fiber and no worker, only a count of their finish, so a cycle of
+//!   them (002 Fig. 2.13) leaves every worker idle with nothing parked. 002 §2.4 counts such
+//!   pending tasks as blocked: each registers a [`Pending`] entry here when it is declared
+//!   and removes it when it starts (a slab per shard, so declarations on different threads
+//!   rarely share a lock, and an entry never outlives its task's start); a check
+//!   lists the pending ones of the watched pools beside the parked tasks, and a declared
+//!   deadlock fails each of them — it is spawned as a task that raises the report instead
+//!   of running its body, so the report comes out of the finish that waits for it.
 //! * Not threads outside every pool. A value set, a lock released or a job started
 //!   (`ThreadPool::run`) by such a thread wakes tasks the watch would have declared stuck.
 //!   No count of the handles such a thread holds can tell: handles are `Arc`-shared and
@@ -43,6 +52,10 @@
 //!   while unwinding, or re-entering a monitor) are listed but not woken; if only such waits
 //!   remain, nothing can end them: the report goes to stderr once (each listed wait is
 //!   marked reported) and they keep waiting.
+//! * A pending entry is failed at most once and started at most once, never both: starting
+//!   and failing both take its job out of one mutex (`sync/promise.rs`). A check lists
+//!   pending entries inside the same `AWAKE` window as the parked tasks, so a dependency
+//!   put by an awake worker in between invalidates the check.
 
 use std::fmt::Write as _;
 use std::panic::resume_unwind;
@@ -51,6 +64,106 @@ use std::sync::{Arc, Mutex, Weak};
 
 use crate::fiber::Woken;
 use crate::pool::Registry;
+
+/// A task that waits to be started, holding no fiber and no worker (a data-driven task
+/// whose dependencies are not all ready).
+pub(crate) trait Pending: Send + Sync {
+    /// The pool it will run in (its registry's address).
+    fn pool(&self) -> *const Registry;
+    /// Whether it still waits (neither started nor failed).
+    fn is_pending(&self) -> bool;
+    /// Appends a line that says what it waits on to a report.
+    fn describe(&self, text: &mut String);
+    /// Starts it as a task that raises `report` instead of running its body; false if it
+    /// was no longer pending.
+    fn fail(&self, report: Arc<Report>) -> bool;
+}
+
+/// One shard of the pending list: a slab of entries. A task's entry is removed when it
+/// starts or fails ([`remove_pending`]); an entry whose task was dropped unstarted (its
+/// dependencies dropped unput) no longer upgrades and is reclaimed when the slab is full.
+struct Shard {
+    slots: Vec<Option<Weak<dyn Pending>>>,
+    free: Vec<usize>,
+    /// Slab length at which a declaration first reclaims dead entries.
+    clean_at: usize,
+}
+
+/// Where a pending task's entry is, to remove it when the task starts or fails.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PendingKey {
+    shard: usize,
+    slot: usize,
+}
+
+const SHARDS: usize = 16;
+static PENDING: [Mutex<Shard>; SHARDS] = [const {
+    Mutex::new(Shard {
+        slots: Vec::new(),
+        free: Vec::new(),
+        clean_at: 64,
+    })
+}; SHARDS];
+
+fn lock_shard(i: usize) -> std::sync::MutexGuard<'static, Shard> {
+    PENDING[i].lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Registers a pending task (see [`Pending`]) on the calling thread's shard: `make` builds
+/// it, given the key that [`remove_pending`] takes once it starts or fails.
+pub(crate) fn add_pending<T: Pending + 'static>(make: impl FnOnce(PendingKey) -> Arc<T>) -> Arc<T> {
+    thread_local! {
+        static SHARD: usize = {
+            static NEXT: AtomicUsize = AtomicUsize::new(0);
+            NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS
+        };
+    }
+    let shard = SHARD.with(|s| *s);
+    let mut sh = lock_shard(shard);
+    if sh.free.is_empty() && sh.slots.len() >= sh.clean_at {
+        let Shard { slots, free, .. } = &mut *sh;
+        for (i, e) in slots.iter_mut().enumerate() {
+            if e.as_ref().is_some_and(|w| w.strong_count() == 0) {
+                *e = None;
+                free.push(i);
+            }
+        }
+        sh.clean_at = (2 * (sh.slots.len() - sh.free.len())).max(64);
+    }
+    let slot = sh.free.pop().unwrap_or_else(|| {
+        sh.slots.push(None);
+        sh.slots.len() - 1
+    });
+    let task = make(PendingKey { shard, slot });
+    let weak: Weak<dyn Pending> = Arc::downgrade(&task) as _;
+    sh.slots[slot] = Some(weak);
+    task
+}
+
+/// Removes the entry of a task that started or failed.
+pub(crate) fn remove_pending(key: PendingKey) {
+    let mut sh = lock_shard(key.shard);
+    if sh.slots[key.slot].take().is_some() {
+        sh.free.push(key.slot);
+    }
+}
+
+/// The pending tasks of the pools in `watched`.
+fn pending_in(watched: &[&Registry]) -> Vec<Arc<dyn Pending>> {
+    PENDING
+        .iter()
+        .flat_map(|s| {
+            let shard = s.lock().unwrap_or_else(|e| e.into_inner());
+            shard
+                .slots
+                .iter()
+                .flatten()
+                .filter_map(Weak::upgrade)
+                .collect::<Vec<_>>()
+        })
+        .filter(|p| p.is_pending() && watched.iter().any(|r| std::ptr::eq(*r, p.pool())))
+        .collect()
+}
 
 /// The report of one declared deadlock, shared by the waits it ends.
 pub(crate) struct Report {
@@ -129,18 +242,19 @@ pub(crate) fn watch() -> bool {
         .flat_map(|r| (0..r.num_workers()).map(move |i| r.worker(i)))
         .map(|w| (w, w.token_parked()))
         .collect();
-    if lists.iter().all(|(_, l)| l.is_empty()) {
+    let pending = pending_in(&watched);
+    if lists.iter().all(|(_, l)| l.is_empty()) && pending.is_empty() {
         return false;
     }
     if AWAKE.load(Ordering::SeqCst) != before {
         return false;
     }
-    let parked: usize = lists.iter().map(|(_, l)| l.len()).sum();
+    let waiting = lists.iter().map(|(_, l)| l.len()).sum::<usize>() + pending.len();
     let mut text = format!(
-        "offshoot: deadlock: no task can make progress: every worker is idle, and {parked} \
+        "offshoot: deadlock: no task can make progress: every worker is idle, and {waiting} \
          task{} wait{} on something that nothing running can wake:",
-        if parked == 1 { "" } else { "s" },
-        if parked == 1 { "s" } else { "" },
+        if waiting == 1 { "" } else { "s" },
+        if waiting == 1 { "s" } else { "" },
     );
     for (w, list) in &lists {
         for e in list.iter() {
@@ -164,9 +278,13 @@ pub(crate) fn watch() -> bool {
             }
         }
     }
-    if !lists
-        .iter()
-        .any(|(_, l)| l.iter().any(|e| e.on.interruptible))
+    for p in &pending {
+        p.describe(&mut text);
+    }
+    if pending.is_empty()
+        && !lists
+            .iter()
+            .any(|(_, l)| l.iter().any(|e| e.on.interruptible))
     {
         // Nothing to wake; say so once for these waits.
         let mut new = false;
@@ -181,7 +299,8 @@ pub(crate) fn watch() -> bool {
         return false;
     }
     text.push_str(
-        "\nEach of these waits panics with this report. A thread outside the pools that will \
+        "\nEach of these waits panics with this report (a data-driven task not yet started runs \
+         as a task that panics with it). A thread outside the pools that will \
          still wake a task must hold an offshoot::sync::ExternalWaker while it may; \
          Builder::deadlock_detection(false) turns this check off.",
     );
@@ -196,6 +315,12 @@ pub(crate) fn watch() -> bool {
             // the fiber is parked and alive, and its token with it.
             woke_any |= unsafe { w.interrupt_remote(e, Woken::Deadlock(report.clone())) };
         }
+    }
+    // Fail the pending tasks with the parked fibers' lists unlocked (starting a task takes
+    // its finish's inbox lock).
+    drop(lists);
+    for p in &pending {
+        woke_any |= p.fail(report.clone());
     }
     woke_any
 }

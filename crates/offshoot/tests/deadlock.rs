@@ -103,6 +103,88 @@ fn a_promise_nobody_puts_is_reported() {
     })
 }
 
+/// 002 Fig. 2.13: a cycle of data-driven tasks, each declared to run once the previous one
+/// has put its promise. None can start, none is parked (a pending task holds no fiber):
+/// 002 §2.4 counts them as blocked, and the report names all three and the promise each
+/// waits on; the finish that waits for them fails with it instead of hanging. A lone
+/// data-driven task on a promise nobody puts is reported the same way, and one whose
+/// promise a long serial task puts later is not.
+#[test]
+fn a_cycle_of_data_driven_tasks_is_reported() {
+    bounded(|| {
+        for n in [1, 2] {
+            let p = pool(n);
+            let d: Vec<Promise<u32>> = (0..3).map(|_| Promise::new()).collect();
+            let msg = panic_message(|| {
+                p.run(|| {
+                    offshoot::finish(|| {
+                        for i in 0..3 {
+                            let (mine, next) = (d[i].clone(), d[(i + 1) % 3].clone());
+                            sync::spawn_when(&[&d[i]], move || {
+                                next.put(*mine.get() + 1).unwrap();
+                            });
+                        }
+                    })
+                })
+            });
+            assert_report(&msg);
+            // (Other tests' waits may be in the same report: the watch is process-wide.)
+            for promise in &d {
+                let want = format!("not started) waits on Promise {}", addr(promise.event()));
+                assert!(
+                    msg.contains(&want),
+                    "{n} workers: the report lacks {want:?}:\n{msg}"
+                );
+            }
+            // The failed tasks are gone: putting the promises now starts nothing.
+            for promise in &d {
+                promise.put(0).unwrap();
+            }
+
+            // One task on two promises, one of them put: the report names the other.
+            let (put, never) = (Promise::<u32>::new(), Promise::<u32>::new());
+            let msg = panic_message(|| {
+                p.run(|| {
+                    offshoot::finish(|| {
+                        put.put(1).unwrap();
+                        sync::spawn_when(&[&put, &never], || unreachable!("never ready"));
+                    })
+                })
+            });
+            assert_report(&msg);
+            let want = format!("waits on Promise {}\n", addr(never.event()));
+            assert!(
+                msg.contains(&want),
+                "{n} workers: the report lacks {want:?}:\n{msg}"
+            );
+            assert!(
+                !msg.contains(&addr(put.event())),
+                "{n} workers: a put promise is not waited on:\n{msg}"
+            );
+
+            // Not a deadlock: the dependency is put by a task that runs a while first.
+            let late = Promise::<u64>::new();
+            let got = std::sync::Arc::new(AtomicU64::new(0));
+            p.run(|| {
+                offshoot::finish(|| {
+                    let (late2, got2) = (late.clone(), got.clone());
+                    sync::spawn_when(&[&late], move || got2.store(*late2.get(), Ordering::SeqCst));
+                    let late = late.clone();
+                    offshoot::spawn(move || {
+                        let start = Instant::now();
+                        let mut x = 0u64;
+                        while start.elapsed() < Duration::from_millis(30) {
+                            x = std::hint::black_box(x.wrapping_add(1));
+                        }
+                        late.put(x.max(1)).unwrap();
+                    });
+                })
+            });
+            assert!(got.load(Ordering::SeqCst) > 0, "{n} workers");
+        }
+    })
+}
+
 /// Waits across pools: a task of pool `a` that enters pool `b` (`b.run`) and waits there
 /// forever, and pools waiting on each other (`a` → `b` → `a`, the innermost task waiting
 /// forever), are reported like waits inside one pool: the report names the

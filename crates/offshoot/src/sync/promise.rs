@@ -6,8 +6,12 @@
 //!   the finish cannot end before the task has run (or been dropped because the finish
 //!   failed); it becomes a task — is queued — only when the last of its promises is put,
 //!   by whoever puts it. Until then it costs no stack and no worker.
+//! * A data-driven task's job (its finish count and its body) sits in one mutex until it is
+//!   taken, exactly once: by the last dependency's callback, which spawns it, or by the
+//!   deadlock watch (it is registered there as pending, 002 §2.4), which spawns a task that
+//!   raises the deadlock report instead.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::Event;
@@ -174,11 +178,26 @@ impl<T: Send + Sync + 'static> Promise<T> {
 pub trait Dependency: Send + Sync {
     /// Calls `f` once the value is there (now if it is already).
     fn on_ready(&self, f: Box<dyn FnOnce() + Send>);
+
+    /// What the deadlock report calls it: a name and an address. The default is
+    /// `"dependency"` and the object's own address.
+    ///
+    /// ```
+    /// use offshoot::sync::{Dependency, Promise};
+    /// let p = Promise::<u8>::new();
+    /// assert_eq!(p.describe(), ("Promise", p.event() as *const _ as usize));
+    /// ```
+    fn describe(&self) -> (&'static str, usize) {
+        ("dependency", self as *const Self as *const () as usize)
+    }
 }
 
 impl<T: Send + Sync + 'static> Dependency for Promise<T> {
     fn on_ready(&self, f: Box<dyn FnOnce() + Send>) {
         self.when_put(f);
+    }
+    fn describe(&self) -> (&'static str, usize) {
+        ("Promise", Arc::as_ptr(&self.event) as *const () as usize)
     }
 }
 
@@ -186,11 +205,27 @@ impl<T: Send + Sync + 'static> Dependency for Arc<Event<T>> {
     fn on_ready(&self, f: Box<dyn FnOnce() + Send>) {
         self.on_set(move |_| f());
     }
+    fn describe(&self) -> (&'static str, usize) {
+        ("Event", Arc::as_ptr(self) as *const () as usize)
+    }
 }
 
 /// Spawns `f` as a task of the innermost finish once every dependency is ready (002's
 /// `asyncAwait`). Until then nothing runs and no stack is used; the finish waits for the
-/// task all the same. If a dependency is never put, the finish never ends.
+/// task all the same.
+///
+/// 002's rules for `asyncAwait`, and how they hold here:
+/// * The task starts only after every dependency is ready, so a `get` of one of them
+///   inside it returns at once. A `get` of a promise *not* in the list is allowed (002
+///   calls it an error): it parks the task until that promise is put, as anywhere else.
+/// * A task that is declared but not started counts as blocked for the deadlock watch (002
+///   §2.4): if every worker is idle and nothing can put its missing dependencies — a cycle
+///   of data-driven tasks each waiting for another's put (002 Fig. 2.13), or a promise
+///   nobody will put — the report names it and what it waits on, and it runs as a task that
+///   panics with the report, so the finish that waits for it fails instead of hanging (see
+///   [`Builder::deadlock_detection`](crate::Builder::deadlock_detection)).
+/// * The task belongs to the finish it was declared in; if that finish fails before the
+///   dependencies are ready, the task never runs.
 ///
 /// # Panics
 /// Outside every pool, like [`crate::spawn`].
@@ -218,22 +253,100 @@ where
 {
     crate::worker::Worker::check_not_isolated("spawn");
     let ticket = crate::finish::Reservation::take();
-    let left = Arc::new(AtomicUsize::new(deps.len() + 1));
-    let job = Arc::new(std::sync::Mutex::new(Some((ticket, f))));
-    let fire = {
-        let left = left.clone();
-        move || {
-            if left.fetch_sub(1, Ordering::AcqRel) == 1 {
-                let taken = super::lock(&job).take();
-                if let Some((ticket, f)) = taken {
-                    ticket.spawn(f);
-                }
+    let w = crate::worker::Worker::current();
+    // SAFETY: `Reservation::take` returned, so this thread is a worker of a pool, and its
+    // worker lives in that pool's registry.
+    let pool = unsafe { std::ptr::from_ref((*w).registry()) };
+    let task = crate::deadlock::add_pending(|key| {
+        Arc::new(DataDriven {
+            pool: pool as usize,
+            key,
+            declared_by: super::task_id().as_u64(),
+            deps: deps
+                .iter()
+                .map(|d| {
+                    let (what, addr) = d.describe();
+                    (what, addr, AtomicBool::new(false))
+                })
+                .collect(),
+            left: AtomicUsize::new(deps.len() + 1),
+            job: std::sync::Mutex::new(Some((ticket, f))),
+        })
+    });
+    for (i, d) in deps.iter().enumerate() {
+        let task = task.clone();
+        d.on_ready(Box::new(move || {
+            task.deps[i].2.store(true, Ordering::Relaxed);
+            task.fire();
+        }));
+    }
+    task.fire();
+}
+
+/// A declared data-driven task: its dependencies, and its job until it starts.
+struct DataDriven<F> {
+    /// The registry of the pool it runs in (an address, only compared).
+    pool: usize,
+    /// Its entry in the deadlock watch's pending list, removed when the job is taken.
+    key: crate::deadlock::PendingKey,
+    /// The task that declared it (for the report).
+    declared_by: u64,
+    /// Each dependency's name and address, and whether it is ready (for the report only:
+    /// `left` decides).
+    deps: Box<[(&'static str, usize, AtomicBool)]>,
+    /// Dependencies not ready yet, plus one for the declaration itself.
+    left: AtomicUsize,
+    /// The finish count and the body, until started or failed.
+    job: std::sync::Mutex<Option<(crate::finish::Reservation, F)>>,
+}
+
+impl<F: FnOnce() + Send + 'static> DataDriven<F> {
+    /// One dependency (or the declaration) is done; the last one starts the task.
+    fn fire(&self) {
+        // AcqRel: the last decrement sees every other callback's (and the declaration's)
+        // writes before it starts the task.
+        if self.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let taken = super::lock(&self.job).take();
+            if let Some((ticket, f)) = taken {
+                crate::deadlock::remove_pending(self.key);
+                ticket.spawn(f);
             }
         }
-    };
-    for d in deps {
-        let fire = fire.clone();
-        d.on_ready(Box::new(fire));
     }
-    fire();
+}
+
+impl<F: FnOnce() + Send + 'static> crate::deadlock::Pending for DataDriven<F> {
+    fn pool(&self) -> *const crate::pool::Registry {
+        self.pool as *const crate::pool::Registry
+    }
+    fn is_pending(&self) -> bool {
+        super::lock(&self.job).is_some()
+    }
+    fn describe(&self, text: &mut String) {
+        use std::fmt::Write as _;
+        let _ = write!(
+            text,
+            "\n  a data-driven task (spawn_when, declared by task {}, not started) waits on",
+            self.declared_by
+        );
+        let mut first = true;
+        for (what, addr, ready) in &*self.deps {
+            if !ready.load(Ordering::Relaxed) {
+                let _ = write!(text, "{} {what} {addr:#x}", if first { "" } else { "," });
+                first = false;
+            }
+        }
+    }
+    fn fail(&self, report: Arc<crate::deadlock::Report>) -> bool {
+        let taken = super::lock(&self.job).take();
+        match taken {
+            Some((ticket, f)) => {
+                crate::deadlock::remove_pending(self.key);
+                drop(f);
+                ticket.spawn(move || report.raise());
+                true
+            }
+            None => false,
+        }
+    }
 }
