@@ -9,7 +9,9 @@
 //! kernel has its own chili version written against `chili::Scope::join`.
 //!
 //! [`Spawn`] does the same for starting a task in a scope, offshoot's or
-//! std's (one OS thread per task), for the kernels whose tasks wait.
+//! std's (one OS thread per task), for the kernels whose tasks wait, and
+//! [`ParLoop`] for a parallel loop written with the runtime's own parallel
+//! iterators (the fork-join per step of the phaser kernels).
 
 /// A fork-join runtime whose `join` runs `a` and `b`, potentially in parallel.
 pub trait Fork {
@@ -51,6 +53,39 @@ impl Fork for Rayon {
         RB: Send,
     {
         rayon::join(a, b)
+    }
+}
+
+/// A parallel loop over `0..n` written as a user of the runtime writes it,
+/// with its parallel iterators (`offshoot::prelude` or `rayon::prelude`):
+/// the phaser kernels' fork-join per step, rayon's idiom for an iterative
+/// program.
+pub trait ParLoop {
+    /// `(0..n).into_par_iter().for_each(body)`.
+    fn for_each(n: usize, body: impl Fn(usize) + Send + Sync);
+    /// `(0..n).into_par_iter().map(body).sum()`.
+    fn sum(n: usize, body: impl Fn(usize) -> usize + Send + Sync) -> usize;
+}
+
+impl ParLoop for Offshoot {
+    fn for_each(n: usize, body: impl Fn(usize) + Send + Sync) {
+        use offshoot::prelude::*;
+        (0..n).into_par_iter().for_each(body);
+    }
+    fn sum(n: usize, body: impl Fn(usize) -> usize + Send + Sync) -> usize {
+        use offshoot::prelude::*;
+        (0..n).into_par_iter().map(body).sum()
+    }
+}
+
+impl ParLoop for Rayon {
+    fn for_each(n: usize, body: impl Fn(usize) + Send + Sync) {
+        use rayon::prelude::*;
+        (0..n).into_par_iter().for_each(body);
+    }
+    fn sum(n: usize, body: impl Fn(usize) -> usize + Send + Sync) -> usize {
+        use rayon::prelude::*;
+        (0..n).into_par_iter().map(body).sum()
     }
 }
 

@@ -74,6 +74,16 @@ impl Contender {
         Contender::Tokio,
     ];
 
+    /// The phaser kernels' contenders: offshoot's phasers, offshoot and rayon with a
+    /// fork-join per step, tokio and OS threads with barriers.
+    pub const PHASER: &'static [Contender] = &[
+        Contender::Offshoot,
+        Contender::OffshootFj,
+        Contender::Rayon,
+        Contender::Tokio,
+        Contender::Threads,
+    ];
+
     /// Whether it is one of offshoot's own versions (never a peer).
     pub fn is_offshoot(self) -> bool {
         matches!(

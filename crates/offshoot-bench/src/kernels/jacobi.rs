@@ -14,7 +14,7 @@
 //! * tokio: one task per band with a `tokio::sync::Barrier` awaited after each sweep;
 //! * threads: one OS thread per band with a `std::sync::Barrier` (the blocking baseline).
 //!
-//! The grid: fixed boundary values (1.0 on the top row, 0.0 elsewhere on the border), the
+//! (The contenders' drivers are `bands.rs`'s, shared with `sor`.) The grid: fixed boundary values (1.0 on the top row, 0.0 elsewhere on the border), the
 //! interior starting at 0.0; two buffers, swapped each sweep. Inputs: test 24² × 4 sweeps,
 //! quick 400² × 40, full 1500² × 100. Check: the final grid equals the serial one exactly,
 //! and the serial one equals a plain reference loop over a `Vec<Vec<f64>>`.
@@ -22,10 +22,10 @@
 use std::cell::UnsafeCell;
 use std::sync::Arc;
 
-use offshoot::phaser::{Mode, Phaser};
-
+use super::bands::{self, Steps};
 use super::{Instance, KernelInfo, Size};
 use crate::harness::Contender;
+use crate::par;
 
 /// Registry entry of `jacobi-2d` (64 bands).
 pub const INFO: KernelInfo = KernelInfo {
@@ -33,7 +33,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "Jacobi relaxation, 64 bands meeting after every sweep: phasers vs a fork-join per sweep, tokio and OS-thread barriers",
     cutoff: "64 bands of rows",
     source: "Imam's thesis ch. 3 (phasers; SOR/Jacobi stencils) (issue 17)",
-    contenders: CONTENDERS,
+    contenders: Contender::PHASER,
     prepare: prepare_fine,
 };
 
@@ -43,17 +43,9 @@ pub const INFO_COARSE: KernelInfo = KernelInfo {
     about: "Jacobi relaxation, 8 bands meeting after every sweep: phasers vs a fork-join per sweep, tokio and OS-thread barriers",
     cutoff: "8 bands of rows",
     source: "Imam's thesis ch. 3 (phasers; SOR/Jacobi stencils) (issue 17)",
-    contenders: CONTENDERS,
+    contenders: Contender::PHASER,
     prepare: prepare_coarse,
 };
-
-const CONTENDERS: &[Contender] = &[
-    Contender::Offshoot,
-    Contender::OffshootFj,
-    Contender::Rayon,
-    Contender::Tokio,
-    Contender::Threads,
-];
 
 /// Two `n`×`n` buffers shared by the band tasks.
 ///
@@ -82,12 +74,24 @@ impl Grids {
         }
     }
 
+    /// The grid after `t` sweeps.
+    fn result(&self, t: usize) -> Vec<f64> {
+        // SAFETY: called after every task ended.
+        unsafe { bands::snapshot(&self.cells[t % 2]) }
+    }
+}
+
+impl Steps for Grids {
+    fn rows(&self) -> usize {
+        self.n
+    }
+
     /// Computes rows `lo..hi` (interior rows only) of sweep `s`.
     ///
     /// # Safety
     /// The caller keeps the type's invariant: no other task writes these rows of buffer
     /// `(s + 1) % 2` or any row of buffer `s % 2` during sweep `s`.
-    unsafe fn sweep_rows(&self, s: usize, lo: usize, hi: usize) {
+    unsafe fn step(&self, s: usize, lo: usize, hi: usize) {
         let n = self.n;
         let src = self.cells[s % 2].as_ptr() as *const f64;
         let dst = self.cells[(s + 1) % 2].as_ptr() as *mut f64;
@@ -105,120 +109,6 @@ impl Grids {
             }
         }
     }
-
-    /// The grid after `t` sweeps.
-    fn result(&self, t: usize) -> Vec<f64> {
-        self.cells[t % 2]
-            .iter()
-            // SAFETY: called after every task ended.
-            .map(|c| unsafe { *c.get() })
-            .collect()
-    }
-}
-
-/// The rows of band `b` of `bands`.
-fn band(n: usize, bands: usize, b: usize) -> (usize, usize) {
-    (b * n / bands, (b + 1) * n / bands)
-}
-
-fn serial(n: usize, t: usize) -> Vec<f64> {
-    let g = Grids::new(n);
-    for s in 0..t {
-        // SAFETY: one thread.
-        unsafe { g.sweep_rows(s, 0, n) };
-    }
-    g.result(t)
-}
-
-fn phasers(n: usize, t: usize, bands: usize) -> Vec<f64> {
-    let g = Grids::new(n);
-    let ph = Phaser::new();
-    let me = ph.register(Mode::SigWait);
-    offshoot::scope(|sc| {
-        for b in 0..bands {
-            let mut r = me.child(Mode::SigWait);
-            let g = &g;
-            sc.spawn(move |_| {
-                let (lo, hi) = band(n, bands, b);
-                for s in 0..t {
-                    // SAFETY: the band is this task's; `next` ends the sweep for everyone.
-                    unsafe { g.sweep_rows(s, lo, hi) };
-                    r.next();
-                }
-            });
-        }
-        drop(me);
-    });
-    g.result(t)
-}
-
-fn offshoot_per_sweep(n: usize, t: usize, bands: usize) -> Vec<f64> {
-    use offshoot::prelude::*;
-    let g = Grids::new(n);
-    for s in 0..t {
-        (0..bands).into_par_iter().for_each(|b| {
-            let (lo, hi) = band(n, bands, b);
-            // SAFETY: bands are disjoint; the fork-join ends the sweep.
-            unsafe { g.sweep_rows(s, lo, hi) };
-        });
-    }
-    g.result(t)
-}
-
-fn rayon_per_sweep(n: usize, t: usize, bands: usize) -> Vec<f64> {
-    use rayon::prelude::*;
-    let g = Grids::new(n);
-    for s in 0..t {
-        (0..bands).into_par_iter().for_each(|b| {
-            let (lo, hi) = band(n, bands, b);
-            // SAFETY: bands are disjoint; the fork-join ends the sweep.
-            unsafe { g.sweep_rows(s, lo, hi) };
-        });
-    }
-    g.result(t)
-}
-
-fn tokio_barrier(rt: &tokio::runtime::Runtime, n: usize, t: usize, bands: usize) -> Vec<f64> {
-    let g = Arc::new(Grids::new(n));
-    let barrier = Arc::new(tokio::sync::Barrier::new(bands));
-    rt.block_on(async {
-        let tasks: Vec<_> = (0..bands)
-            .map(|b| {
-                let (g, barrier) = (g.clone(), barrier.clone());
-                tokio::spawn(async move {
-                    let (lo, hi) = band(n, bands, b);
-                    for s in 0..t {
-                        // SAFETY: the band is this task's; the barrier ends the sweep.
-                        unsafe { g.sweep_rows(s, lo, hi) };
-                        barrier.wait().await;
-                    }
-                })
-            })
-            .collect();
-        for task in tasks {
-            task.await.expect("a band task panicked");
-        }
-    });
-    g.result(t)
-}
-
-fn threads_barrier(n: usize, t: usize, bands: usize) -> Vec<f64> {
-    let g = Grids::new(n);
-    let barrier = std::sync::Barrier::new(bands);
-    std::thread::scope(|sc| {
-        for b in 0..bands {
-            let (g, barrier) = (&g, &barrier);
-            sc.spawn(move || {
-                let (lo, hi) = band(n, bands, b);
-                for s in 0..t {
-                    // SAFETY: the band is this thread's; the barrier ends the sweep.
-                    unsafe { g.sweep_rows(s, lo, hi) };
-                    barrier.wait();
-                }
-            });
-        }
-    });
-    g.result(t)
 }
 
 /// The oracle: the same sweeps over a `Vec<Vec<f64>>`, no sharing.
@@ -257,22 +147,34 @@ impl Instance for Jacobi {
         self.last.clear();
     }
     fn serial(&mut self) {
-        self.last = serial(self.n, self.t);
+        let g = Grids::new(self.n);
+        bands::serial(&g, self.t);
+        self.last = g.result(self.t);
     }
     fn offshoot(&mut self) {
-        self.last = phasers(self.n, self.t, self.bands);
+        let g = Grids::new(self.n);
+        bands::phasers(&g, self.t, self.bands);
+        self.last = g.result(self.t);
     }
     fn offshoot_fj(&mut self) {
-        self.last = offshoot_per_sweep(self.n, self.t, self.bands);
+        let g = Grids::new(self.n);
+        bands::per_step::<par::Offshoot>(&g, self.t, self.bands);
+        self.last = g.result(self.t);
     }
     fn rayon(&mut self) {
-        self.last = rayon_per_sweep(self.n, self.t, self.bands);
+        let g = Grids::new(self.n);
+        bands::per_step::<par::Rayon>(&g, self.t, self.bands);
+        self.last = g.result(self.t);
     }
     fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
-        self.last = tokio_barrier(rt, self.n, self.t, self.bands);
+        let g = Arc::new(Grids::new(self.n));
+        bands::tokio_barrier(rt, g.clone(), self.t, self.bands);
+        self.last = g.result(self.t);
     }
     fn threads(&mut self) {
-        self.last = threads_barrier(self.n, self.t, self.bands);
+        let g = Grids::new(self.n);
+        bands::threads_barrier(&g, self.t, self.bands);
+        self.last = g.result(self.t);
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         super::compare_slices(&self.last, &reference(self.n, self.t))?;
@@ -317,21 +219,7 @@ mod tests {
     #[test]
     fn every_contender_computes_the_serial_grid() {
         for prepare in [prepare_fine, prepare_coarse] {
-            super::super::verify_contenders(prepare(Size::Test), CONTENDERS);
-        }
-    }
-
-    #[test]
-    fn bands_cover_the_rows_once() {
-        for (n, bands) in [(24, 64), (24, 8), (1500, 64), (7, 3)] {
-            let mut next = 0;
-            for b in 0..bands {
-                let (lo, hi) = band(n, bands, b);
-                assert_eq!(lo, next);
-                assert!(hi >= lo);
-                next = hi;
-            }
-            assert_eq!(next, n);
+            super::super::verify_contenders(prepare(Size::Test), Contender::PHASER);
         }
     }
 }

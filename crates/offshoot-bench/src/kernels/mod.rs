@@ -31,6 +31,8 @@
 //!   against an independent oracle (known values, a DP, std's sort, the naive
 //!   product, ...) and stores it; every later run is compared with it.
 
+mod bands;
+pub mod bellman_ford;
 pub mod cilksort;
 pub mod cs;
 pub mod dls;
@@ -63,6 +65,7 @@ pub mod pentomino_copy;
 pub mod plain;
 pub mod ring;
 pub mod sls;
+pub mod sor;
 pub mod sort_halves;
 pub mod stencil;
 pub mod sudoku;
@@ -194,6 +197,8 @@ pub fn all() -> Vec<KernelInfo> {
         jacobi::INFO,
         jacobi::INFO_COARSE,
         kmeans::INFO,
+        sor::INFO,
+        bellman_ford::INFO,
         sls::INFO,
         knapsack_bb::INFO,
         tsp::INFO,
