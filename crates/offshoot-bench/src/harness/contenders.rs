@@ -55,6 +55,17 @@ impl Contender {
     pub const FORK_JOIN: &'static [Contender] =
         &[Contender::Offshoot, Contender::Rayon, Contender::Chili];
 
+    /// The phaser kernels' contenders (`jacobi-2d`, `kmeans`, `moldyn`): offshoot's
+    /// phasers and its fork-join per phase, rayon's fork-join per phase, and tasks or
+    /// threads meeting at tokio's and std's barriers.
+    pub const PHASED: &'static [Contender] = &[
+        Contender::Offshoot,
+        Contender::OffshootFj,
+        Contender::Rayon,
+        Contender::Tokio,
+        Contender::Threads,
+    ];
+
     /// The search kernels' contenders: offshoot's eureka, its token and
     /// no-termination variants, and rayon's idiom.
     pub const SEARCH: &'static [Contender] = &[

@@ -47,13 +47,7 @@ pub const INFO_COARSE: KernelInfo = KernelInfo {
     prepare: prepare_coarse,
 };
 
-const CONTENDERS: &[Contender] = &[
-    Contender::Offshoot,
-    Contender::OffshootFj,
-    Contender::Rayon,
-    Contender::Tokio,
-    Contender::Threads,
-];
+const CONTENDERS: &[Contender] = Contender::PHASED;
 
 /// Two `n`×`n` buffers shared by the band tasks.
 ///

@@ -38,13 +38,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "k-means, 16 tasks summing their points per iteration: phaser accumulators vs a fork-join reduction per iteration and OS threads with barriers",
     cutoff: "16 chunks of points",
     source: "Imam's thesis ch. 3 (KMEANS with phaser accumulators) (issue 17)",
-    contenders: &[
-        Contender::Offshoot,
-        Contender::OffshootFj,
-        Contender::Rayon,
-        Contender::Tokio,
-        Contender::Threads,
-    ],
+    contenders: Contender::PHASED,
     prepare,
 };
 

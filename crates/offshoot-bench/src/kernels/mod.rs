@@ -51,6 +51,7 @@ pub mod loop21;
 pub mod loop6;
 pub mod mandelbrot;
 pub mod matmul;
+pub mod moldyn;
 pub mod monitor_buffer;
 pub mod nbody;
 pub mod nqueens;
@@ -194,6 +195,7 @@ pub fn all() -> Vec<KernelInfo> {
         jacobi::INFO,
         jacobi::INFO_COARSE,
         kmeans::INFO,
+        moldyn::INFO,
         sls::INFO,
         knapsack_bb::INFO,
         tsp::INFO,
