@@ -53,6 +53,7 @@ pub mod loop21;
 pub mod loop6;
 pub mod mandelbrot;
 pub mod matmul;
+pub mod moldyn;
 pub mod monitor_buffer;
 pub mod nbody;
 pub mod nqueens;
@@ -199,6 +200,7 @@ pub fn all() -> Vec<KernelInfo> {
         kmeans::INFO,
         sor::INFO,
         bellman_ford::INFO,
+        moldyn::INFO,
         sls::INFO,
         knapsack_bb::INFO,
         tsp::INFO,
