@@ -51,7 +51,8 @@
 //! * Tasks that meet at phase boundaries many times use [`phaser`]s (modes, split-phase
 //!   `signal`/`wait`, `single` blocks), parking while they wait.
 //! * Reductions bound to a finish ([`accumulator`]): tasks `put` into their worker's own
-//!   partial, combined when the finish ends; mutual exclusion in the style of HJ
+//!   partial, combined when the finish ends (in index order, for an operator that does not
+//!   commute, with `OrderedAccumulator`); mutual exclusion in the style of HJ
 //!   ([`isolated`], [`isolated_on`]) parks waiting tasks and forbids parallel constructs
 //!   inside a section.
 //! * Idle workers back off and sleep; an idle pool burns no CPU.
