@@ -445,7 +445,7 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
     // Phasers (issue 17: `next` with 64 tasks on 2 workers at most 5× a plain park and
     // resume per task): a park-and-resume round trip (two tasks on one worker handing a
     // turn back and forth through two EventCounts: each turn parks one task and resumes
-    // the other), then one phase of 64 tasks on 2 workers, per task.
+    // the other), then one phase of P tasks on W workers, per task.
     {
         use offshoot::phaser::{Mode, Phaser};
         use offshoot::sync::EventCount;
@@ -482,25 +482,30 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
             ),
             &mut out,
         );
-        const TASKS: usize = 64;
-        let two = offshoot_pool(2)?;
-        let m = two.run(|| {
-            measure(batches, |n| {
-                let ph = Phaser::new();
-                let me = ph.register(Mode::SigWait);
-                offshoot::scope(|s| {
-                    for _ in 0..TASKS {
-                        let mut r = me.child(Mode::SigWait);
-                        s.spawn(move |_| {
-                            for _ in 0..n {
-                                r.next();
-                            }
-                        });
-                    }
-                    drop(me);
-                });
-            })
-        });
+        // `next` with P tasks on W workers: P = 4× and 32× the workers (as the stencil
+        // kernels), on 1 and 2 workers.
+        let mut phases = Vec::new();
+        for (workers, tasks) in [(1usize, 4usize), (1, 32), (2, 8), (2, 64)] {
+            let pool = offshoot_pool(workers)?;
+            let m = pool.run(|| {
+                measure(batches, |n| {
+                    let ph = Phaser::new();
+                    let me = ph.register(Mode::SigWait);
+                    offshoot::scope(|s| {
+                        for _ in 0..tasks {
+                            let mut r = me.child(Mode::SigWait);
+                            s.spawn(move |_| {
+                                for _ in 0..n {
+                                    r.next();
+                                }
+                            });
+                        }
+                        drop(me);
+                    });
+                })
+            });
+            phases.push((workers, tasks, m));
+        }
         // A phase accumulator's put: a fold into the member's own partial.
         let ph = Phaser::new();
         let sum = offshoot::phaser::PhaseAccumulator::new(&ph, 0u64, |a: &mut u64, x| *a += x);
@@ -523,18 +528,20 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
             ),
             &mut out,
         );
-        let per_task = |x: f64| x / TASKS as f64;
-        push(
-            result(
-                "phaser next, 64 tasks, per task and phase",
-                "offshoot",
-                2,
-                batches,
-                (per_task(m.0), per_task(m.1), per_task(m.2), m.3),
-                "each task parks at every phase but the last to arrive".to_string(),
-            ),
-            &mut out,
-        );
+        for (workers, tasks, m) in phases {
+            let per_task = |x: f64| x / tasks as f64;
+            push(
+                result(
+                    &format!("phaser next, {tasks} tasks, per task and phase"),
+                    "offshoot",
+                    workers,
+                    batches,
+                    (per_task(m.0), per_task(m.1), per_task(m.2), m.3),
+                    "each task parks at every phase but the last to arrive".to_string(),
+                ),
+                &mut out,
+            );
+        }
     }
     // A finish accumulator's put (issue 17: at most 5 ns, no read-modify-write shared
     // with other workers), beside an uncontended atomic add.
