@@ -129,16 +129,31 @@ impl Inner {
 
 impl State {
     /// Recomputes `ended` after a count changed; returns the events of the phases that
-    /// ended now (to set outside the lock).
+    /// ended now (to set outside the lock). No allocation unless a phase ended with a
+    /// waiter.
     fn settle(&mut self) -> Vec<Arc<Event<()>>> {
-        if let Some((&least, _)) = self.pending.iter().next() {
+        if let Some((&least, _)) = self.pending.first_key_value() {
             debug_assert!(least >= self.ended, "a phase un-ended");
             self.ended = least;
         }
-        let later = self.events.split_off(&self.ended);
-        std::mem::replace(&mut self.events, later)
-            .into_values()
-            .collect()
+        let mut woken = Vec::new();
+        while let Some(e) = self.events.first_entry() {
+            if *e.key() >= self.ended {
+                break;
+            }
+            woken.push(e.remove());
+        }
+        woken
+    }
+
+    /// The event to park on until phase `phase` has ended, or `None` if it has (or no
+    /// signalling member is left to hold it back).
+    fn event_for(&mut self, phase: u64) -> Option<Arc<Event<()>>> {
+        if self.ended > phase || self.pending.is_empty() {
+            None
+        } else {
+            Some(self.events.entry(phase).or_default().clone())
+        }
     }
 
     fn add(&mut self, phase: u64) {
@@ -344,12 +359,18 @@ impl Registration {
         self.hand_in_partials();
         let woken = {
             let mut s = self.inner.lock();
-            s.remove(self.sig);
-            self.sig += 1;
-            s.add(self.sig);
-            s.settle()
+            Registration::count_signal(&mut self.sig, &mut s)
         };
         wake(woken);
+    }
+
+    /// Counts a member's signal of phase `*sig` in `s` (the locked state) and moves it to
+    /// the next; returns the events of the phases that ended.
+    fn count_signal(sig: &mut u64, s: &mut State) -> Vec<Arc<Event<()>>> {
+        s.remove(*sig);
+        *sig += 1;
+        s.add(*sig);
+        s.settle()
     }
 
     /// Waits for the end of its phase, then moves to the next (a signal-and-wait member
@@ -376,14 +397,12 @@ impl Registration {
     /// Parks until phase `phase` has ended (at once if it has, or if no signalling member
     /// is left to hold it back).
     fn await_end(&self, phase: u64) {
-        let event = {
-            let mut s = self.inner.lock();
-            if s.ended > phase || s.pending.is_empty() {
-                None
-            } else {
-                Some(s.events.entry(phase).or_default().clone())
-            }
-        };
+        let event = self.inner.lock().event_for(phase);
+        self.park_on(event, phase);
+    }
+
+    /// Parks on `event` (the end of `phase`), if any.
+    fn park_on(&self, event: Option<Arc<Event<()>>>, phase: u64) {
         if let Some(e) = event {
             e.wait_on(WaitOn::new("Phaser", Arc::as_ptr(&self.inner)).in_phase(phase));
         }
@@ -401,8 +420,23 @@ impl Registration {
     /// assert_eq!(ph.ended_phases(), 1);
     /// ```
     pub fn next(&mut self) {
-        self.signal();
-        self.wait();
+        if !matches!(self.mode, Mode::SigWait | Mode::SigWaitSingle) || self.sig != self.wait {
+            // Sig or Wait only, or signalled already (split phase): the two halves.
+            self.signal();
+            self.wait();
+            return;
+        }
+        // The usual barrier member: signal and look for the phase's end under one lock.
+        self.hand_in_partials();
+        let phase = self.wait;
+        let (woken, event) = {
+            let mut s = self.inner.lock();
+            let woken = Registration::count_signal(&mut self.sig, &mut s);
+            (woken, s.event_for(phase))
+        };
+        wake(woken);
+        self.park_on(event, phase);
+        self.wait += 1;
     }
 
     /// `next`, with `body` run by exactly one member between the end of this phase and the
