@@ -126,6 +126,7 @@
 )]
 
 pub mod accumulator;
+pub mod actor;
 mod atomics;
 mod bridge;
 mod broadcast;
