@@ -54,6 +54,10 @@
 //!   partial, combined when the finish ends; mutual exclusion in the style of HJ
 //!   ([`isolated`], [`isolated_on`]) parks waiting tasks and forbids parallel constructs
 //!   inside a section.
+//! * Message-driven state ([`actor`]): actors and selectors (several mailboxes that the
+//!   handler enables and disables) whose handlers run as ordinary tasks, so they may fork,
+//!   join and wait; an idle actor owns no task, and the finish it was started in waits for
+//!   it to exit.
 //! * Idle workers back off and sleep; an idle pool burns no CPU.
 //!
 //! ```
