@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use offshoot::actor::{self, Actor, ActorRef, Context, Mailbox, Selector, SelectorContext};
+use offshoot::actor::{self, Actor, ActorRef, Context, Selector, SelectorContext};
 
 const ACCOUNTS: usize = 64;
 const TELLERS: usize = 8;
@@ -48,19 +48,10 @@ impl Actor for Account {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Port {
-    Reply,
-    Regular,
-}
-
-impl Mailbox for Port {
-    const COUNT: usize = 2;
-    fn index(self) -> usize {
-        self as usize
-    }
-    fn from_index(i: usize) -> Port {
-        [Port::Reply, Port::Regular][i]
+offshoot::mailboxes! {
+    enum Port {
+        Reply,
+        Regular,
     }
 }
 

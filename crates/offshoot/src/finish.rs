@@ -764,13 +764,21 @@ unsafe impl Sync for ReservedFinish {}
 
 impl ReservedFinish {
     /// Spawns `f` into the finish, from any thread, as [`spawn_into`] does (onto the
-    /// calling worker's frame of that finish if it has one, else into its inbox).
+    /// calling worker's frame of that finish if it has one, else into its inbox). Inside an
+    /// `isolated` section it goes to the inbox: the task is not a parallel construct of the
+    /// section (nothing in the section waits for it; it runs after, as any other task), so
+    /// the section's check for those does not apply.
     ///
     /// # Safety
     /// The reservation this came from is held until the call returns, or until the task
     /// spawned here gives it back (the task keeps the finish from ending while it runs).
     pub(crate) unsafe fn spawn<F: FnOnce() + Send>(self, f: F) {
-        spawn_into(self.0, f);
+        if Worker::in_isolated() {
+            // SAFETY: the held reservation keeps the state live (the caller's contract).
+            unsafe { FinishState::push_inbox(self.0, HeapJob::into_job(f, None, self.0)) };
+        } else {
+            spawn_into(self.0, f);
+        }
     }
 }
 

@@ -458,3 +458,22 @@ fn actors_waiting_on_each_others_replies_are_reported_as_a_deadlock() {
         }
     });
 }
+
+#[test]
+fn sends_inside_an_isolated_section() {
+    bounded(|| {
+        for n in [1, 2] {
+            let exited = Arc::new(AtomicBool::new(false));
+            let sum = Arc::new(AtomicU64::new(0));
+            let (e, s) = (exited.clone(), sum.clone());
+            pool(n).run(move || {
+                let a = actor::start(Flag(e, s));
+                // A send is no parallel construct of the section: its drain runs after.
+                offshoot::par_for(0..100, |x| offshoot::isolated(|| a.send(x as u64)));
+                offshoot::isolated(move || drop(a));
+            });
+            assert!(exited.load(Ordering::SeqCst));
+            assert_eq!(sum.load(Ordering::Relaxed), 4950, "{n} workers");
+        }
+    });
+}

@@ -17,23 +17,14 @@ use offshoot::actor::{
 };
 use offshoot::sync::Promise;
 
-/// Three message mailboxes behind a gate: nothing is readable until the gate's message
-/// opens them, so every message is queued before the first is chosen.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Lane {
-    High,
-    Mid,
-    Low,
-    Gate,
-}
-
-impl Mailbox for Lane {
-    const COUNT: usize = 4;
-    fn index(self) -> usize {
-        self as usize
-    }
-    fn from_index(i: usize) -> Lane {
-        [Lane::High, Lane::Mid, Lane::Low, Lane::Gate][i]
+offshoot::mailboxes! {
+    /// Three message mailboxes behind a gate: nothing is readable until the gate's message
+    /// opens them, so every message is queued before the first is chosen.
+    enum Lane {
+        High,
+        Mid,
+        Low,
+        Gate,
     }
 }
 
@@ -253,19 +244,10 @@ fn all_guards_false_at_start_is_an_error() {
 
 // ---- request-reply (thesis §5): no blocking ask ----
 
-#[derive(Clone, Copy)]
-enum Port {
-    Reply,
-    Regular,
-}
-
-impl Mailbox for Port {
-    const COUNT: usize = 2;
-    fn index(self) -> usize {
-        self as usize
-    }
-    fn from_index(i: usize) -> Port {
-        [Port::Reply, Port::Regular][i]
+offshoot::mailboxes! {
+    enum Port {
+        Reply,
+        Regular,
     }
 }
 
@@ -376,19 +358,10 @@ fn join_of_sources_in_order() {
 
 // ---- a bounded buffer with guards ----
 
-#[derive(Clone, Copy, Debug)]
-enum BufPort {
-    Put,
-    Take,
-}
-
-impl Mailbox for BufPort {
-    const COUNT: usize = 2;
-    fn index(self) -> usize {
-        self as usize
-    }
-    fn from_index(i: usize) -> BufPort {
-        [BufPort::Put, BufPort::Take][i]
+offshoot::mailboxes! {
+    enum BufPort {
+        Put,
+        Take,
     }
 }
 
@@ -464,20 +437,11 @@ fn bounded_buffer_with_guards() {
 
 // ---- reader-writer: reads run in parallel as tasks, writes exclusive ----
 
-#[derive(Clone, Copy)]
-enum RwPort {
-    ReadDone,
-    Write,
-    Read,
-}
-
-impl Mailbox for RwPort {
-    const COUNT: usize = 3;
-    fn index(self) -> usize {
-        self as usize
-    }
-    fn from_index(i: usize) -> RwPort {
-        [RwPort::ReadDone, RwPort::Write, RwPort::Read][i]
+offshoot::mailboxes! {
+    enum RwPort {
+        ReadDone,
+        Write,
+        Read,
     }
 }
 

@@ -90,6 +90,7 @@ mod selector;
 use std::fmt;
 use std::sync::Arc;
 
+pub use crate::mailboxes;
 pub use selector::{
     start_selector, Mailbox, Numbered, Order, Selector, SelectorContext, SelectorRef,
 };
@@ -235,8 +236,10 @@ pub fn start<A: Actor>(actor: A) -> ActorRef<A> {
 }
 
 impl<A: Actor> ActorRef<A> {
-    /// Sends `msg`. Never blocks, from any thread, inside or outside the pool (inside, it
-    /// is a poll point); messages from one sender are processed in the order sent. If the
+    /// Sends `msg`. Never blocks, from any thread, inside or outside the pool (also inside
+    /// an [`isolated`](crate::isolated()) section); a send that spawns the actor's drain
+    /// task is a poll point, as a spawn is. Messages from one sender are processed in the
+    /// order sent. If the
     /// actor has exited, the message is dropped and counted ([`dropped`](Self::dropped)).
     /// See the [module](self) for an example.
     #[inline]

@@ -31,7 +31,8 @@ use super::engine::Engine;
 /// The mailboxes of a [`Selector`]: `COUNT` of them (1 to 64), numbered `0..COUNT` in
 /// priority order (0 first).
 ///
-/// Implement it for a fieldless enum, or use [`Numbered<N>`].
+/// Declare a fieldless enum with [`mailboxes!`](crate::mailboxes!) (which writes this
+/// implementation), implement it by hand, or use [`Numbered<N>`].
 ///
 /// ```
 /// use offshoot::actor::Mailbox;
@@ -60,6 +61,43 @@ pub trait Mailbox: Copy + Send + Sync + 'static {
     fn index(self) -> usize;
     /// The mailbox numbered `i` (`i < COUNT`).
     fn from_index(i: usize) -> Self;
+}
+
+/// Declares a fieldless enum of mailboxes and implements [`Mailbox`] for it: the variants
+/// in priority order (the first is mailbox 0), `COUNT` their number. The enum derives
+/// `Clone, Copy, Debug, PartialEq, Eq, Hash`; attributes and doc comments before `enum`
+/// are kept.
+///
+/// ```
+/// use offshoot::actor::Mailbox;
+///
+/// offshoot::mailboxes! {
+///     /// A client's mailboxes: replies first.
+///     pub enum Port { Reply, Regular }
+/// }
+/// assert_eq!(Port::COUNT, 2);
+/// assert_eq!(Port::Regular.index(), 1);
+/// assert_eq!(Port::from_index(0), Port::Reply);
+/// ```
+#[macro_export]
+macro_rules! mailboxes {
+    ($(#[$attr:meta])* $vis:vis enum $name:ident { $($variant:ident),+ $(,)? }) => {
+        $(#[$attr])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis enum $name {
+            $($variant),+
+        }
+
+        impl $crate::actor::Mailbox for $name {
+            const COUNT: usize = [$($name::$variant),+].len();
+            fn index(self) -> usize {
+                self as usize
+            }
+            fn from_index(i: usize) -> $name {
+                [$($name::$variant),+][i]
+            }
+        }
+    };
 }
 
 /// Mailboxes numbered `0..N`, for selectors whose mailboxes need no names (one per
@@ -113,16 +151,12 @@ pub enum Order {
 /// until the reply arrives in `Reply`; requests that arrive meanwhile wait in `Regular`.
 ///
 /// ```
-/// use offshoot::actor::{self, Mailbox, Selector, SelectorContext, SelectorRef};
+/// use offshoot::actor::{self, Selector, SelectorContext, SelectorRef};
 /// use std::sync::atomic::{AtomicU64, Ordering};
 /// use std::sync::Arc;
 ///
-/// #[derive(Clone, Copy)]
-/// enum Port { Reply, Regular }
-/// impl Mailbox for Port {
-///     const COUNT: usize = 2;
-///     fn index(self) -> usize { self as usize }
-///     fn from_index(i: usize) -> Port { [Port::Reply, Port::Regular][i] }
+/// offshoot::mailboxes! {
+///     enum Port { Reply, Regular }
 /// }
 ///
 /// /// Doubles numbers (an actor: one mailbox).
@@ -305,7 +339,7 @@ impl<S: Selector> SelectorRef<S> {
     }
 
     /// Sends `msg` to mailbox `to`. Never blocks, from any thread, inside or outside the
-    /// pool (inside, it is a poll point); messages from one sender to one mailbox are
+    /// pool (a send that spawns the drain task is a poll point); messages from one sender to one mailbox are
     /// taken in the order sent. If the selector has exited, the message is dropped and
     /// counted ([`dropped`](Self::dropped)). A send that finds the selector idle and the
     /// mailbox readable spawns its drain task into the selector's finish.
