@@ -32,6 +32,28 @@ impl Actor for Fifo {
 }
 
 #[test]
+fn handles_are_clone_send_and_sync() {
+    fn check<T: Clone + Send + Sync + 'static>() {}
+    check::<ActorRef<Fifo>>();
+    check::<actor::SelectorRef<Fifo2>>();
+}
+
+/// A selector with nothing to do: only its handle's traits are checked.
+struct Fifo2;
+
+impl actor::Selector for Fifo2 {
+    type Mailbox = actor::Numbered<2>;
+    type Message = std::cell::Cell<u64>; // `Send`, not `Sync`: the handle is still `Sync`
+    fn receive(
+        &mut self,
+        _: actor::Numbered<2>,
+        _: Self::Message,
+        _: &mut actor::SelectorContext<'_, Self>,
+    ) {
+    }
+}
+
+#[test]
 fn messages_from_one_sender_arrive_in_order() {
     bounded(|| {
         for n in POOL_SIZES {
