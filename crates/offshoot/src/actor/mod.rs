@@ -35,9 +35,11 @@
 //!   of a failed finish exits when its handles are dropped (the unwinding of the finish's
 //!   body usually drops them) or stopped.
 //!
-//! An actor nobody stops keeps its finish waiting: when nothing else can make progress,
-//! that is a hang unless a task waits in [`sync`](crate::sync), which the deadlock watch
-//! reports ([deadlocks](crate::Builder#deadlocks)).
+//! An actor nobody stops keeps its finish waiting for ever: a handle leaked
+//! (`mem::forget`), or two idle actors holding handles to each other in their state, is a
+//! hang, which the deadlock watch does not report (it reports tasks waiting in
+//! [`sync`](crate::sync), [deadlocks](crate::Builder#deadlocks): handlers waiting on each
+//! other's replies, say). Break such cycles with [`Context::exit`] or [`ActorRef::stop`].
 //!
 //! # Selectors
 //!
@@ -51,9 +53,10 @@
 //!
 //! A send is a push onto a lock-free queue (`crossbeam_queue::SegQueue`), a fence and a
 //! load of the schedule word, plus a task spawn when the actor was idle. An idle actor
-//! costs the engine (about 400 bytes on x86-64, most of it the queue's two cache-padded
-//! positions) plus, once it has received messages, usually one queue block of 31 slots;
-//! see `CHANGELOG.md` for measured figures.
+//! costs its engine, one allocation of about 640 bytes on x86-64 (most of it the queue's
+//! two cache-padded positions, whose 128-byte alignment the allocation inherits), plus,
+//! once it has received messages, usually one queue block of 31 slots (31 × (message + 8)
+//! + 8 bytes); `examples/actors_cost.rs` measures both.
 //!
 //! Invariants (each file states its own): the schedule token (`handshake.rs`) is the only
 //! licence to touch an actor's state; the reservation of the owning finish is held from
