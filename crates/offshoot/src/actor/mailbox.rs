@@ -31,29 +31,24 @@ pub(crate) fn all(n: usize) -> u64 {
     }
 }
 
-/// The queues of `n` mailboxes: the first inline (an actor has one, and needs no second
-/// allocation), the others in a boxed slice (empty, so unallocated, for an actor).
+/// The queues of `n` mailboxes, in one boxed slice: a queue is 128-byte aligned (its
+/// cache-padded positions), and kept inline it would make the whole engine, and its `Arc`
+/// allocation, 128-byte aligned and padded (640 bytes per actor instead of about 400).
 pub(crate) struct Mailboxes<M> {
-    first: SegQueue<M>,
-    rest: Box<[SegQueue<M>]>,
+    queues: Box<[SegQueue<M>]>,
 }
 
 impl<M> Mailboxes<M> {
     pub(crate) fn new(n: usize) -> Mailboxes<M> {
         debug_assert!((1..=MAX_MAILBOXES).contains(&n));
         Mailboxes {
-            first: SegQueue::new(),
-            rest: (1..n).map(|_| SegQueue::new()).collect(),
+            queues: (0..n).map(|_| SegQueue::new()).collect(),
         }
     }
 
     #[inline]
     fn queue(&self, i: usize) -> &SegQueue<M> {
-        if i == 0 {
-            &self.first
-        } else {
-            &self.rest[i - 1]
-        }
+        &self.queues[i]
     }
 
     #[inline]
@@ -115,6 +110,6 @@ impl<M> Mailboxes<M> {
 
     /// Pops and drops every message of every mailbox; returns how many.
     pub(crate) fn sweep_all(&self) -> u64 {
-        (0..=self.rest.len()).map(|i| self.sweep(i)).sum()
+        (0..self.queues.len()).map(|i| self.sweep(i)).sum()
     }
 }

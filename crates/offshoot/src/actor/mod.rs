@@ -53,10 +53,10 @@
 //!
 //! A send is a push onto a lock-free queue (`crossbeam_queue::SegQueue`), a fence and a
 //! load of the schedule word, plus a task spawn when the actor was idle. An idle actor
-//! costs its engine, one allocation of about 640 bytes on x86-64 (most of it the queue's
-//! two cache-padded positions, whose 128-byte alignment the allocation inherits), plus,
-//! once it has received messages, usually one queue block of 31 slots (31 × (message + 8)
-//! + 8 bytes); `examples/actors_cost.rs` measures both.
+//! costs about 400 bytes on x86-64 in two allocations (the engine, about 130 bytes with a
+//! small state, and its queue: two cache-padded positions, 256 bytes), plus, once it has
+//! received messages, usually one queue block of 31 slots (31 × (message + 8) + 8 bytes);
+//! `examples/actors_cost.rs` measures both.
 //!
 //! Invariants (each file states its own): the schedule token (`handshake.rs`) is the only
 //! licence to touch an actor's state; the reservation of the owning finish is held from
