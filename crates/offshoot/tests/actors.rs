@@ -411,7 +411,10 @@ fn an_idle_actor_is_small() {
     // The engine without its queue (boxed apart, so that its 128-byte alignment does not
     // pad the engine's allocation): `examples/actors_cost.rs` measures the whole.
     let size = actor::engine_size_of::<Once>();
-    assert!(size <= 160, "the engine of an actor with an 8-byte state is {size} bytes");
+    assert!(
+        size <= 160,
+        "the engine of an actor with an 8-byte state is {size} bytes"
+    );
     assert!(std::mem::align_of::<ActorRef<Once>>() <= 8);
 }
 

@@ -163,7 +163,8 @@ impl<S: Selector> Engine<S> {
         self.refs.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Drops a handle; the last one asks the actor to stop.
+    /// Drops a handle. After the last one, an idle actor is woken (a drain spawned) to
+    /// see that no handle is left, and exits once its readable mailboxes are empty.
     pub(crate) fn release_ref(self: &Arc<Self>) {
         // AcqRel: pairs with the acquire load in `unreferenced`, so the drain that sees
         // no handle left sees every send made through them.

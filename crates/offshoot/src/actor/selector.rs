@@ -1,5 +1,6 @@
 //! Selectors: actors with several mailboxes, each of which the handler can enable and
-//! disable (Imam and Sarkar's selectors, HJlib; see `docs/REFERENCES.md`).
+//! disable (Imam's selectors, thesis ch. 5 and HJlib: reference 002 of
+//! `docs/REFERENCES.md`).
 //!
 //! A [`Selector`] names its mailboxes with a [`Mailbox`] type (a user enum, or
 //! [`Numbered<N>`] for `0..N`), fixed at compile time, at most 64. Every mailbox always
@@ -21,7 +22,10 @@
 //!   mailbox, and it runs only on a message from a readable one, so the selector could never
 //!   receive again. The drain panics (`every mailbox of the selector is disabled`), which
 //!   stops the selector and fails its finish like any panic of a handler. A handler that
-//!   means to end calls [`SelectorContext::exit`] instead.
+//!   means to end calls [`SelectorContext::exit`] instead. (HJlib also lets a callback
+//!   that completes later re-enable mailboxes, so all-disabled after a message is legal
+//!   there; here work that finishes later sends the selector a message instead — a
+//!   reader-writer's reads report back to a `ReadDone` mailbox, see `tests/selectors.rs`.)
 
 use std::fmt;
 use std::sync::Arc;
