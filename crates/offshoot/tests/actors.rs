@@ -257,6 +257,26 @@ fn sends_from_threads_outside_the_pool() {
     });
 }
 
+#[test]
+fn sends_from_another_pool() {
+    bounded(|| {
+        for n in [1, 2] {
+            let (home, other) = (pool(n), pool(2));
+            let exited = Arc::new(AtomicBool::new(false));
+            let sum = Arc::new(AtomicU64::new(0));
+            let (e, s) = (exited.clone(), sum.clone());
+            home.run(move || {
+                let a = actor::start(Flag(e, s));
+                // The other pool's workers have no frame of this finish: every drain they
+                // spawn goes to the finish's inbox.
+                other.run(|| offshoot::par_for(0..1000, |x| a.send(x as u64)));
+            });
+            assert!(exited.load(Ordering::SeqCst));
+            assert_eq!(sum.load(Ordering::Relaxed), 499_500, "{n} workers");
+        }
+    });
+}
+
 /// Panics on `boom_at`.
 struct Fragile {
     boom_at: u64,
