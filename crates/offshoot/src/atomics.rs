@@ -4,18 +4,18 @@
 //! Invariant: only the code that loom tests run goes through this shim — the request
 //! handshake (`mailbox.rs`), the park/wake token (`token.rs`), the cross-worker ready
 //! stack (`ready_stack.rs`), a future block's reference count (`sync/refcount.rs`), a
-//! eureka's write-once slot and value chain (`eureka/slot.rs`, `eureka/chain.rs`), and
-//! what `sync::Event`'s
+//! eureka's write-once slot and value chain (`eureka/slot.rs`, `eureka/chain.rs`), an
+//! actor's schedule word (`actor/handshake.rs`), and what `sync::Event`'s
 //! check-then-park uses: its lock and value cell, and the parking of a thread outside every
 //! pool (`fiber::Waiter`). The rest of the runtime uses `std` directly, so a `--cfg loom`
 //! build runs the loom tests only.
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicU8};
+pub(crate) use loom::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, AtomicU8};
 #[cfg(loom)]
 pub(crate) use loom::sync::Mutex;
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicU8};
+pub(crate) use std::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, AtomicU8};
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Mutex, OnceLock};
 

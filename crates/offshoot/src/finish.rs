@@ -723,7 +723,12 @@ impl Reservation {
     /// # Panics
     /// Outside every pool.
     pub(crate) fn take() -> Reservation {
-        let state = innermost_finish("offshoot::sync::spawn_when", INSIDE_ANY_FINISH);
+        Reservation::take_for("offshoot::sync::spawn_when")
+    }
+
+    /// [`Reservation::take`] for the public function `caller` (named by the panic).
+    pub(crate) fn take_for(caller: &str) -> Reservation {
+        let state = innermost_finish(caller, INSIDE_ANY_FINISH);
         // SAFETY: the state is live: this task runs inside its finish.
         unsafe { (*state).acquire() };
         Reservation { state }
@@ -735,6 +740,45 @@ impl Reservation {
         std::mem::forget(self);
         // SAFETY: the reserved count keeps the state alive; it passes to the queued task.
         unsafe { FinishState::push_inbox_counted(state, HeapJob::into_job(f, None, state)) };
+    }
+}
+
+impl Reservation {
+    /// The reserved finish, as a copyable handle for spawning into it while the
+    /// reservation is held (an actor's drain tasks, `actor/`). A copy, so that spawning
+    /// borrows nothing of the reservation, which its holder may give back on another
+    /// thread as soon as the spawned task runs.
+    pub(crate) fn finish(&self) -> ReservedFinish {
+        ReservedFinish(self.state)
+    }
+}
+
+/// A finish that a [`Reservation`] counts in (see [`Reservation::finish`]).
+#[derive(Clone, Copy)]
+pub(crate) struct ReservedFinish(*const FinishState);
+
+// SAFETY: only a pointer; what `spawn` does with it is thread-safe (see `Reservation`).
+unsafe impl Send for ReservedFinish {}
+// SAFETY: as above.
+unsafe impl Sync for ReservedFinish {}
+
+impl ReservedFinish {
+    /// Spawns `f` into the finish, from any thread, as [`spawn_into`] does (onto the
+    /// calling worker's frame of that finish if it has one, else into its inbox). Inside an
+    /// `isolated` section it goes to the inbox: the task is not a parallel construct of the
+    /// section (nothing in the section waits for it; it runs after, as any other task), so
+    /// the section's check for those does not apply.
+    ///
+    /// # Safety
+    /// The reservation this came from is held until the call returns, or until the task
+    /// spawned here gives it back (the task keeps the finish from ending while it runs).
+    pub(crate) unsafe fn spawn<F: FnOnce() + Send>(self, f: F) {
+        if Worker::in_isolated() {
+            // SAFETY: the held reservation keeps the state live (the caller's contract).
+            unsafe { FinishState::push_inbox(self.0, HeapJob::into_job(f, None, self.0)) };
+        } else {
+            spawn_into(self.0, f);
+        }
     }
 }
 

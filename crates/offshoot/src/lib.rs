@@ -55,6 +55,10 @@
 //!   commute, with `OrderedAccumulator`); mutual exclusion in the style of HJ
 //!   ([`isolated`], [`isolated_on`]) parks waiting tasks and forbids parallel constructs
 //!   inside a section.
+//! * Message-driven state ([`actor`]): actors and selectors (several mailboxes that the
+//!   handler enables and disables) whose handlers run as ordinary tasks, so they may fork,
+//!   join and wait; an idle actor owns no task, and the finish it was started in waits for
+//!   it to exit.
 //! * Idle workers back off and sleep; an idle pool burns no CPU.
 //!
 //! ```
@@ -127,6 +131,7 @@
 )]
 
 pub mod accumulator;
+pub mod actor;
 mod atomics;
 mod bridge;
 mod broadcast;

@@ -1,0 +1,280 @@
+//! The engine under every actor and selector: mailboxes, the schedule word, the user's
+//! state, the reservation of the owning finish, and the drain task.
+//!
+//! Invariants:
+//! * The actor holds one count of the finish it was started in (a `Reservation`) from
+//!   `start` until it exits, so that finish cannot end before the actor exits. The count is
+//!   given back by the exiting drain (a task of that finish, so the finish is still waiting
+//!   for it when the count goes).
+//! * `inner` (the user's state, the enabled mask, the round-robin cursor, the reservation)
+//!   is touched only by the holder of the schedule token (`handshake.rs`): the drain, or a
+//!   sender between winning the token and spawning the drain (it reads nothing of `inner`:
+//!   the finish to spawn into is the immutable `home`).
+//! * Exactly one way out: `exit` (asked for by the handler, on a stop request or with no
+//!   handle left once the readable mailboxes are empty, on a panic of the handler or a guard, on the all-disabled
+//!   error, or when a drain task is dropped unrun because its finish failed). It marks the
+//!   word `EXITED`, sweeps the mailboxes (counting what it drops), drops the user's state and
+//!   then the reservation.
+//! * A drain processes at most `BUDGET` messages, then spawns its successor (keeping the
+//!   token) and returns: a task boundary, so that a busy actor does not hold its worker for
+//!   ever, and thieves can take the successor.
+
+use std::cell::UnsafeCell;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use super::handshake::{Schedule, Wake};
+use super::mailbox::{all, Mailboxes, MAX_MAILBOXES};
+use super::selector::{Mailbox, Order, Selector, SelectorContext};
+use crate::finish::{Reservation, ReservedFinish};
+
+/// Messages one drain task processes before it hands over to a successor task.
+pub(crate) const BUDGET: u32 = 64;
+
+struct Inner<S> {
+    behavior: Option<S>,
+    /// The mailboxes enabled by the handler (`SelectorContext::enable` and friends).
+    enabled: u64,
+    /// `enabled` and the guards as last evaluated: the mailboxes the drain reads.
+    ready: u64,
+    /// Round robin: the mailbox to look at first.
+    next: usize,
+    home: Option<Reservation>,
+}
+
+pub(crate) struct Engine<S: Selector> {
+    schedule: Schedule,
+    /// Live handles (`SelectorRef`s); the last one dropped asks the actor to stop.
+    refs: AtomicUsize,
+    dropped: AtomicU64,
+    home: ReservedFinish,
+    mailboxes: Mailboxes<S::Message>,
+    inner: UnsafeCell<Inner<S>>,
+}
+
+// SAFETY: `inner` is touched by the token holder only (one thread at a time; the token
+// passes with acquire/release, see `handshake.rs`), so sharing the engine shares no
+// unsynchronized access; the user's state and messages are `Send`; the reservation and
+// `home` are used only as their own invariants allow.
+unsafe impl<S: Selector> Sync for Engine<S> {}
+// SAFETY: as above.
+unsafe impl<S: Selector> Send for Engine<S> {}
+
+/// The guards of `s` as a mask.
+fn guards<S: Selector>(s: &S) -> u64 {
+    let mut m = 0;
+    for i in 0..S::Mailbox::COUNT {
+        if s.guard(S::Mailbox::from_index(i)) {
+            m |= 1 << i;
+        }
+    }
+    m
+}
+
+/// The drain task's closure state: holds the token. Dropped unrun (its finish failed and
+/// discards its pending tasks), it exits the actor, so the reservation is given back.
+struct Drain<S: Selector>(Option<Arc<Engine<S>>>);
+
+impl<S: Selector> Drop for Drain<S> {
+    fn drop(&mut self) {
+        if let Some(e) = self.0.take() {
+            // SAFETY: this drain holds the token.
+            unsafe { e.exit() };
+        }
+    }
+}
+
+impl<S: Selector> Engine<S> {
+    /// Starts `behavior` in the innermost finish of the calling task.
+    pub(crate) fn start(behavior: S, caller: &str) -> Arc<Engine<S>> {
+        let n = S::Mailbox::COUNT;
+        assert!(
+            (1..=MAX_MAILBOXES).contains(&n),
+            "{caller}: a selector has 1 to {MAX_MAILBOXES} mailboxes, not {n}"
+        );
+        let enabled = all(n);
+        let ready = enabled & guards(&behavior);
+        assert!(
+            ready != 0,
+            "{caller}: every mailbox is disabled by its guard at start: the selector could \
+             never receive a message"
+        );
+        let home = Reservation::take_for(caller);
+        Arc::new(Engine {
+            schedule: Schedule::new(ready),
+            refs: AtomicUsize::new(1),
+            dropped: AtomicU64::new(0),
+            home: home.finish(),
+            mailboxes: Mailboxes::new(n),
+            inner: UnsafeCell::new(Inner {
+                behavior: Some(behavior),
+                enabled,
+                ready,
+                next: 0,
+                home: Some(home),
+            }),
+        })
+    }
+
+    /// Sends `msg` to mailbox `i`: never blocks; after exit the message is dropped and
+    /// counted.
+    pub(crate) fn send(self: &Arc<Self>, i: usize, msg: S::Message) {
+        if self.schedule.exited() {
+            drop(msg);
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        self.mailboxes.push(i, msg);
+        match self.schedule.notify(1 << i) {
+            Wake::Nothing => {}
+            // SAFETY: `notify` gave this thread the token.
+            Wake::Spawn => unsafe { self.spawn_drain() },
+            Wake::Exited => {
+                let n = self.mailboxes.sweep(i);
+                self.dropped.fetch_add(n, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Asks the actor to exit once its readable mailboxes are empty.
+    pub(crate) fn stop(self: &Arc<Self>) {
+        if self.schedule.request_stop() == Wake::Spawn {
+            // SAFETY: `request_stop` gave this thread the token.
+            unsafe { self.spawn_drain() };
+        }
+    }
+
+    pub(crate) fn exited(&self) -> bool {
+        self.schedule.exited()
+    }
+
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// No handle is left, so no message can come any more (only the handler can make a
+    /// new handle, and only the token holder calls this).
+    fn unreferenced(&self) -> bool {
+        self.refs.load(Ordering::Acquire) == 0
+    }
+
+    pub(crate) fn add_ref(&self) {
+        self.refs.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Drops a handle. After the last one, an idle actor is woken (a drain spawned) to
+    /// see that no handle is left, and exits once its readable mailboxes are empty.
+    pub(crate) fn release_ref(self: &Arc<Self>) {
+        // AcqRel: pairs with the acquire load in `unreferenced`, so the drain that sees
+        // no handle left sees every send made through them.
+        if self.refs.fetch_sub(1, Ordering::AcqRel) == 1 && self.schedule.poke() == Wake::Spawn {
+            // SAFETY: `poke` gave this thread the token.
+            unsafe { self.spawn_drain() };
+        }
+    }
+
+    /// Spawns the drain task into the actor's finish.
+    ///
+    /// # Safety
+    /// The caller holds the token (and so the actor has not exited: its reservation is
+    /// held until the drain spawned here gives it back).
+    unsafe fn spawn_drain(self: &Arc<Self>) {
+        let drain = Drain(Some(self.clone()));
+        // SAFETY: the reservation is held (above); the drain task keeps the finish alive
+        // while it runs, also after it gave the reservation back.
+        unsafe {
+            self.home.spawn(move || {
+                let mut drain = drain;
+                let e = drain.0.take().expect("a drain runs once");
+                e.drain();
+            })
+        };
+    }
+
+    /// The drain: runs the handler on the readable messages, one at a time, until none is
+    /// left (then gives the token back), the budget is spent (then spawns a successor), or
+    /// the actor exits.
+    fn drain(self: &Arc<Self>) {
+        // SAFETY: the caller holds the token: nobody else touches `inner`.
+        let inner = unsafe { &mut *self.inner.get() };
+        let round_robin = S::ORDER == Order::RoundRobin;
+        let mut budget = BUDGET;
+        loop {
+            let Some((i, msg)) = self
+                .mailboxes
+                .pop(inner.ready, round_robin, &mut inner.next)
+            else {
+                if self.schedule.stop_requested() || self.unreferenced() {
+                    // SAFETY: the token is held.
+                    unsafe { self.exit() };
+                    return;
+                }
+                if !self.schedule.idle(inner.ready, |ready| {
+                    self.unreferenced() || self.mailboxes.any(ready)
+                }) {
+                    // The token is gone: `inner` belongs to the next drain.
+                    return;
+                }
+                continue;
+            };
+            let mut ctx = SelectorContext::new(self, inner.enabled);
+            let behavior = inner.behavior.as_mut().expect("a live actor has its state");
+            let step = catch_unwind(AssertUnwindSafe(|| {
+                behavior.receive(S::Mailbox::from_index(i), msg, &mut ctx);
+                if ctx.exiting() {
+                    return None;
+                }
+                let ready = ctx.enabled() & guards(behavior);
+                assert!(
+                    ready != 0,
+                    "offshoot::actor: every mailbox of the selector is disabled after a \
+                     message (by the handler or its guards): it could never receive again; \
+                     call `exit` to end it"
+                );
+                Some((ctx.enabled(), ready))
+            }));
+            match step {
+                Ok(Some((enabled, ready))) => {
+                    inner.enabled = enabled;
+                    inner.ready = ready;
+                }
+                Ok(None) => {
+                    // SAFETY: the token is held.
+                    unsafe { self.exit() };
+                    return;
+                }
+                Err(payload) => {
+                    // SAFETY: the token is held. The panic then fails the finish (the
+                    // drain runs as one of its tasks).
+                    unsafe { self.exit() };
+                    resume_unwind(payload);
+                }
+            }
+            budget -= 1;
+            if budget == 0 {
+                // SAFETY: the token is held and passes to the successor.
+                unsafe { self.spawn_drain() };
+                return;
+            }
+        }
+    }
+
+    /// Exits: marks the word, sweeps the mailboxes, drops the user's state, then gives the
+    /// reservation back.
+    ///
+    /// # Safety
+    /// The caller holds the token, and gives it up here.
+    unsafe fn exit(&self) {
+        self.schedule.exit();
+        let n = self.mailboxes.sweep_all();
+        self.dropped.fetch_add(n, Ordering::Relaxed);
+        // SAFETY: the token is held.
+        let inner = unsafe { &mut *self.inner.get() };
+        // Taken before the state is dropped, so that a panicking destructor still gives it
+        // back (as a local, during the unwind).
+        let home = inner.home.take();
+        drop(inner.behavior.take());
+        drop(home);
+    }
+}
