@@ -15,9 +15,10 @@ use std::time::{Duration, Instant};
 use clap::{Parser, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::harness::{self, KernelResult, Plan, Pools, Progress};
+use crate::harness::{self, Contender, KernelResult, Plan, Pools, Progress};
 use crate::kernels::{self, Size};
 use crate::machine::{self, Machine};
+use crate::peers::Peers;
 use crate::report::{self, Report};
 
 /// What to run.
@@ -249,7 +250,18 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
         runs: cli.runs.unwrap_or(if size == Size::Full { 7 } else { 3 }),
         check_only: cli.check_only,
         run_timeout: Duration::from_secs(cli.run_timeout),
+        peers: Peers::none(),
     };
+    let mut plan = plan;
+    let wanted: Vec<Contender> = plan
+        .kernels
+        .iter()
+        .flat_map(|k| k.contenders.iter().copied())
+        .filter(|c| c.is_peer())
+        .collect();
+    if !wanted.is_empty() {
+        plan.peers = Peers::build_cached(wanted);
+    }
     let machine = Machine::detect();
     println!(
         "offshoot-bench {} — {} mode{}, workers {:?}, {} kernels",
@@ -289,6 +301,9 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
         kernels: Vec::new(),
     };
     print!("{}", report::machine_lines(&partial));
+    for (c, why) in plan.peers.skipped() {
+        println!("  peer {} skipped: {why}", c.name());
+    }
 
     let tty = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
     let total = plan.total_runs();

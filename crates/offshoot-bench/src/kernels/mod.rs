@@ -152,6 +152,12 @@ pub trait Instance: Send {
     fn threads(&mut self) {
         missing(Contender::Threads);
     }
+    /// Untimed, after [`Instance::accept_reference`]: the arguments and the expected answer
+    /// of the peers in other languages ([`crate::peers`]), for a kernel whose
+    /// [`KernelInfo::contenders`] lists one.
+    fn peer_input(&self) -> Result<crate::peers::PeerInput, String> {
+        Err("this kernel has no peer version".to_string())
+    }
     /// Untimed: validates the last (serial) answer against an independent
     /// oracle and keeps it as the reference for [`Instance::check`].
     fn accept_reference(&mut self) -> Result<(), String>;
@@ -268,6 +274,11 @@ impl<T: Copy + PartialEq + Debug> Answer<T> {
         oracle(value)?;
         self.reference = Some(value);
         Ok(())
+    }
+
+    /// The accepted reference answer, if any.
+    pub(crate) fn reference(&self) -> Option<T> {
+        self.reference
     }
 
     /// Compares the last answer with the reference.
