@@ -39,11 +39,14 @@ pub enum Contender {
     /// C with OpenMP tasks (`peers/c/omp.c`, gcc `-O2 -fopenmp`): a peer in another language,
     /// an external process the harness runs once per worker count (see [`crate::peers`]).
     COpenmp,
+    /// Go with a goroutine per fork and a `sync.WaitGroup` (`peers/go/main.go`, `go build`,
+    /// `runtime.GOMAXPROCS(workers)`): a peer in another language, like [`Contender::COpenmp`].
+    Go,
 }
 
 impl Contender {
     /// Every parallel contender, in report order.
-    pub const PARALLEL: [Contender; 9] = [
+    pub const PARALLEL: [Contender; 10] = [
         Contender::Offshoot,
         Contender::OffshootCt,
         Contender::OffshootAf,
@@ -53,6 +56,7 @@ impl Contender {
         Contender::Tokio,
         Contender::Threads,
         Contender::COpenmp,
+        Contender::Go,
     ];
 
     /// The contenders of the fork-join kernels (most of the suite).
@@ -66,6 +70,7 @@ impl Contender {
         Contender::Rayon,
         Contender::Chili,
         Contender::COpenmp,
+        Contender::Go,
     ];
 
     /// The search kernels' contenders: offshoot's eureka, its token and
@@ -111,7 +116,7 @@ impl Contender {
     /// Whether it is a peer in another language: an external program with its own serial
     /// version, run as a process ([`crate::peers`]), never through [`Pools::run`].
     pub fn is_peer(self) -> bool {
-        matches!(self, Contender::COpenmp)
+        matches!(self, Contender::COpenmp | Contender::Go)
     }
 
     /// The name of a peer's own serial program (`c-serial`); `None` for the Rust contenders,
@@ -119,6 +124,7 @@ impl Contender {
     pub fn peer_serial_name(self) -> Option<&'static str> {
         match self {
             Contender::COpenmp => Some("c-serial"),
+            Contender::Go => Some("go-serial"),
             _ => None,
         }
     }
@@ -136,6 +142,7 @@ impl Contender {
             Contender::Tokio => "tokio",
             Contender::Threads => "threads",
             Contender::COpenmp => "c-openmp",
+            Contender::Go => "go",
         }
     }
 
@@ -207,7 +214,7 @@ impl Pools {
                 inst.chili(&mut scope);
             }
             Contender::Tokio => inst.tokio(&self.tokio),
-            Contender::COpenmp => {
+            Contender::COpenmp | Contender::Go => {
                 panic!("{} is a peer process, not run in a pool", contender.name())
             }
         }

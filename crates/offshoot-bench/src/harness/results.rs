@@ -128,6 +128,12 @@ pub struct Comparison {
     /// C/OpenMP's median ÷ the Rust serial median.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub c_openmp_rust_ratio: Option<f64>,
+    /// Go's median ÷ the median of its own Go serial program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub go_ratio: Option<f64>,
+    /// Go's median ÷ the Rust serial median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub go_rust_ratio: Option<f64>,
     /// The fastest of the kernel's other contenders, by ratio to its own serial program.
     pub best_peer: String,
     /// offshoot's ratio ÷ the best peer's ratio, each to its own serial program (< 1:
@@ -149,6 +155,7 @@ impl Comparison {
             Contender::Tokio => self.tokio_ratio,
             Contender::Threads => self.threads_ratio,
             Contender::COpenmp => self.c_openmp_ratio,
+            Contender::Go => self.go_ratio,
         }
     }
 
@@ -157,6 +164,7 @@ impl Comparison {
     pub fn rust_ratio(&self, contender: Contender) -> Option<f64> {
         match contender {
             Contender::COpenmp => self.c_openmp_rust_ratio,
+            Contender::Go => self.go_rust_ratio,
             c => self.ratio(c),
         }
     }
@@ -247,6 +255,8 @@ impl KernelResult {
                     threads_ratio: ratio(Contender::Threads),
                     c_openmp_ratio: ratio(Contender::COpenmp),
                     c_openmp_rust_ratio: rust_ratio(Contender::COpenmp),
+                    go_ratio: ratio(Contender::Go),
+                    go_rust_ratio: rust_ratio(Contender::Go),
                     best_peer: best_peer.name().to_string(),
                     offshoot_vs_best_peer: offshoot / best,
                 })

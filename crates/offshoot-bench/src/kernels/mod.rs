@@ -15,6 +15,11 @@
 //! and the [`Instance`] methods of the others are never called (their default
 //! bodies panic, naming the kernel's mistake).
 //!
+//! Peers in other languages ([`crate::peers`]: `c-openmp`, `go`) run the same algorithm on
+//! the same input as external programs; a kernel that lists them
+//! ([`Contender::FORK_JOIN_PEERS`]: `fib`, `nqueens`, `par-for`, `matmul`, `tree-sum`) gives
+//! them their arguments and expected answer through [`Instance::peer_input`].
+//!
 //! Order of work: offshoot's and rayon's `join(a, b)` run `a` on the calling
 //! worker and offer `b` to others; chili's `Scope::join(a, b)` runs `b` itself
 //! and offers `a`. The chili versions therefore pass the serial program's

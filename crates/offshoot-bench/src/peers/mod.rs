@@ -4,8 +4,9 @@
 //!
 //! # The protocol
 //!
-//! A peer is one program per language and runtime (`peers/c/omp.c`: C with OpenMP, the
-//! [`Contender::COpenmp`] contender), built by the suite itself (see *Building*). The harness
+//! A peer is one program per language and runtime (`peers/c/omp.c`: C with OpenMP tasks, the
+//! [`Contender::COpenmp`] contender; `peers/go/`: Go with a goroutine per fork, the
+//! [`Contender::Go`] contender), built by the suite itself (see *Building*). The harness
 //! invokes it once per (kernel, worker count) slot of every round, as
 //!
 //! ```text
@@ -38,7 +39,7 @@
 //! The harness checks both answers against the Rust serial answer (a wrong answer stops the
 //! suite like any contender's), records the parallel time as the peer's sample at that worker
 //! count and the serial time in the peer's serial series (`c-serial`, one series over all
-//! invocations), and reports the peer's ratio to **its own language's serial time** (the
+//! invocations; `go-serial` for Go), and reports the peer's ratio to **its own language's serial time** (the
 //! `÷ serial` column, [`crate::harness::Comparison::ratio`]) and to the Rust serial time
 //! ([`crate::harness::Comparison::rust_ratio`]). `offshoot ÷ best peer` compares ratios to
 //! each contender's own serial program, so a peer is judged on what its runtime makes of its
@@ -47,12 +48,15 @@
 //!
 //! # Building
 //!
-//! The peer's source is compiled into the binary (`include_str!`); before a run the suite
-//! writes it next to the binary, under `<target>/<profile>/peers/`, and compiles it there
-//! once, the executable named by a hash of the source and the compiler command, so an edit
-//! rebuilds it and a rerun reuses it. A missing toolchain (no `gcc`, or `$CC`) or a failed
-//! build skips that contender with a one-line reason; the run goes on without it.
-//! `scripts/peers.sh` installs the toolchains.
+//! The peer's sources are compiled into the binary (`include_str!`); before a run the suite
+//! writes them next to the binary, under `<target>/<profile>/peers/`, and builds them there
+//! once (`gcc -O2 -fopenmp -ffp-contract=off`, or `$CC`; `go build` with the installed
+//! toolchain only, `GOTOOLCHAIN=local`, no proxy: the Go peer uses the standard library
+//! alone, or `$GO`), the executable named by a hash of the sources and the toolchain's
+//! version, so an edit rebuilds it and a rerun reuses it (a C build takes about a second, a
+//! first Go build some seconds). A missing toolchain or a failed build skips that contender
+//! with a one-line reason; the run goes on without it. `scripts/peers.sh` installs the
+//! toolchains.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -160,25 +164,103 @@ pub fn invoke(
     parse_output(&String::from_utf8_lossy(&out.stdout))
 }
 
-/// How a peer is built: its source and the build function for its language.
+/// How a peer is built: its source files and the build function for its language.
 struct Recipe {
     contender: Contender,
-    /// File name of the source, e.g. `omp.c`.
-    file: &'static str,
-    source: &'static str,
-    /// Builds `src` (written to disk) into `exe`; `Err` is the reason to skip.
+    /// The source files (name, text), written into a fresh build folder.
+    files: &'static [(&'static str, &'static str)],
+    /// Builds the sources in `src` (a folder) into `exe`; `Err` is the reason to skip.
     build: fn(src: &Path, exe: &Path) -> Result<(), String>,
-    /// The compiler command, part of the cache key.
+    /// The compiler command and version, part of the cache key; `Err` when it is missing.
     toolchain: fn() -> Result<String, String>,
 }
 
-const RECIPES: &[Recipe] = &[Recipe {
-    contender: Contender::COpenmp,
-    file: "omp.c",
-    source: include_str!("../../peers/c/omp.c"),
-    build: build_c_openmp,
-    toolchain: c_toolchain,
-}];
+const RECIPES: &[Recipe] = &[
+    Recipe {
+        contender: Contender::COpenmp,
+        files: &[("omp.c", include_str!("../../peers/c/omp.c"))],
+        build: build_c_openmp,
+        toolchain: c_toolchain,
+    },
+    Recipe {
+        contender: Contender::Go,
+        files: &[
+            ("go.mod", include_str!("../../peers/go/go.mod")),
+            ("main.go", include_str!("../../peers/go/main.go")),
+        ],
+        build: build_go,
+        toolchain: go_toolchain,
+    },
+];
+
+/// The first error line of a failed build's output (or its first line).
+fn first_error(stderr: &[u8]) -> String {
+    let stderr = String::from_utf8_lossy(stderr);
+    stderr
+        .lines()
+        .find(|l| l.contains("error"))
+        .or_else(|| stderr.lines().next())
+        .unwrap_or("no message")
+        .trim()
+        .to_string()
+}
+
+fn go_command() -> String {
+    std::env::var("GO")
+        .ok()
+        .filter(|c| !c.trim().is_empty())
+        .unwrap_or_else(|| "go".to_string())
+}
+
+/// `go` with the environment of an offline build of a standard-library-only module: the
+/// installed toolchain only (no toolchain download), modules from the module file alone.
+fn go(args: &[&str]) -> Command {
+    let mut cmd = Command::new(go_command());
+    cmd.args(args)
+        .env("GOTOOLCHAIN", "local")
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOPROXY", "off")
+        .env("CGO_ENABLED", "0");
+    // Go needs a build cache; without a home folder (some CI), one in the system's temp.
+    if std::env::var_os("GOCACHE").is_none() && std::env::var_os("HOME").is_none() {
+        cmd.env(
+            "GOCACHE",
+            std::env::temp_dir().join("offshoot-peers-go-build"),
+        );
+    }
+    cmd
+}
+
+fn go_toolchain() -> Result<String, String> {
+    let out = go(&["version"]).output().map_err(|_| {
+        format!(
+            "`{}` not found (scripts/peers.sh installs Go)",
+            go_command()
+        )
+    })?;
+    if !out.status.success() {
+        return Err(format!("`{} version` failed", go_command()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn build_go(src: &Path, exe: &Path) -> Result<(), String> {
+    let exe = std::path::absolute(exe).map_err(|e| format!("{}: {e}", exe.display()))?;
+    let out = go(&["build", "-o"])
+        .arg(&exe)
+        .arg(".")
+        .current_dir(src)
+        .output()
+        .map_err(|e| format!("running `{} build`: {e}", go_command()))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "`{} build` failed: {}",
+        go_command(),
+        first_error(&out.stderr)
+    ))
+}
 
 const C_FLAGS: [&str; 4] = ["-O2", "-fopenmp", "-ffp-contract=off", "-std=gnu11"];
 
@@ -209,22 +291,16 @@ fn build_c_openmp(src: &Path, exe: &Path) -> Result<(), String> {
         .args(C_FLAGS)
         .arg("-o")
         .arg(exe)
-        .arg(src)
+        .arg(src.join("omp.c"))
         .output()
         .map_err(|e| format!("running `{cc}`: {e}"))?;
     if out.status.success() {
         return Ok(());
     }
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let first = stderr
-        .lines()
-        .find(|l| l.contains("error"))
-        .or_else(|| stderr.lines().next())
-        .unwrap_or("no message");
     Err(format!(
         "`{cc} {}` failed (is libgomp installed? scripts/peers.sh): {}",
         C_FLAGS.join(" "),
-        first.trim()
+        first_error(&out.stderr)
     ))
 }
 
@@ -254,7 +330,11 @@ pub fn build(contender: Contender, dir: &Path) -> Result<PathBuf, String> {
         .find(|r| r.contender == contender)
         .ok_or_else(|| format!("{} is not a peer", contender.name()))?;
     let toolchain = (recipe.toolchain)()?;
-    let key = fnv1a(format!("{toolchain}\n{}", recipe.source).as_bytes());
+    let mut keyed = toolchain.into_bytes();
+    for (name, text) in recipe.files {
+        keyed.extend_from_slice(format!("\n{name}\n{text}").as_bytes());
+    }
+    let key = fnv1a(&keyed);
     let stem = format!("{}-{key:016x}", contender.name());
     let exe = dir.join(&stem);
     if exe.is_file() {
@@ -264,14 +344,22 @@ pub fn build(contender: Contender, dir: &Path) -> Result<PathBuf, String> {
     // Build under names of this process's own, then rename: two suites (or a suite and the
     // tests) building at once never run a half-written executable.
     let pid = std::process::id();
-    let src = dir.join(format!("{stem}.{pid}.{}", recipe.file));
+    let src = dir.join(format!("{stem}.{pid}.src"));
     let tmp = dir.join(format!("{stem}.{pid}.tmp"));
-    std::fs::write(&src, recipe.source).map_err(|e| format!("writing {}: {e}", src.display()))?;
-    let built = (recipe.build)(&src, &tmp);
-    let _ = std::fs::remove_file(&src);
+    let built = write_sources(&src, recipe.files).and_then(|()| (recipe.build)(&src, &tmp));
+    let _ = std::fs::remove_dir_all(&src);
     built?;
     std::fs::rename(&tmp, &exe).map_err(|e| format!("moving the built peer into place: {e}"))?;
     Ok(exe)
+}
+
+fn write_sources(src: &Path, files: &[(&str, &str)]) -> Result<(), String> {
+    std::fs::create_dir_all(src).map_err(|e| format!("creating {}: {e}", src.display()))?;
+    for (name, text) in files {
+        let path = src.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// The peers of a run: the executable of each one built, the reason for each one skipped.
@@ -386,23 +474,25 @@ mod tests {
         assert!(e.starts_with("peer output line 2:"), "{e}");
     }
 
-    /// Builds the C/OpenMP peer and checks its serial and parallel answers at test size,
-    /// on 1 and 2 workers, for every kernel that lists it; skipped (with the reason printed)
-    /// where gcc is missing.
-    #[test]
-    fn c_openmp_peer_answers_match_rust_serial() {
+    /// Builds the peer and checks its serial and parallel answers at test size, on 1 and 2
+    /// workers, for every kernel that lists it; skipped (with the reason printed) where its
+    /// toolchain is missing.
+    fn peer_answers_match_rust_serial(peer: Contender, toolchain: fn() -> Result<String, String>) {
         let dir = cache_dir().unwrap();
-        let exe = match build(Contender::COpenmp, &dir) {
+        let exe = match build(peer, &dir) {
             Ok(exe) => exe,
-            Err(why) if c_toolchain().is_err() => {
-                eprintln!("skipped: c-openmp peer not built: {why}");
+            Err(why) if toolchain().is_err() => {
+                eprintln!("skipped: {} peer not built: {why}", peer.name());
                 return;
             }
-            Err(why) => panic!("gcc is here but the c-openmp peer does not build: {why}"),
+            Err(why) => panic!(
+                "the toolchain is here but the {} peer does not build: {why}",
+                peer.name()
+            ),
         };
         let with_peer: Vec<_> = kernels::all()
             .into_iter()
-            .filter(|k| k.contenders.contains(&Contender::COpenmp))
+            .filter(|k| k.contenders.contains(&peer))
             .collect();
         assert!(
             with_peer.len() >= 5,
@@ -421,5 +511,15 @@ mod tests {
                 assert_eq!(out.parallel.answer, input.answer, "{} on {workers}", k.name);
             }
         }
+    }
+
+    #[test]
+    fn c_openmp_peer_answers_match_rust_serial() {
+        peer_answers_match_rust_serial(Contender::COpenmp, c_toolchain);
+    }
+
+    #[test]
+    fn go_peer_answers_match_rust_serial() {
+        peer_answers_match_rust_serial(Contender::Go, go_toolchain);
     }
 }
