@@ -15,9 +15,10 @@ use std::time::{Duration, Instant};
 use clap::{Parser, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::harness::{self, KernelResult, Plan, Pools, Progress};
+use crate::harness::{self, Contender, KernelResult, Plan, Pools, Progress};
 use crate::kernels::{self, Size};
 use crate::machine::{self, Machine};
+use crate::peers::Peers;
 use crate::report::{self, Report};
 
 /// What to run.
@@ -89,6 +90,11 @@ pub struct Cli {
     /// Give up (exit 3) when a single run takes longer than this many seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     pub run_timeout: u64,
+
+    /// Peers in other languages to run, comma-separated (`c-openmp`, `go`), or `none`
+    /// (default: every peer whose toolchain is installed).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub peers: Vec<String>,
 
     /// List the kernels and exit.
     #[arg(long)]
@@ -177,6 +183,35 @@ fn worker_counts(cli: &Cli) -> Result<Vec<usize>, String> {
     Ok(workers)
 }
 
+/// The peers `--peers` names (all by default, none for `none`).
+fn select_peers(cli: &Cli) -> Result<Vec<Contender>, String> {
+    let all: Vec<Contender> = Contender::PARALLEL
+        .into_iter()
+        .filter(|c| c.is_peer())
+        .collect();
+    if cli.peers.is_empty() {
+        return Ok(all);
+    }
+    if cli.peers.len() == 1 && cli.peers[0].trim() == "none" {
+        return Ok(Vec::new());
+    }
+    cli.peers
+        .iter()
+        .map(|name| {
+            all.iter()
+                .copied()
+                .find(|c| c.name() == name.trim())
+                .ok_or_else(|| {
+                    let names: Vec<&str> = all.iter().map(|c| c.name()).collect();
+                    format!(
+                        "unknown peer `{name}`; peers: {}, or none",
+                        names.join(", ")
+                    )
+                })
+        })
+        .collect()
+}
+
 fn select_kernels(cli: &Cli) -> Result<Vec<kernels::KernelInfo>, String> {
     if cli.kernels.is_empty() {
         return Ok(kernels::all());
@@ -249,7 +284,19 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
         runs: cli.runs.unwrap_or(if size == Size::Full { 7 } else { 3 }),
         check_only: cli.check_only,
         run_timeout: Duration::from_secs(cli.run_timeout),
+        peers: Peers::none(),
     };
+    let mut plan = plan;
+    let chosen = select_peers(cli)?;
+    let wanted: Vec<Contender> = plan
+        .kernels
+        .iter()
+        .flat_map(|k| k.contenders.iter().copied())
+        .filter(|c| c.is_peer() && chosen.contains(c))
+        .collect();
+    if !wanted.is_empty() {
+        plan.peers = Peers::build_cached(wanted);
+    }
     let machine = Machine::detect();
     println!(
         "offshoot-bench {} — {} mode{}, workers {:?}, {} kernels",
@@ -289,6 +336,9 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
         kernels: Vec::new(),
     };
     print!("{}", report::machine_lines(&partial));
+    for (c, why) in plan.peers.skipped() {
+        println!("  peer {} skipped: {why}", c.name());
+    }
 
     let tty = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
     let total = plan.total_runs();
@@ -438,6 +488,22 @@ mod tests {
         assert_eq!(cli.mode, Mode::Micro);
         let bad = Cli::try_parse_from(["offshoot-bench", "quick", "--kernels", "nope"]).unwrap();
         assert!(select_kernels(&bad).is_err());
+    }
+
+    #[test]
+    fn peers_are_chosen_by_name_or_none() {
+        let peers = |args: &[&str]| {
+            let cli = Cli::try_parse_from(["offshoot-bench"].iter().chain(args)).unwrap();
+            select_peers(&cli)
+        };
+        assert_eq!(peers(&[]).unwrap(), [Contender::COpenmp, Contender::Go]);
+        assert_eq!(peers(&["--peers", "go"]).unwrap(), [Contender::Go]);
+        assert_eq!(peers(&["--peers", "none"]).unwrap(), []);
+        let e = peers(&["--peers", "java"]).unwrap_err();
+        assert!(
+            e.contains("unknown peer `java`; peers: c-openmp, go"),
+            "{e}"
+        );
     }
 
     #[test]

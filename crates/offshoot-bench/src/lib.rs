@@ -14,6 +14,7 @@ pub mod kernels;
 pub mod machine;
 pub mod micro;
 pub mod par;
+pub mod peers;
 pub mod report;
 pub mod rng;
 pub mod svg;

@@ -113,29 +113,45 @@ pub fn kernel_table(
         let _ = writeln!(out, " — all correct");
         return out;
     }
+    // With peers in other languages, `÷ serial` is each one's ratio to its own language's
+    // serial program and a last column gives every row's ratio to the Rust serial program.
+    let peers = !k.peer_serial.is_empty();
     let _ = writeln!(
         out,
-        "  {:>7}  {:<9} {:>10}  {:>20}  {:>8}",
-        "workers", "contender", "median", "min–max", "÷ serial"
+        "  {:>7}  {:<9} {:>10}  {:>20}  {:>8}{}",
+        "workers",
+        "contender",
+        "median",
+        "min–max",
+        "÷ serial",
+        if peers { "  ÷ rust serial" } else { "" }
     );
-    let row = |out: &mut String, w: &str, s: &Series, ratio: f64| {
+    let row = |out: &mut String, w: &str, s: &Series, own: f64| {
+        let rust = if peers {
+            format!("  {:>13}", fmt_ratio(s.median / k.serial.median))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "  {:>7}  {:<9} {:>10}  {:>20}  {:>8}",
+            "  {:>7}  {:<9} {:>10}  {:>20}  {:>8}{rust}",
             w,
             s.contender,
             fmt_time(s.median),
             fmt_range(s.min, s.max),
-            fmt_ratio(ratio)
+            fmt_ratio(s.median / own)
         );
     };
-    row(&mut out, "-", &k.serial, 1.0);
+    row(&mut out, "-", &k.serial, k.serial.median);
+    for s in &k.peer_serial {
+        row(&mut out, "-", s, s.median);
+    }
     for s in k.parallel.iter().filter(|s| s.workers.is_none()) {
-        row(&mut out, "-", s, s.median / k.serial.median);
+        row(&mut out, "-", s, own_serial_of(k, s));
     }
     for &w in workers {
         for s in k.parallel.iter().filter(|s| s.workers == Some(w)) {
-            row(&mut out, &w.to_string(), s, s.median / k.serial.median);
+            row(&mut out, &w.to_string(), s, own_serial_of(k, s));
         }
         if let Some(cmp) = k.comparisons.iter().find(|c| c.workers == w) {
             let _ = writeln!(
@@ -175,6 +191,16 @@ pub fn kernel_table(
     out
 }
 
+/// The median of the serial program `s`'s contender is compared with: its own language's
+/// for a peer, the Rust serial program's otherwise.
+fn own_serial_of(k: &KernelResult, s: &Series) -> f64 {
+    Contender::PARALLEL
+        .into_iter()
+        .find(|c| c.name() == s.contender)
+        .and_then(|c| k.own_serial(c))
+        .unwrap_or(k.serial.median)
+}
+
 /// The closing summary table of the terminal output: a column per parallel
 /// contender that some kernel of the report has ("-" where a kernel has not).
 pub fn summary_table(report: &Report) -> String {
@@ -182,9 +208,12 @@ pub fn summary_table(report: &Report) -> String {
     let _ = writeln!(
         out,
         "\nsummary: each cell is a contender's median time ÷ the plain serial program's median \
-         (lower is better; below 1.00 is faster than serial, 0.50 is a 2× speed-up).\n\
-         `offshoot ÷ best peer`: offshoot's median ÷ the fastest other runtime's at the same \
-         worker count (below 1.00: offshoot is faster; the peer is named)."
+         (lower is better; below 1.00 is faster than serial, 0.50 is a 2× speed-up); a peer in \
+         another language (c-openmp, go) is divided by its own language's serial program, and its \
+         `/rs` column by the Rust serial program.\n\
+         `offshoot ÷ best peer`: offshoot's ratio ÷ the best other runtime's ratio at the same \
+         worker count, each to its own serial program (below 1.00: offshoot is faster; the \
+         peer is named)."
     );
     let (header, rows) = summary_rows(report);
     let width = std::iter::once(&header)
@@ -215,6 +244,8 @@ fn summary_rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
         .map(String::from)
         .to_vec();
     header.extend(shown.iter().map(|c| c.name().to_string()));
+    let peers: Vec<Contender> = shown.iter().copied().filter(|c| c.is_peer()).collect();
+    header.extend(peers.iter().map(|c| format!("{}/rs", c.name())));
     header.push("offshoot ÷ best peer".to_string());
     let rows = report
         .kernels
@@ -231,6 +262,11 @@ fn summary_rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
                 shown
                     .iter()
                     .map(|&who| fmt_ratio(c.ratio(who).unwrap_or(f64::NAN))),
+            );
+            row.extend(
+                peers
+                    .iter()
+                    .map(|&who| fmt_ratio(c.rust_ratio(who).unwrap_or(f64::NAN))),
             );
             row.push(format!(
                 "{} ({})",
@@ -375,7 +411,15 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          the contender's median time divided by the serial median time (lower is better, \
          below 1 is a speed-up); `offshoot ÷ best peer` divides offshoot's median by the \
          fastest of the kernel's other contenders at the same worker count (below 1: offshoot \
-         is faster).\n",
+         is faster).\n\
+         - Peers in other languages (`c-openmp`: C with OpenMP tasks, `peers/c/omp.c`, gcc \
+         `-O2 -fopenmp`; `go`: a goroutine per fork and a `sync.WaitGroup`, \
+         `peers/go/main.go`, `go build`): an external program run once per worker count per \
+         round, which times its own serial version (`c-serial`, `go-serial`) and its parallel \
+         version after a warm-up run of each; its answers are checked against the Rust serial answer. Its `÷ serial` \
+         is its median ÷ its own serial program's median, its `÷ rust serial` the same median \
+         ÷ the Rust serial median; `offshoot ÷ best peer` compares ratios to each contender's \
+         own serial program. A peer whose toolchain is missing is skipped.\n",
         waiting_kernels(),
         mixed_kernels(),
         report.runs,
@@ -424,25 +468,33 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
             k.cutoff,
             k.source
         );
+        let peers = !k.peer_serial.is_empty();
         let _ = writeln!(
             md,
-            "| workers | contender | median | min–max | ÷ serial |\n|---:|---|---:|---:|---:|"
+            "| workers | contender | median | min–max | ÷ serial |{}\n|---:|---|---:|---:|---:|{}",
+            if peers { " ÷ rust serial |" } else { "" },
+            if peers { "---:|" } else { "" }
         );
-        let _ = writeln!(
-            md,
-            "| – | serial | {} | {} | 1.00 |",
-            fmt_time(k.serial.median),
-            fmt_range(k.serial.min, k.serial.max)
-        );
-        for s in &k.parallel {
+        let serial_rows = std::iter::once(&k.serial).chain(&k.peer_serial);
+        for s in serial_rows.chain(&k.parallel) {
             let workers = s.workers.map_or("–".to_string(), |w| w.to_string());
+            let rust = if peers {
+                format!(" {} |", fmt_ratio(s.median / k.serial.median))
+            } else {
+                String::new()
+            };
+            let own = if k.peer_serial.iter().any(|p| std::ptr::eq(p, s)) {
+                s.median
+            } else {
+                own_serial_of(k, s)
+            };
             let _ = writeln!(
                 md,
-                "| {workers} | {} | {} | {} | {} |",
+                "| {workers} | {} | {} | {} | {} |{rust}",
                 s.contender,
                 fmt_time(s.median),
                 fmt_range(s.min, s.max),
-                fmt_ratio(s.median / k.serial.median)
+                fmt_ratio(s.median / own)
             );
         }
         let _ = writeln!(md);
@@ -570,11 +622,39 @@ pub(crate) mod tests {
             prepare_seconds: 0.0,
             serial: series("serial", None, 1.0),
             parallel,
+            peer_serial: Vec::new(),
             comparisons: Vec::new(),
             offshoot_counters: Vec::new(),
         };
         k.compare(&[1]);
         k
+    }
+
+    #[test]
+    fn a_peer_is_compared_with_its_own_serial_program() {
+        // Rust serial 1 s; C serial 0.25 s; c-openmp 0.2 s; offshoot 0.5 s.
+        let mut k = kernel(
+            "forks",
+            vec![
+                series("offshoot", Some(1), 0.5),
+                series("c-openmp", Some(1), 0.2),
+            ],
+        );
+        k.peer_serial = vec![series("c-serial", None, 0.25)];
+        k.compare(&[1]);
+        let c = &k.comparisons[0];
+        assert_eq!(c.ratio(Contender::COpenmp), Some(0.8));
+        assert_eq!(c.rust_ratio(Contender::COpenmp), Some(0.2));
+        assert_eq!(c.best_peer, "c-openmp");
+        assert!((c.offshoot_vs_best_peer - 0.5 / 0.8).abs() < 1e-12);
+        let table = kernel_table(&k, &[1], false, false);
+        assert!(table.contains("÷ rust serial"), "{table}");
+        let row = table.lines().find(|l| l.contains("c-openmp")).unwrap();
+        assert!(row.trim_end().ends_with("0.80           0.20"), "{table}");
+        let mut report = two_kernel_report();
+        report.kernels = vec![k];
+        let summary = summary_table(&report);
+        assert!(summary.contains("c-openmp/rs"), "{summary}");
     }
 
     /// A measured quick-mode report at one worker: `forks` (offshoot and rayon) and

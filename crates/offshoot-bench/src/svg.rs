@@ -30,6 +30,8 @@ fn color(c: Contender) -> RGBColor {
         Contender::Chili => RGBColor(0x75, 0x70, 0xb3),
         Contender::Tokio => RGBColor(0xe7, 0x29, 0x8a),
         Contender::Threads => RGBColor(0xa6, 0x76, 0x1d),
+        Contender::COpenmp => RGBColor(0x1f, 0x78, 0xb4),
+        Contender::Go => RGBColor(0x00, 0xad, 0xd8),
         Contender::Serial => RGBColor(0x44, 0x44, 0x44),
     }
 }
@@ -164,7 +166,9 @@ fn panel(
                 continue;
             };
             let x = (g * per_group) as f64 + 0.5 + i as f64;
-            bars.push((x, c, s.median / k.serial.median));
+            // A peer's bar is its ratio to its own language's serial program.
+            let own = k.own_serial(c).unwrap_or(f64::NAN);
+            bars.push((x, c, s.median / own));
         }
     }
     let finite = bars

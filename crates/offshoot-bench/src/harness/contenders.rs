@@ -36,11 +36,17 @@ pub enum Contender {
     /// threads it starts (one per task), so this contender has no worker
     /// count and runs outside every pool.
     Threads,
+    /// C with OpenMP tasks (`peers/c/omp.c`, gcc `-O2 -fopenmp`): a peer in another language,
+    /// an external process the harness runs once per worker count (see [`crate::peers`]).
+    COpenmp,
+    /// Go with a goroutine per fork and a `sync.WaitGroup` (`peers/go/main.go`, `go build`,
+    /// `runtime.GOMAXPROCS(workers)`): a peer in another language, like [`Contender::COpenmp`].
+    Go,
 }
 
 impl Contender {
     /// Every parallel contender, in report order.
-    pub const PARALLEL: [Contender; 8] = [
+    pub const PARALLEL: [Contender; 10] = [
         Contender::Offshoot,
         Contender::OffshootCt,
         Contender::OffshootAf,
@@ -49,11 +55,23 @@ impl Contender {
         Contender::Chili,
         Contender::Tokio,
         Contender::Threads,
+        Contender::COpenmp,
+        Contender::Go,
     ];
 
     /// The contenders of the fork-join kernels (most of the suite).
     pub const FORK_JOIN: &'static [Contender] =
         &[Contender::Offshoot, Contender::Rayon, Contender::Chili];
+
+    /// [`Contender::FORK_JOIN`] and the peers in other languages, for the fork-join kernels
+    /// that have peer versions (`peers/`).
+    pub const FORK_JOIN_PEERS: &'static [Contender] = &[
+        Contender::Offshoot,
+        Contender::Rayon,
+        Contender::Chili,
+        Contender::COpenmp,
+        Contender::Go,
+    ];
 
     /// The search kernels' contenders: offshoot's eureka, its token and
     /// no-termination variants, and rayon's idiom.
@@ -95,6 +113,22 @@ impl Contender {
         )
     }
 
+    /// Whether it is a peer in another language: an external program with its own serial
+    /// version, run as a process ([`crate::peers`]), never through [`Pools::run`].
+    pub fn is_peer(self) -> bool {
+        matches!(self, Contender::COpenmp | Contender::Go)
+    }
+
+    /// The name of a peer's own serial program (`c-serial`); `None` for the Rust contenders,
+    /// whose serial program is `serial`.
+    pub fn peer_serial_name(self) -> Option<&'static str> {
+        match self {
+            Contender::COpenmp => Some("c-serial"),
+            Contender::Go => Some("go-serial"),
+            _ => None,
+        }
+    }
+
     /// Lower-case name.
     pub fn name(self) -> &'static str {
         match self {
@@ -107,11 +141,14 @@ impl Contender {
             Contender::Chili => "chili",
             Contender::Tokio => "tokio",
             Contender::Threads => "threads",
+            Contender::COpenmp => "c-openmp",
+            Contender::Go => "go",
         }
     }
 
-    /// Whether it runs in one of the [`Pools`], once per worker count;
-    /// `serial` and `threads` run on threads of their own, once per round.
+    /// Whether it runs once per worker count (in one of the [`Pools`], or, for a peer, as a
+    /// process given the worker count); `serial` and `threads` run on threads of their own,
+    /// once per round.
     pub fn pooled(self) -> bool {
         !matches!(self, Contender::Serial | Contender::Threads)
     }
@@ -177,6 +214,9 @@ impl Pools {
                 inst.chili(&mut scope);
             }
             Contender::Tokio => inst.tokio(&self.tokio),
+            Contender::COpenmp | Contender::Go => {
+                panic!("{} is a peer process, not run in a pool", contender.name())
+            }
         }
     }
 }

@@ -13,6 +13,12 @@
 //! a wrong answer, a panic or a run longer than the watchdog's limit stops
 //! the suite with an error naming kernel, contender and worker count.
 //!
+//! Peers in other languages ([`crate::peers`]) take their slots like the pooled contenders
+//! (one per worker count per round) but run as a process that times its own serial and
+//! parallel versions; they have no separate warm-up run (the process warms up itself, none
+//! when only checking), their answers are checked against the Rust serial answer, and a peer
+//! whose toolchain is missing ([`Plan::peers`]) is left out of the run.
+//!
 //! This file is the run loop; `contenders.rs` holds who runs (the contenders, their pools
 //! and counters) and `results.rs` what a run produces (series, comparisons, results).
 
@@ -22,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use crate::kernels::{Instance, KernelInfo, Size};
 use crate::machine::cpu_time;
+use crate::peers::{self, PeerInput, Peers};
 
 mod contenders;
 mod results;
@@ -71,24 +78,43 @@ pub struct Plan {
     pub check_only: bool,
     /// Longest a single run may take before the suite gives up.
     pub run_timeout: Duration,
+    /// The peers in other languages that were built (the others are left out).
+    pub peers: Peers,
 }
 
 impl Plan {
+    /// The contenders of `kernel` that this run has: all but the peers not built.
+    pub fn contenders(&self, kernel: &KernelInfo) -> Vec<Contender> {
+        kernel
+            .contenders
+            .iter()
+            .copied()
+            .filter(|c| !c.is_peer() || self.peers.exe(*c).is_some())
+            .collect()
+    }
+
     /// The run slots of one kernel: serial, then its unpooled contenders,
-    /// then its pooled contenders at every worker count.
+    /// then its pooled contenders (and peers) at every worker count.
     pub fn slots(&self, kernel: &KernelInfo) -> usize {
-        let pooled = kernel.contenders.iter().filter(|c| c.pooled()).count();
-        1 + (kernel.contenders.len() - pooled) + pooled * self.workers.len()
+        let contenders = self.contenders(kernel);
+        let pooled = contenders.iter().filter(|c| c.pooled()).count();
+        1 + (contenders.len() - pooled) + pooled * self.workers.len()
     }
 
     /// Runs of one kernel: the serial reference run, the warm-up runs (none
-    /// when only checking) and the rounds.
+    /// when only checking, none for the peers, which warm up themselves) and the rounds.
     pub fn runs_per_kernel(&self, kernel: &KernelInfo) -> u64 {
         let slots = self.slots(kernel);
+        let peer_slots = self
+            .contenders(kernel)
+            .iter()
+            .filter(|c| c.is_peer())
+            .count()
+            * self.workers.len();
         let (warm, rounds) = if self.check_only {
             (1, 1)
         } else {
-            (slots, self.runs)
+            (1 + slots - 1 - peer_slots, self.runs)
         };
         (warm + rounds * slots) as u64
     }
@@ -184,12 +210,13 @@ fn run_kernel(
 
     // Slot 0 is serial; then the unpooled contenders; then every pooled
     // contender at every worker count.
+    let contenders = plan.contenders(kernel);
     let mut slots: Vec<(Contender, Option<&Pools>)> = vec![(Contender::Serial, None)];
-    for &c in kernel.contenders.iter().filter(|c| !c.pooled()) {
+    for &c in contenders.iter().filter(|c| !c.pooled()) {
         slots.push((c, None));
     }
     for p in pools {
-        for &c in kernel.contenders.iter().filter(|c| c.pooled()) {
+        for &c in contenders.iter().filter(|c| c.pooled()) {
             slots.push((c, Some(p)));
         }
     }
@@ -206,6 +233,22 @@ fn run_kernel(
     inst.accept_reference()
         .map_err(|e| fail(Contender::Serial, None, format!("wrong answer: {e}")))?;
 
+    // The peers' input and expected answer, from the accepted serial run.
+    let peer_input = if contenders.iter().any(|c| c.is_peer()) {
+        let input = inst.peer_input().map_err(|e| {
+            let peer = contenders.iter().find(|c| c.is_peer()).expect("a peer");
+            fail(*peer, None, format!("no peer input: {e}"))
+        })?;
+        Some(input)
+    } else {
+        None
+    };
+    let mut peer_serial: Vec<Series> = contenders
+        .iter()
+        .filter_map(|c| c.peer_serial_name())
+        .map(|name| Series::named(name, None))
+        .collect();
+
     let mut serial = Series::new(Contender::Serial, None);
     let mut parallel: Vec<Series> = slots[1..]
         .iter()
@@ -214,8 +257,8 @@ fn run_kernel(
     let mut counters: Vec<WorkerCounters> = Vec::new();
 
     if !plan.check_only {
-        // Warm-up of every parallel slot (checked, not recorded).
-        for &(c, p) in &slots[1..] {
+        // Warm-up of every parallel slot but the peers' (checked, not recorded).
+        for &(c, p) in slots[1..].iter().filter(|(c, _)| !c.is_peer()) {
             one_run(kernel.name, &mut *inst, c, p, progress, watchdog)?;
             inst.check()
                 .map_err(|e| fail(c, p.map(|p| p.workers), format!("wrong answer: {e}")))?;
@@ -227,6 +270,28 @@ fn run_kernel(
         for i in 0..slots.len() {
             let slot = (i + round) % slots.len();
             let (c, p) = slots[slot];
+            if c.is_peer() {
+                let workers = p.map_or(1, |p| p.workers);
+                let input = peer_input.as_ref().expect("built with the peers");
+                let warmups = usize::from(!plan.check_only);
+                let (own, sample) = peer_run(
+                    plan,
+                    kernel.name,
+                    c,
+                    workers,
+                    warmups,
+                    input,
+                    progress,
+                    watchdog,
+                )?;
+                if let Some(name) = c.peer_serial_name() {
+                    if let Some(s) = peer_serial.iter_mut().find(|s| s.contender == name) {
+                        s.push(own);
+                    }
+                }
+                parallel[slot - 1].push(sample);
+                continue;
+            }
             let before = p
                 .filter(|_| c == Contender::Offshoot)
                 .map(|p| Counters::of(&p.offshoot));
@@ -259,6 +324,7 @@ fn run_kernel(
         prepare_seconds,
         serial,
         parallel,
+        peer_serial,
         comparisons: Vec::new(),
         offshoot_counters: counters,
     };
@@ -266,6 +332,57 @@ fn run_kernel(
     progress.start(kernel.name, "releasing input");
     drop(inst);
     Ok(result)
+}
+
+/// One invocation of a peer process at `workers`: its answers checked against the Rust
+/// serial answer; its own serial run's and its parallel run's times, as the peer measured
+/// them (no CPU time).
+#[allow(clippy::too_many_arguments)]
+fn peer_run(
+    plan: &Plan,
+    kernel: &str,
+    contender: Contender,
+    workers: usize,
+    warmups: usize,
+    input: &PeerInput,
+    progress: &dyn Progress,
+    watchdog: &Watchdog,
+) -> Result<(Sample, Sample), Failure> {
+    let fail = |message: String| Failure {
+        kernel: kernel.to_string(),
+        contender: contender.name().to_string(),
+        workers: Some(workers),
+        message,
+    };
+    let exe = plan
+        .peers
+        .exe(contender)
+        .ok_or_else(|| fail("the peer was not built".to_string()))?;
+    let label = format!("{} ({workers}w)", contender.name());
+    progress.start(kernel, &label);
+    watchdog.set(Some(format!("kernel `{kernel}`, {label}")));
+    let out = peers::invoke(exe, kernel, workers, warmups, input);
+    watchdog.set(None);
+    progress.finish_run();
+    let out = out.map_err(fail)?;
+    for (what, timed) in [("its serial version", &out.serial), ("", &out.parallel)] {
+        if timed.answer != input.answer {
+            let who = if what.is_empty() {
+                String::new()
+            } else {
+                format!(" ({what})")
+            };
+            return Err(fail(format!(
+                "wrong answer{who}: {}, Rust serial answer {}",
+                timed.answer, input.answer
+            )));
+        }
+    }
+    let sample = |t: &peers::Timed| Sample {
+        wall: Duration::from_secs_f64(t.seconds),
+        cpu: None,
+    };
+    Ok((sample(&out.serial), sample(&out.parallel)))
 }
 
 /// One checked-for-panic, timed run (reset untimed).
@@ -363,6 +480,12 @@ mod tests {
             self.reference = self.last;
             Ok(())
         }
+        fn peer_input(&self) -> Result<PeerInput, String> {
+            Ok(PeerInput {
+                args: vec!["7".to_string()],
+                answer: "1".to_string(),
+            })
+        }
         fn check(&self) -> Result<(), String> {
             if self.last == self.reference {
                 Ok(())
@@ -430,6 +553,7 @@ mod tests {
             runs: 3,
             check_only,
             run_timeout: Duration::from_secs(60),
+            peers: Peers::none(),
         }
     }
 
@@ -523,6 +647,60 @@ mod tests {
             (failure.contender.as_str(), failure.workers),
             ("threads", None)
         );
+    }
+
+    /// A shell script standing in for a peer: prints `serial 0.25 1` and `parallel <w/10>
+    /// <answer>` (the worker count is its second argument).
+    #[cfg(unix)]
+    fn script_peer(name: &str, parallel_answer: &str) -> std::path::PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("offshoot-peer-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        let script = format!(
+            "#!/bin/sh\n[ \"$1 $3 $4\" = \"faulty 0 7\" ] || [ \"$1 $3 $4\" = \"faulty 1 7\" ] || exit 9\n\
+             echo \"serial 0.25 1\"\necho \"parallel 0.$2 {parallel_answer}\"\n"
+        );
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_peer_runs_per_worker_count_and_its_wrong_answer_is_reported() {
+        let contenders: &'static [Contender] = &[Contender::Offshoot, Contender::COpenmp];
+        let mut p = plan_with(all_right, false, contenders);
+        p.peers = Peers::given(vec![(Contender::COpenmp, script_peer("right", "1"))]);
+        assert_eq!(p.runs_per_kernel(&p.kernels[0]), 3 + 3 * 5);
+        let k = &run_suite(&p, &pools(), &Quiet).unwrap()[0];
+        let peer = k.series(Contender::COpenmp, 2).unwrap();
+        assert_eq!(peer.seconds, [0.2, 0.2, 0.2]);
+        assert_eq!(k.peer_serial[0].contender, "c-serial");
+        assert_eq!(k.peer_serial[0].seconds.len(), 6);
+        let c = &k.comparisons[1];
+        assert_eq!(c.c_openmp_ratio, Some(0.2 / 0.25));
+
+        p.check_only = true;
+        p.peers = Peers::given(vec![(Contender::COpenmp, script_peer("wrong", "2"))]);
+        let failure = run_suite(&p, &pools(), &Quiet).unwrap_err();
+        assert_eq!(
+            (failure.contender.as_str(), failure.workers),
+            ("c-openmp", Some(1))
+        );
+        assert!(
+            failure
+                .message
+                .contains("wrong answer: 2, Rust serial answer 1"),
+            "{failure}"
+        );
+
+        // Without the peer built, the kernel runs without it.
+        p.peers = Peers::none();
+        let k = &run_suite(&p, &pools(), &Quiet).unwrap()[0];
+        assert!(!k.has(Contender::COpenmp) && k.peer_serial.is_empty());
+        let script = script_peer("right", "1");
+        let _ = std::fs::remove_dir_all(script.parent().unwrap());
     }
 
     #[test]

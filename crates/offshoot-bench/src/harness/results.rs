@@ -37,8 +37,13 @@ pub struct Series {
 
 impl Series {
     pub(super) fn new(contender: Contender, workers: Option<usize>) -> Self {
+        Self::named(contender.name(), workers)
+    }
+
+    /// A series under another name than a contender's (a peer's own serial program).
+    pub(super) fn named(name: &str, workers: Option<usize>) -> Self {
         Self {
-            contender: contender.name().to_string(),
+            contender: name.to_string(),
             workers,
             seconds: Vec::new(),
             cpu_seconds: Vec::new(),
@@ -85,7 +90,9 @@ pub struct WorkerCounters {
 
 /// Derived numbers for one worker count.
 ///
-/// Every ratio is a median time ÷ the serial median time. A contender the
+/// Every ratio is a median time ÷ the serial median time: the Rust serial program's for the
+/// Rust contenders, the peer's own serial program's for a peer in another language (whose
+/// ratio to the Rust serial time is beside it, `*_rust_ratio`). A contender the
 /// kernel does not have has no ratio (left out of the JSON). The unpooled
 /// contender (`threads`) has one series, compared at every worker count.
 #[derive(Clone, Debug, Serialize)]
@@ -115,9 +122,22 @@ pub struct Comparison {
     /// The OS threads' median ÷ serial median.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub threads_ratio: Option<f64>,
-    /// The fastest of the kernel's other contenders.
+    /// C/OpenMP's median ÷ the median of its own C serial program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub c_openmp_ratio: Option<f64>,
+    /// C/OpenMP's median ÷ the Rust serial median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub c_openmp_rust_ratio: Option<f64>,
+    /// Go's median ÷ the median of its own Go serial program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub go_ratio: Option<f64>,
+    /// Go's median ÷ the Rust serial median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub go_rust_ratio: Option<f64>,
+    /// The fastest of the kernel's other contenders, by ratio to its own serial program.
     pub best_peer: String,
-    /// offshoot's median ÷ the best peer's median (< 1: offshoot is faster).
+    /// offshoot's ratio ÷ the best peer's ratio, each to its own serial program (< 1:
+    /// offshoot is faster; for the Rust contenders that is the medians' ratio).
     pub offshoot_vs_best_peer: f64,
 }
 
@@ -134,6 +154,18 @@ impl Comparison {
             Contender::Chili => self.chili_ratio,
             Contender::Tokio => self.tokio_ratio,
             Contender::Threads => self.threads_ratio,
+            Contender::COpenmp => self.c_openmp_ratio,
+            Contender::Go => self.go_ratio,
+        }
+    }
+
+    /// The ratio of `contender` to the Rust serial time (its [`Comparison::ratio`] for the
+    /// Rust contenders).
+    pub fn rust_ratio(&self, contender: Contender) -> Option<f64> {
+        match contender {
+            Contender::COpenmp => self.c_openmp_rust_ratio,
+            Contender::Go => self.go_rust_ratio,
+            c => self.ratio(c),
         }
     }
 }
@@ -158,6 +190,10 @@ pub struct KernelResult {
     /// Every parallel contender of the kernel: the unpooled ones first, then
     /// the pooled ones at every worker count.
     pub parallel: Vec<Series>,
+    /// The peers' own serial programs (one series per peer, e.g. `c-serial`, timed in every
+    /// invocation of the peer), in the order of the peers in `parallel`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub peer_serial: Vec<Series>,
     /// Ratios per worker count.
     pub comparisons: Vec<Comparison>,
     /// offshoot's counters for its last run per worker count.
@@ -181,12 +217,26 @@ impl KernelResult {
             .any(|s| s.contender == contender.name())
     }
 
+    /// The median of `contender`'s own serial program: the peer's serial series for a peer,
+    /// the Rust serial program's otherwise.
+    pub fn own_serial(&self, contender: Contender) -> Option<f64> {
+        match contender.peer_serial_name() {
+            None => Some(self.serial.median),
+            Some(name) => self
+                .peer_serial
+                .iter()
+                .find(|s| s.contender == name)
+                .map(|s| s.median),
+        }
+    }
+
     pub(crate) fn compare(&mut self, workers: &[usize]) {
         self.comparisons = workers
             .iter()
             .filter_map(|&w| {
                 let serial = self.serial.median;
-                let ratio = |c| self.series(c, w).map(|s| s.median / serial);
+                let ratio = |c| Some(self.series(c, w)?.median / self.own_serial(c)?);
+                let rust_ratio = |c| self.series(c, w).map(|s| s.median / serial);
                 let offshoot = ratio(Contender::Offshoot)?;
                 let (best_peer, best) = Contender::PARALLEL
                     .into_iter()
@@ -203,6 +253,10 @@ impl KernelResult {
                     chili_ratio: ratio(Contender::Chili),
                     tokio_ratio: ratio(Contender::Tokio),
                     threads_ratio: ratio(Contender::Threads),
+                    c_openmp_ratio: ratio(Contender::COpenmp),
+                    c_openmp_rust_ratio: rust_ratio(Contender::COpenmp),
+                    go_ratio: ratio(Contender::Go),
+                    go_rust_ratio: rust_ratio(Contender::Go),
                     best_peer: best_peer.name().to_string(),
                     offshoot_vs_best_peer: offshoot / best,
                 })

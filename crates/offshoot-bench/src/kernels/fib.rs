@@ -18,7 +18,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "n-th Fibonacci number by the doubly recursive definition, a fork per call",
     cutoff: "none",
     source: "Cilk-5 `fib` (Frigo, Leiserson, Randall 1998)",
-    contenders: crate::harness::Contender::FORK_JOIN,
+    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
     prepare,
 };
 
@@ -81,7 +81,8 @@ fn prepare(size: Size) -> Box<dyn Instance> {
     Box::new(
         plain(n, |n| par::<Offshoot>(*n))
             .with_rayon(|n| par::<Rayon>(*n))
-            .with_chili(|s, n| chili(s, *n)),
+            .with_chili(|s, n| chili(s, *n))
+            .with_peer_args(|n| vec![n.to_string()]),
     )
 }
 

@@ -32,7 +32,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "recursive divide-and-conquer f64 matrix multiply over quadrants, no temporaries",
     cutoff: "16x16 leaf blocks (Cilk-5 `notempmul`/`blockedmul` block edge)",
     source: "Cilk-5 `notempmul` (Frigo, Leiserson, Randall 1998)",
-    contenders: crate::harness::Contender::FORK_JOIN,
+    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
     prepare,
 };
 
@@ -176,6 +176,18 @@ pub fn naive(n: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
     c
 }
 
+/// The input generator's seed (the peers get it on their command line).
+const SEED: u64 = 0x6d61_746d;
+
+/// The answer the peers print: FNV-1a (64 bits) over the bit patterns of the product's
+/// elements in quadtree order, as 16 hex digits.
+pub fn digest(c: &[f64]) -> String {
+    let h = c.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
+        (h ^ x.to_bits()).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{h:016x}")
+}
+
 struct MatMul {
     n: usize,
     a_rows: Vec<f64>,
@@ -192,7 +204,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         Size::Quick => 512,
         Size::Full => 1024,
     };
-    let mut rng = SplitMix64::new(0x6d61_746d);
+    let mut rng = SplitMix64::new(SEED);
     let a_rows: Vec<f64> = (0..n * n).map(|_| rng.next_f64()).collect();
     let b_rows: Vec<f64> = (0..n * n).map(|_| rng.next_f64()).collect();
     Box::new(MatMul {
@@ -231,6 +243,16 @@ impl Instance for MatMul {
             .map_err(|e| format!("serial product differs from the naive product: {e}"))?;
         self.reference = Some(want);
         Ok(())
+    }
+    fn peer_input(&self) -> Result<crate::peers::PeerInput, String> {
+        let want = self
+            .reference
+            .as_ref()
+            .ok_or("no reference answer (serial run missing)")?;
+        Ok(crate::peers::PeerInput {
+            args: vec![self.n.to_string(), SEED.to_string()],
+            answer: digest(want),
+        })
     }
     fn check(&self) -> Result<(), String> {
         let want = self

@@ -15,6 +15,11 @@
 //! and the [`Instance`] methods of the others are never called (their default
 //! bodies panic, naming the kernel's mistake).
 //!
+//! Peers in other languages ([`crate::peers`]: `c-openmp`, `go`) run the same algorithm on
+//! the same input as external programs; a kernel that lists them
+//! ([`Contender::FORK_JOIN_PEERS`]: `fib`, `nqueens`, `par-for`, `matmul`, `tree-sum`) gives
+//! them their arguments and expected answer through [`Instance::peer_input`].
+//!
 //! Order of work: offshoot's and rayon's `join(a, b)` run `a` on the calling
 //! worker and offer `b` to others; chili's `Scope::join(a, b)` runs `b` itself
 //! and offers `a`. The chili versions therefore pass the serial program's
@@ -152,6 +157,12 @@ pub trait Instance: Send {
     fn threads(&mut self) {
         missing(Contender::Threads);
     }
+    /// Untimed, after [`Instance::accept_reference`]: the arguments and the expected answer
+    /// of the peers in other languages ([`crate::peers`]), for a kernel whose
+    /// [`KernelInfo::contenders`] lists one.
+    fn peer_input(&self) -> Result<crate::peers::PeerInput, String> {
+        Err("this kernel has no peer version".to_string())
+    }
     /// Untimed: validates the last (serial) answer against an independent
     /// oracle and keeps it as the reference for [`Instance::check`].
     fn accept_reference(&mut self) -> Result<(), String>;
@@ -268,6 +279,11 @@ impl<T: Copy + PartialEq + Debug> Answer<T> {
         oracle(value)?;
         self.reference = Some(value);
         Ok(())
+    }
+
+    /// The accepted reference answer, if any.
+    pub(crate) fn reference(&self) -> Option<T> {
+        self.reference
     }
 
     /// Compares the last answer with the reference.

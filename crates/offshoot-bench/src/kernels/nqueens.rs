@@ -23,7 +23,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "count all solutions of the n-queens problem, a fork per placement",
     cutoff: "none",
     source: "Cilk-5 `queens`, BOTS `nqueens`; counts from OEIS A000170",
-    contenders: crate::harness::Contender::FORK_JOIN,
+    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
     prepare,
 };
 
@@ -151,7 +151,8 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |n| par::<Offshoot>(*n),
         )
         .with_rayon(|n| par::<Rayon>(*n))
-        .with_chili(|s, n| chili(s, *n)),
+        .with_chili(|s, n| chili(s, *n))
+        .with_peer_args(|n| vec![n.to_string()]),
     )
 }
 

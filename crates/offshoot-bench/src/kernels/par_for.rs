@@ -22,7 +22,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "sum a trivial function of the index over 10^8 iterations",
     cutoff: "none (chili: blocks of 4096, it has no loop API)",
     source: "issue 5 / OPA forall loops (000 ch.6)",
-    contenders: crate::harness::Contender::FORK_JOIN,
+    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
     prepare,
 };
 
@@ -84,7 +84,8 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |n| offshoot(*n),
         )
         .with_rayon(|n| rayon(*n))
-        .with_chili(|s, n| chili(s, 0, *n)),
+        .with_chili(|s, n| chili(s, 0, *n))
+        .with_peer_args(|n| vec![n.to_string()]),
     )
 }
 

@@ -42,6 +42,7 @@ pub struct Plain<I, T> {
     chili: Option<fn(&mut chili::Scope<'_>, &I) -> T>,
     tokio: Option<fn(&tokio::runtime::Runtime, &I) -> T>,
     threads: Option<Version<I, T>>,
+    peer_args: Option<fn(&I) -> Vec<String>>,
     out: Answer<T>,
 }
 
@@ -93,6 +94,7 @@ impl<I, T: Copy + PartialEq + Debug + Send> Plain<I, T> {
             chili: None,
             tokio: None,
             threads: None,
+            peer_args: None,
             out: Answer::new(),
         }
     }
@@ -118,6 +120,13 @@ impl<I, T: Copy + PartialEq + Debug + Send> Plain<I, T> {
     /// Adds the version on OS threads (it starts and joins its own threads).
     pub fn with_threads(mut self, f: Version<I, T>) -> Self {
         self.threads = Some(f);
+        self
+    }
+
+    /// Gives the peers in other languages ([`crate::peers`]) their kernel arguments; their
+    /// answer is the reference answer as `{:?}` writes it (decimal for the integers).
+    pub fn with_peer_args(mut self, f: fn(&I) -> Vec<String>) -> Self {
+        self.peer_args = Some(f);
         self
     }
 
@@ -172,5 +181,16 @@ impl<I: Send, T: Copy + PartialEq + Debug + Send> Instance for Plain<I, T> {
     }
     fn check(&self) -> Result<(), String> {
         self.out.check()
+    }
+    fn peer_input(&self) -> Result<crate::peers::PeerInput, String> {
+        let args = self.peer_args.ok_or("this kernel has no peer version")?;
+        let answer = self
+            .out
+            .reference()
+            .ok_or("no reference answer (serial run missing)")?;
+        Ok(crate::peers::PeerInput {
+            args: args(&self.input),
+            answer: format!("{answer:?}"),
+        })
     }
 }

@@ -25,7 +25,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "sum over a balanced binary tree of heap-allocated nodes, a fork per inner node",
     cutoff: "none",
     source: "Spice / chili binary-tree sum; heartbeat scheduling (Acar et al. 2018)",
-    contenders: crate::harness::Contender::FORK_JOIN,
+    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
     prepare,
 };
 
@@ -96,6 +96,18 @@ pub fn chili(s: &mut chili::Scope<'_>, node: &Node) -> u64 {
     }
 }
 
+/// The depth of a balanced tree (its leftmost path's length): the peers build the same tree
+/// from it.
+fn depth_of(t: &Node) -> u32 {
+    let mut depth = 1;
+    let mut node = t;
+    while let Some(left) = &node.left {
+        depth += 1;
+        node = left;
+    }
+    depth
+}
+
 fn prepare(size: Size) -> Box<dyn Instance> {
     let depth = match size {
         Size::Test => 12,
@@ -113,7 +125,8 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |t| par::<Offshoot>(t),
         )
         .with_rayon(|t| par::<Rayon>(t))
-        .with_chili(|s, t| chili(s, t)),
+        .with_chili(|s, t| chili(s, t))
+        .with_peer_args(|t| vec![depth_of(t).to_string()]),
     )
 }
 

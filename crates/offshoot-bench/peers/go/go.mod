@@ -1,0 +1,3 @@
+module offshoot.example/peers
+
+go 1.21

@@ -1,0 +1,525 @@
+//! Peers in other languages: external programs that run a kernel's own serial and parallel
+//! versions in their language, timed by the harness round by round beside the Rust
+//! contenders (issue 20).
+//!
+//! # The protocol
+//!
+//! A peer is one program per language and runtime (`peers/c/omp.c`: C with OpenMP tasks, the
+//! [`Contender::COpenmp`] contender; `peers/go/`: Go with a goroutine per fork, the
+//! [`Contender::Go`] contender), built by the suite itself (see *Building*). The harness
+//! invokes it once per (kernel, worker count) slot of every round, as
+//!
+//! ```text
+//! <peer> <kernel> <workers> <warm-ups> <kernel arguments...>
+//! ```
+//!
+//! - `<kernel>` is the kernel's suite name (`fib`, `par-for`, ...); `<workers>` the worker
+//!   count (OpenMP: `omp_set_num_threads`); `<warm-ups>` how many untimed runs precede each
+//!   timed one (1 when timing, 0 in `--check-only` mode); the kernel arguments are what the
+//!   Rust kernel's instance gives ([`crate::kernels::Instance::peer_input`]: `fib 34` gets
+//!   `34`, `matmul` gets `512 1835103341`, the edge and the generator's seed), so the peer
+//!   builds the same input as the Rust kernel (untimed).
+//! - The peer runs its **own plain serial version** (warm-ups, then one timed run), then its
+//!   **parallel version** the same way, and prints exactly two result lines on stdout, in
+//!   this order:
+//!
+//!   ```text
+//!   serial <seconds> <answer>
+//!   parallel <seconds> <answer>
+//!   ```
+//!
+//!   `<seconds>` is the wall-clock time of the timed run (a finite decimal number >= 0, timed
+//!   by the peer around the call alone: process start and input building are not timed);
+//!   `<answer>` is one token in the kernel's answer format (decimal for the integer answers;
+//!   `matmul`: the FNV-1a hash of the product's `f64` bit patterns in quadtree order, 16 hex
+//!   digits). Blank lines are ignored; anything else on stdout is an error
+//!   ([`parse_output`]).
+//! - Exit status 0; anything else is a failure, reported with the peer's stderr.
+//!
+//! The harness checks both answers against the Rust serial answer (a wrong answer stops the
+//! suite like any contender's), records the parallel time as the peer's sample at that worker
+//! count and the serial time in the peer's serial series (`c-serial`, one series over all
+//! invocations; `go-serial` for Go), and reports the peer's ratio to **its own language's serial time** (the
+//! `÷ serial` column, [`crate::harness::Comparison::ratio`]) and to the Rust serial time
+//! ([`crate::harness::Comparison::rust_ratio`]). `offshoot ÷ best peer` compares ratios to
+//! each contender's own serial program, so a peer is judged on what its runtime makes of its
+//! own serial code, not on its compiler (gcc turns the doubly recursive `fib` into something
+//! several times faster than rustc's).
+//!
+//! # Building
+//!
+//! The peer's sources are compiled into the binary (`include_str!`); before a run the suite
+//! writes them next to the binary, under `<target>/<profile>/peers/`, and builds them there
+//! once (`gcc -O2 -fopenmp -ffp-contract=off`, or `$CC`; `go build` with the installed
+//! toolchain only, `GOTOOLCHAIN=local`, no proxy: the Go peer uses the standard library
+//! alone, or `$GO`), the executable named by a hash of the sources and the toolchain's
+//! version, so an edit rebuilds it and a rerun reuses it (a C build takes about a second, a
+//! first Go build some seconds). A missing toolchain or a failed build skips that contender
+//! with a one-line reason; the run goes on without it. `scripts/peers.sh` installs the
+//! toolchains.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::harness::Contender;
+
+/// What a peer needs for one kernel input: its command-line arguments and the answer it
+/// must print (the Rust serial answer, in the peer's format).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeerInput {
+    /// The kernel arguments (after kernel, workers and warm-ups).
+    pub args: Vec<String>,
+    /// The expected answer token.
+    pub answer: String,
+}
+
+/// One of the peer's two timed runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timed {
+    /// Wall-clock seconds of the run, as the peer measured it.
+    pub seconds: f64,
+    /// Its answer token.
+    pub answer: String,
+}
+
+/// What one peer invocation printed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PeerOutput {
+    /// The peer's own serial version.
+    pub serial: Timed,
+    /// The peer's parallel version at the requested worker count.
+    pub parallel: Timed,
+}
+
+/// Parses a peer's stdout: exactly a `serial` line, then a `parallel` line, each
+/// `<kind> <seconds> <answer>`; blank lines are ignored. The error names the offending line.
+pub fn parse_output(stdout: &str) -> Result<PeerOutput, String> {
+    let mut lines = stdout
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let mut expect = |kind: &str| -> Result<Timed, String> {
+        let (i, line) = lines
+            .next()
+            .ok_or_else(|| format!("peer output ended before its `{kind}` line"))?;
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let bad = |why: &str| {
+            format!(
+                "peer output line {}: {why}; expected `{kind} <seconds> <answer>`, got `{line}`",
+                i + 1
+            )
+        };
+        let [k, seconds, answer] = fields[..] else {
+            return Err(bad("not three fields"));
+        };
+        if k != kind {
+            return Err(bad(&format!("`{k}` where `{kind}` belongs")));
+        }
+        let seconds: f64 = seconds
+            .parse()
+            .map_err(|_| bad(&format!("`{seconds}` is not a number of seconds")))?;
+        if !seconds.is_finite() || seconds < 0.0 {
+            return Err(bad("the time must be finite and not negative"));
+        }
+        Ok(Timed {
+            seconds,
+            answer: answer.to_string(),
+        })
+    };
+    let serial = expect("serial")?;
+    let parallel = expect("parallel")?;
+    if let Some((i, line)) = lines.next() {
+        return Err(format!(
+            "peer output line {}: unexpected `{line}` after the `parallel` line",
+            i + 1
+        ));
+    }
+    Ok(PeerOutput { serial, parallel })
+}
+
+/// Runs the peer executable `exe` on one kernel input and parses what it prints.
+pub fn invoke(
+    exe: &Path,
+    kernel: &str,
+    workers: usize,
+    warmups: usize,
+    input: &PeerInput,
+) -> Result<PeerOutput, String> {
+    let out = Command::new(exe)
+        .arg(kernel)
+        .arg(workers.to_string())
+        .arg(warmups.to_string())
+        .args(&input.args)
+        .output()
+        .map_err(|e| format!("starting peer {}: {e}", exe.display()))?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "peer {} exited with {}: {}",
+            exe.display(),
+            out.status,
+            stderr.trim()
+        ));
+    }
+    parse_output(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// How a peer is built: its source files and the build function for its language.
+struct Recipe {
+    contender: Contender,
+    /// The source files (name, text), written into a fresh build folder.
+    files: &'static [(&'static str, &'static str)],
+    /// Builds the sources in `src` (a folder) into `exe`; `Err` is the reason to skip.
+    build: fn(src: &Path, exe: &Path) -> Result<(), String>,
+    /// The compiler command and version, part of the cache key; `Err` when it is missing.
+    toolchain: fn() -> Result<String, String>,
+}
+
+const RECIPES: &[Recipe] = &[
+    Recipe {
+        contender: Contender::COpenmp,
+        files: &[("omp.c", include_str!("../../peers/c/omp.c"))],
+        build: build_c_openmp,
+        toolchain: c_toolchain,
+    },
+    Recipe {
+        contender: Contender::Go,
+        files: &[
+            ("go.mod", include_str!("../../peers/go/go.mod")),
+            ("main.go", include_str!("../../peers/go/main.go")),
+        ],
+        build: build_go,
+        toolchain: go_toolchain,
+    },
+];
+
+/// The first error line of a failed build's output (or its first line).
+fn first_error(stderr: &[u8]) -> String {
+    let stderr = String::from_utf8_lossy(stderr);
+    stderr
+        .lines()
+        .find(|l| l.contains("error"))
+        .or_else(|| stderr.lines().next())
+        .unwrap_or("no message")
+        .trim()
+        .to_string()
+}
+
+fn go_command() -> String {
+    std::env::var("GO")
+        .ok()
+        .filter(|c| !c.trim().is_empty())
+        .unwrap_or_else(|| "go".to_string())
+}
+
+/// `go` with the environment of an offline build of a standard-library-only module: the
+/// installed toolchain only (no toolchain download), modules from the module file alone.
+fn go(args: &[&str]) -> Command {
+    let mut cmd = Command::new(go_command());
+    cmd.args(args)
+        .env("GOTOOLCHAIN", "local")
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOPROXY", "off")
+        .env("CGO_ENABLED", "0");
+    // Go needs a build cache; without a home folder (some CI), one in the system's temp.
+    if std::env::var_os("GOCACHE").is_none() && std::env::var_os("HOME").is_none() {
+        cmd.env(
+            "GOCACHE",
+            std::env::temp_dir().join("offshoot-peers-go-build"),
+        );
+    }
+    cmd
+}
+
+fn go_toolchain() -> Result<String, String> {
+    let out = go(&["version"]).output().map_err(|_| {
+        format!(
+            "`{}` not found (scripts/peers.sh installs Go)",
+            go_command()
+        )
+    })?;
+    if !out.status.success() {
+        return Err(format!("`{} version` failed", go_command()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn build_go(src: &Path, exe: &Path) -> Result<(), String> {
+    let exe = std::path::absolute(exe).map_err(|e| format!("{}: {e}", exe.display()))?;
+    let out = go(&["build", "-o"])
+        .arg(&exe)
+        .arg(".")
+        .current_dir(src)
+        .output()
+        .map_err(|e| format!("running `{} build`: {e}", go_command()))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "`{} build` failed: {}",
+        go_command(),
+        first_error(&out.stderr)
+    ))
+}
+
+const C_FLAGS: [&str; 4] = ["-O2", "-fopenmp", "-ffp-contract=off", "-std=gnu11"];
+
+fn c_compiler() -> String {
+    std::env::var("CC")
+        .ok()
+        .filter(|c| !c.trim().is_empty())
+        .unwrap_or_else(|| "gcc".to_string())
+}
+
+fn c_toolchain() -> Result<String, String> {
+    let cc = c_compiler();
+    let out = Command::new(&cc)
+        .arg("--version")
+        .output()
+        .map_err(|_| format!("`{cc}` not found (scripts/peers.sh installs gcc)"))?;
+    let version = String::from_utf8_lossy(&out.stdout);
+    Ok(format!(
+        "{cc} {} {}",
+        version.lines().next().unwrap_or(""),
+        C_FLAGS.join(" ")
+    ))
+}
+
+fn build_c_openmp(src: &Path, exe: &Path) -> Result<(), String> {
+    let cc = c_compiler();
+    let out = Command::new(&cc)
+        .args(C_FLAGS)
+        .arg("-o")
+        .arg(exe)
+        .arg(src.join("omp.c"))
+        .output()
+        .map_err(|e| format!("running `{cc}`: {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "`{cc} {}` failed (is libgomp installed? scripts/peers.sh): {}",
+        C_FLAGS.join(" "),
+        first_error(&out.stderr)
+    ))
+}
+
+/// FNV-1a, 64 bits: the cache key of a built peer (stable across Rust versions, unlike
+/// `DefaultHasher`).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Where built peers live: `peers/` beside the running executable (`target/release/peers`
+/// for the binary, `target/release/deps/peers` for the tests).
+pub fn cache_dir() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("locating the executable: {e}"))?;
+    Ok(exe
+        .parent()
+        .ok_or("the executable has no directory")?
+        .join("peers"))
+}
+
+/// Builds the peer of `contender` in `dir` unless a build of the same source and toolchain
+/// is there; returns the executable, or why the peer is skipped.
+pub fn build(contender: Contender, dir: &Path) -> Result<PathBuf, String> {
+    let recipe = RECIPES
+        .iter()
+        .find(|r| r.contender == contender)
+        .ok_or_else(|| format!("{} is not a peer", contender.name()))?;
+    let toolchain = (recipe.toolchain)()?;
+    let mut keyed = toolchain.into_bytes();
+    for (name, text) in recipe.files {
+        keyed.extend_from_slice(format!("\n{name}\n{text}").as_bytes());
+    }
+    let key = fnv1a(&keyed);
+    let stem = format!("{}-{key:016x}", contender.name());
+    let exe = dir.join(&stem);
+    if exe.is_file() {
+        return Ok(exe);
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    // Build under names of this process's own, then rename: two suites (or a suite and the
+    // tests) building at once never run a half-written executable.
+    let pid = std::process::id();
+    let src = dir.join(format!("{stem}.{pid}.src"));
+    let tmp = dir.join(format!("{stem}.{pid}.tmp"));
+    let built = write_sources(&src, recipe.files).and_then(|()| (recipe.build)(&src, &tmp));
+    let _ = std::fs::remove_dir_all(&src);
+    built?;
+    std::fs::rename(&tmp, &exe).map_err(|e| format!("moving the built peer into place: {e}"))?;
+    Ok(exe)
+}
+
+fn write_sources(src: &Path, files: &[(&str, &str)]) -> Result<(), String> {
+    std::fs::create_dir_all(src).map_err(|e| format!("creating {}: {e}", src.display()))?;
+    for (name, text) in files {
+        let path = src.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The peers of a run: the executable of each one built, the reason for each one skipped.
+#[derive(Clone, Debug, Default)]
+pub struct Peers {
+    ready: Vec<(Contender, PathBuf)>,
+    skipped: Vec<(Contender, String)>,
+}
+
+impl Peers {
+    /// No peers: every peer contender is left out of the run.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// Builds every peer among `contenders` (once each) in [`cache_dir`].
+    pub fn build_cached(contenders: impl IntoIterator<Item = Contender>) -> Self {
+        match cache_dir() {
+            Ok(dir) => Self::build(contenders, &dir),
+            Err(why) => Self::build_with(contenders, |_| Err(why.clone())),
+        }
+    }
+
+    /// Builds every peer among `contenders` (once each) in `dir`.
+    pub fn build(contenders: impl IntoIterator<Item = Contender>, dir: &Path) -> Self {
+        Self::build_with(contenders, |c| build(c, dir))
+    }
+
+    fn build_with(
+        contenders: impl IntoIterator<Item = Contender>,
+        mut build: impl FnMut(Contender) -> Result<PathBuf, String>,
+    ) -> Self {
+        let mut peers = Self::none();
+        for c in contenders.into_iter().filter(|c| c.is_peer()) {
+            if peers.ready.iter().any(|(r, _)| *r == c)
+                || peers.skipped.iter().any(|(s, _)| *s == c)
+            {
+                continue;
+            }
+            match build(c) {
+                Ok(exe) => peers.ready.push((c, exe)),
+                Err(why) => peers.skipped.push((c, why)),
+            }
+        }
+        peers
+    }
+
+    /// Peers given as ready-made executables (tests: a script standing in for a peer).
+    #[cfg(test)]
+    pub(crate) fn given(ready: Vec<(Contender, PathBuf)>) -> Self {
+        Self {
+            ready,
+            skipped: Vec::new(),
+        }
+    }
+
+    /// The executable of `contender`, if it was built.
+    pub fn exe(&self, contender: Contender) -> Option<&Path> {
+        self.ready
+            .iter()
+            .find(|(c, _)| *c == contender)
+            .map(|(_, p)| p.as_path())
+    }
+
+    /// The peers skipped, each with its reason.
+    pub fn skipped(&self) -> &[(Contender, String)] {
+        &self.skipped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::{self, Size};
+
+    #[test]
+    fn well_formed_output_parses() {
+        let out = parse_output("serial 0.5 42\n\nparallel 1e-3 42\n").unwrap();
+        assert_eq!(out.serial.seconds, 0.5);
+        assert_eq!(out.parallel.answer, "42");
+    }
+
+    #[test]
+    fn malformed_output_is_rejected_with_a_clear_error() {
+        let cases = [
+            ("", "ended before its `serial` line"),
+            ("serial 0.5 42\n", "ended before its `parallel` line"),
+            (
+                "parallel 0.5 42\nserial 0.5 42\n",
+                "`parallel` where `serial` belongs",
+            ),
+            ("serial 0.5\nparallel 0.5 42\n", "not three fields"),
+            (
+                "serial fast 42\nparallel 0.5 42\n",
+                "`fast` is not a number",
+            ),
+            ("serial -1 42\nparallel 0.5 42\n", "finite and not negative"),
+            (
+                "serial NaN 42\nparallel 0.5 42\n",
+                "finite and not negative",
+            ),
+            (
+                "serial 1 42\nparallel 0.5 42\nparallel 0.5 42\n",
+                "unexpected",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = parse_output(text).expect_err(text);
+            assert!(e.contains(want), "{text:?}: {e}");
+        }
+        let e = parse_output("serial 1 2\nparallel x 2\n").unwrap_err();
+        assert!(e.starts_with("peer output line 2:"), "{e}");
+    }
+
+    /// Builds the peer and checks its serial and parallel answers at test size, on 1 and 2
+    /// workers, for every kernel that lists it; skipped (with the reason printed) where its
+    /// toolchain is missing.
+    fn peer_answers_match_rust_serial(peer: Contender, toolchain: fn() -> Result<String, String>) {
+        let dir = cache_dir().unwrap();
+        let exe = match build(peer, &dir) {
+            Ok(exe) => exe,
+            Err(why) if toolchain().is_err() => {
+                eprintln!("skipped: {} peer not built: {why}", peer.name());
+                return;
+            }
+            Err(why) => panic!(
+                "the toolchain is here but the {} peer does not build: {why}",
+                peer.name()
+            ),
+        };
+        let with_peer: Vec<_> = kernels::all()
+            .into_iter()
+            .filter(|k| k.contenders.contains(&peer))
+            .collect();
+        assert!(
+            with_peer.len() >= 5,
+            "fib, nqueens, par-for, matmul, tree-sum"
+        );
+        for k in with_peer {
+            let mut inst = (k.prepare)(Size::Test);
+            inst.reset();
+            inst.serial();
+            inst.accept_reference().unwrap();
+            let input = inst.peer_input().unwrap();
+            for workers in [1, 2] {
+                let out = invoke(&exe, k.name, workers, 0, &input)
+                    .unwrap_or_else(|e| panic!("{}: {e}", k.name));
+                assert_eq!(out.serial.answer, input.answer, "{} serial", k.name);
+                assert_eq!(out.parallel.answer, input.answer, "{} on {workers}", k.name);
+            }
+        }
+    }
+
+    #[test]
+    fn c_openmp_peer_answers_match_rust_serial() {
+        peer_answers_match_rust_serial(Contender::COpenmp, c_toolchain);
+    }
+
+    #[test]
+    fn go_peer_answers_match_rust_serial() {
+        peer_answers_match_rust_serial(Contender::Go, go_toolchain);
+    }
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the toolchains of the benchmark suite's peers in other languages
+# (crates/offshoot-bench/src/peers/mod.rs) that are missing, with apt (Debian/Ubuntu):
+#   c-openmp: gcc with libgomp (Debian's gcc package brings libgomp);
+#   go:       Go (Debian's golang-go; the peer needs only the standard library).
+# The suite builds the peers itself and skips, with a one-line reason, any peer whose
+# toolchain is missing; nothing else needs them.
+# Usage: scripts/peers.sh   (as root, or with sudo available)
+set -euo pipefail
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+missing=()
+cc="${CC:-gcc}"
+if ! command -v "$cc" >/dev/null 2>&1 \
+  || ! printf 'int main(void){return 0;}\n' | "$cc" -fopenmp -x c -o /dev/null - >/dev/null 2>&1; then
+  missing+=(gcc libgomp1)
+fi
+if ! command -v "${GO:-go}" >/dev/null 2>&1; then
+  missing+=(golang-go)
+fi
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "peers.sh: every peer toolchain is installed (c-openmp: $cc -fopenmp; go: $(command -v "${GO:-go}"))"
+  exit 0
+fi
+echo "peers.sh: installing ${missing[*]}"
+$sudo apt-get update -q
+$sudo apt-get install -y -q "${missing[@]}"
