@@ -91,8 +91,11 @@ pub struct Cli {
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     pub run_timeout: u64,
 
-    /// Peers in other languages to run, comma-separated (`c-openmp`, `go`), or `none`
-    /// (default: every peer whose toolchain is installed).
+    /// Peers in other languages to run, comma-separated (`c-openmp`, `go`), `all`, or
+    /// `none`. Default: every peer whose toolchain is installed with `--check-only` (their
+    /// answers are checked), none in a timed run — a peer without a cutoff takes seconds a
+    /// run (Go's goroutine per call on `fib`: 15 s at quick size), which would break quick
+    /// mode's minute; name them to time them.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub peers: Vec<String>,
 
@@ -183,13 +186,17 @@ fn worker_counts(cli: &Cli) -> Result<Vec<usize>, String> {
     Ok(workers)
 }
 
-/// The peers `--peers` names (all by default, none for `none`).
+/// The peers `--peers` names (`all`, `none`, or names); without the option, all of them
+/// in check-only mode and none in a timed run.
 fn select_peers(cli: &Cli) -> Result<Vec<Contender>, String> {
     let all: Vec<Contender> = Contender::PARALLEL
         .into_iter()
         .filter(|c| c.is_peer())
         .collect();
     if cli.peers.is_empty() {
+        return Ok(if cli.check_only { all } else { Vec::new() });
+    }
+    if cli.peers.len() == 1 && cli.peers[0].trim() == "all" {
         return Ok(all);
     }
     if cli.peers.len() == 1 && cli.peers[0].trim() == "none" {
@@ -204,7 +211,7 @@ fn select_peers(cli: &Cli) -> Result<Vec<Contender>, String> {
                 .ok_or_else(|| {
                     let names: Vec<&str> = all.iter().map(|c| c.name()).collect();
                     format!(
-                        "unknown peer `{name}`; peers: {}, or none",
+                        "unknown peer `{name}`; peers: {}, or all, or none",
                         names.join(", ")
                     )
                 })
@@ -491,12 +498,21 @@ mod tests {
     }
 
     #[test]
-    fn peers_are_chosen_by_name_or_none() {
+    fn peers_are_chosen_by_name_all_or_none_and_checked_by_default() {
         let peers = |args: &[&str]| {
             let cli = Cli::try_parse_from(["offshoot-bench"].iter().chain(args)).unwrap();
             select_peers(&cli)
         };
-        assert_eq!(peers(&[]).unwrap(), [Contender::COpenmp, Contender::Go]);
+        // Timed runs leave them out unless named; check-only runs check them all.
+        assert_eq!(peers(&[]).unwrap(), []);
+        assert_eq!(
+            peers(&["--check-only"]).unwrap(),
+            [Contender::COpenmp, Contender::Go]
+        );
+        assert_eq!(
+            peers(&["--peers", "all"]).unwrap(),
+            [Contender::COpenmp, Contender::Go]
+        );
         assert_eq!(peers(&["--peers", "go"]).unwrap(), [Contender::Go]);
         assert_eq!(peers(&["--peers", "none"]).unwrap(), []);
         let e = peers(&["--peers", "java"]).unwrap_err();
