@@ -150,6 +150,13 @@ fn monitor_bounded_buffer_with_many_producers_and_consumers() {
     });
 }
 
+/// Tasks parked at once below: fewer under ThreadSanitizer (`scripts/tsan.sh`), whose
+/// shadow call stack of a worker (65,536 entries) keeps about 15 entries per parked fiber
+/// (the instrumented frames of corosensei's switch, see `tests/parking.rs`): 10,000 fibers
+/// split unevenly over two workers overflowed it now and then (a SIGSEGV in
+/// `__tsan_func_entry` at a fiber's start). The parking itself is the same code.
+const MANY: usize = if cfg!(offshoot_tsan) { 2_000 } else { 10_000 };
+
 #[test]
 fn ten_thousand_tasks_parked_at_once_then_all_woken() {
     bounded(|| {
@@ -161,9 +168,9 @@ fn ten_thousand_tasks_parked_at_once_then_all_woken() {
             let woke = AtomicUsize::new(0);
             p.run(|| {
                 offshoot::scope(|s| {
-                    for _ in 0..10_000 {
+                    for _ in 0..MANY {
                         s.spawn(|_| {
-                            if parked.fetch_add(1, Ordering::SeqCst) == 9_999 {
+                            if parked.fetch_add(1, Ordering::SeqCst) == MANY - 1 {
                                 all_started.set(()).unwrap();
                             }
                             go.wait();
@@ -176,7 +183,7 @@ fn ten_thousand_tasks_parked_at_once_then_all_woken() {
                     go.set(()).unwrap();
                 });
             });
-            assert_eq!(woke.load(Ordering::SeqCst), 10_000, "{n} workers");
+            assert_eq!(woke.load(Ordering::SeqCst), MANY, "{n} workers");
         }
     });
 }
