@@ -224,6 +224,7 @@ pub fn all() -> Vec<KernelInfo> {
         savina::fjthroughput::INFO,
         savina::thread_ring::INFO,
         savina::bank::INFO,
+        savina::bounded_buffer::INFO,
         empty::INFO_SPAWN,
         empty::INFO_BATCH,
         loop21::INFO_ROWS,

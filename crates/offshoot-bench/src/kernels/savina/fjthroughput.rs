@@ -9,7 +9,8 @@
 //! - offshoot: K `offshoot::actor` actors in one `offshoot::finish`; the calling task
 //!   sends, then drops the handles; each actor exits when its mailbox is empty and
 //!   adds its sum to a shared atomic as its state is dropped; the finish waits;
-//! - tokio: K ractor actors, drained at the end; each adds its sum in `post_stop`;
+//! - tokio: K ractor actors (`RSummer`), drained at the end; each adds its sum in
+//!   `post_stop`;
 //! - threads: K threads, each reading its `std::sync::mpsc` channel until the driver
 //!   drops the sender, returning its sum.
 //!
@@ -25,7 +26,7 @@ use std::sync::Arc;
 
 use offshoot::actor::{self, Actor, Context};
 
-use super::{cast, joined, mix, spawn_ractor, CONTENDERS, GONE};
+use super::{cast, joined, mix, spawn_ractor, RSummer, CONTENDERS, GONE};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -102,48 +103,22 @@ pub fn offshoot(f: Fan) -> u64 {
     out.load(Ordering::Relaxed)
 }
 
-/// ractor's worker: its state is its sum, added to `out` when it stops.
-struct RWorker {
-    out: Arc<AtomicU64>,
-}
-
-impl ractor::Actor for RWorker {
-    type Msg = u64;
-    type State = u64;
-    type Arguments = ();
-    async fn pre_start(
-        &self,
-        _: ractor::ActorRef<u64>,
-        _: (),
-    ) -> Result<u64, ractor::ActorProcessingErr> {
-        Ok(0)
-    }
-    async fn handle(
-        &self,
-        _: ractor::ActorRef<u64>,
-        x: u64,
-        sum: &mut u64,
-    ) -> Result<(), ractor::ActorProcessingErr> {
-        *sum = sum.wrapping_add(mix(x));
-        Ok(())
-    }
-    async fn post_stop(
-        &self,
-        _: ractor::ActorRef<u64>,
-        sum: &mut u64,
-    ) -> Result<(), ractor::ActorProcessingErr> {
-        self.out.fetch_add(*sum, Ordering::Relaxed);
-        Ok(())
-    }
-}
-
 /// ractor actors on the tokio runtime.
 pub fn tokio(rt: &tokio::runtime::Runtime, f: Fan) -> u64 {
     let out = Arc::new(AtomicU64::new(0));
     rt.block_on(async {
         let mut workers = Vec::new();
         for _ in 0..f.actors {
-            workers.push(spawn_ractor(RWorker { out: out.clone() }, ()).await);
+            workers.push(
+                spawn_ractor(
+                    RSummer {
+                        out: out.clone(),
+                        after: |_| {},
+                    },
+                    (),
+                )
+                .await,
+            );
         }
         f.each(|k, x| cast(&workers[k].0, x));
         for (worker, done) in workers {

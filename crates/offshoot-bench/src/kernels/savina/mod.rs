@@ -20,6 +20,7 @@
 //! form check.
 
 pub mod bank;
+pub mod bounded_buffer;
 pub mod counting;
 pub mod fjthroughput;
 pub mod pingpong;
@@ -66,4 +67,45 @@ pub(crate) fn mix(x: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// A ractor actor that adds `mix(x)` of every `x` it receives to its sum (its state),
+/// then calls `after` with its own address; it adds its sum to `out` when it stops.
+/// The workers of `fork-join-throughput` (`after` does nothing) and the consumers of
+/// `bounded-buffer` (`after` asks the manager for the next item).
+pub(crate) struct RSummer<H> {
+    pub(crate) out: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    pub(crate) after: H,
+}
+
+impl<H: Fn(ractor::ActorRef<u64>) + Send + Sync + 'static> ractor::Actor for RSummer<H> {
+    type Msg = u64;
+    type State = u64;
+    type Arguments = ();
+    async fn pre_start(
+        &self,
+        _: ractor::ActorRef<u64>,
+        _: (),
+    ) -> Result<u64, ractor::ActorProcessingErr> {
+        Ok(0)
+    }
+    async fn handle(
+        &self,
+        myself: ractor::ActorRef<u64>,
+        x: u64,
+        sum: &mut u64,
+    ) -> Result<(), ractor::ActorProcessingErr> {
+        *sum = sum.wrapping_add(mix(x));
+        (self.after)(myself);
+        Ok(())
+    }
+    async fn post_stop(
+        &self,
+        _: ractor::ActorRef<u64>,
+        sum: &mut u64,
+    ) -> Result<(), ractor::ActorProcessingErr> {
+        self.out
+            .fetch_add(*sum, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
 }
