@@ -70,6 +70,7 @@ pub mod pentomino;
 pub mod pentomino_copy;
 pub mod plain;
 pub mod ring;
+pub mod savina;
 pub mod sls;
 pub mod sor;
 pub mod sort_halves;
@@ -229,6 +230,12 @@ pub fn all() -> Vec<KernelInfo> {
         futures_fib::SCOPED_INFO,
         ring::INFO,
         monitor_buffer::INFO,
+        savina::pingpong::INFO,
+        savina::counting::INFO,
+        savina::fjthroughput::INFO,
+        savina::thread_ring::INFO,
+        savina::bank::INFO,
+        savina::bounded_buffer::INFO,
         empty::INFO_SPAWN,
         empty::INFO_BATCH,
         loop21::INFO_ROWS,

@@ -1,0 +1,551 @@
+//! `bank` (Savina's Bank Transaction): request-reply transfers between accounts
+//! through a teller. The teller issues T transfer orders, each to a pseudo-random
+//! source account ("send `amount` to account `to`"); the source debits itself, sends
+//! the money to the destination account as a `Credit`, and may take no further order
+//! until the destination's `Ack` comes back; then it tells the teller the transfer is
+//! done. The teller ends after T completions and the accounts are stopped. Credits are
+//! always taken (an account waiting for its own reply still receives money), so two
+//! accounts paying each other cannot deadlock.
+//!
+//! - serial: the loop applying the T transfers to an array of balances;
+//! - offshoot: the accounts are `offshoot::actor` **selectors** with three mailboxes in
+//!   priority order, `Reply` (acks), `Credit` (money) and `Order` (the teller's): an
+//!   account disables `Order` while it waits for its ack (the thesis's request-reply
+//!   without a blocking ask or a stash); the teller is an actor; the calling task
+//!   waits for the teller's `offshoot::sync::Promise`, then stops the accounts (which
+//!   hold handles to each other), whose exits record their balances;
+//! - tokio: ractor actors; one mailbox, so an account stashes the orders that arrive
+//!   while it waits (ractor's `call` inside a handler would be the blocking ask, which
+//!   deadlocks on two accounts paying each other); the accounts are drained at the end
+//!   and record their balances in `post_stop`;
+//! - threads: one thread per account with the same stash, and the calling thread as
+//!   the teller; a `None` message stops an account, which returns its balance.
+//!
+//! Inputs (A accounts, T transfers, opening balance 1 000 000): test 8, 200; quick 64,
+//! 5 000; full 1 000, 50 000 (Savina's defaults).
+//! Cutoff: none.
+//! Check: (transfers done, total balance, Σ balance·mix(account)) must be (T, A times
+//! the opening balance, the same sum over balances computed as each account's opening
+//! balance plus what it received minus what it sent).
+
+use std::collections::VecDeque;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+
+use offshoot::actor::{self, Actor, ActorRef, Context, Selector, SelectorContext, SelectorRef};
+
+use super::{cast, joined, mix, spawn_ractor, CONTENDERS, GONE};
+use crate::kernels::plain::Plain;
+use crate::kernels::{Instance, KernelInfo, Size};
+
+/// Registry entry.
+pub const INFO: KernelInfo = KernelInfo {
+    name: "bank",
+    about: "a teller's transfers between account actors, each a request and a reply",
+    cutoff: "none",
+    source: "Savina (shamsimam/savina) Bank Transaction",
+    contenders: CONTENDERS,
+    prepare,
+};
+
+/// Every account's balance at the start.
+pub const OPENING: i64 = 1_000_000;
+
+/// A accounts, T transfers.
+#[derive(Clone, Copy, Debug)]
+pub struct Bank {
+    /// A.
+    pub accounts: usize,
+    /// T.
+    pub transfers: u64,
+}
+
+/// One transfer order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transfer {
+    /// The source account.
+    pub from: usize,
+    /// The destination account.
+    pub to: usize,
+    /// How much.
+    pub amount: i64,
+}
+
+impl Bank {
+    /// Transfer k (the same pseudo-random orders on every contender).
+    pub fn transfer(self, k: u64) -> Transfer {
+        let r = mix(k);
+        let a = self.accounts as u64;
+        Transfer {
+            from: (r % a) as usize,
+            to: ((r >> 21) % a) as usize,
+            amount: ((r >> 42) % 1_000) as i64 + 1,
+        }
+    }
+}
+
+/// The answer: (transfers done, total balance, Σ balance·mix(account)).
+pub type Books = (u64, i64, u64);
+
+/// Sums the final balances into [`Books`].
+fn books(done: u64, balances: impl IntoIterator<Item = i64>) -> Books {
+    let (total, weighted) =
+        balances
+            .into_iter()
+            .enumerate()
+            .fold((0i64, 0u64), |(t, w), (i, b)| {
+                (
+                    t + b,
+                    w.wrapping_add((b as u64).wrapping_mul(mix(i as u64))),
+                )
+            });
+    (done, total, weighted)
+}
+
+/// The plain loop over an array of balances.
+pub fn serial(b: Bank) -> Books {
+    let mut balance = vec![OPENING; b.accounts];
+    for k in 0..b.transfers {
+        let t = black_box(b.transfer(k));
+        balance[t.from] -= t.amount;
+        balance[t.to] += t.amount;
+    }
+    books(b.transfers, balance)
+}
+
+/// The oracle: the books from each account's flows in and out.
+fn check(b: &Bank, got: Books) -> Result<(), String> {
+    let (mut sent, mut received) = (vec![0i64; b.accounts], vec![0i64; b.accounts]);
+    for t in (0..b.transfers).map(|k| b.transfer(k)) {
+        sent[t.from] += t.amount;
+        received[t.to] += t.amount;
+    }
+    let want = books(
+        b.transfers,
+        (0..b.accounts).map(|i| OPENING + received[i] - sent[i]),
+    );
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("books {got:?}, expected {want:?}"))
+    }
+}
+
+/// What accounts receive, whoever carries it.
+#[derive(Clone, Copy, Debug)]
+enum Msg {
+    /// From the teller.
+    Order(Transfer),
+    /// From the source account, `amount` for this one.
+    Credit { amount: i64, from: usize },
+    /// From the destination account: the credit was taken.
+    Ack,
+}
+
+offshoot::mailboxes! {
+    /// An offshoot account's mailboxes, in priority order.
+    enum Port {
+        Reply,
+        Credit,
+        Order,
+    }
+}
+
+/// The addresses of an offshoot account: the other accounts and the teller.
+struct Addresses {
+    accounts: Vec<SelectorRef<Account>>,
+    teller: ActorRef<Teller>,
+}
+
+/// What an offshoot account receives: the addresses (sent to the `Reply` mailbox
+/// before any order, so that the priority order takes it before any credit), or a
+/// [`Msg`].
+enum Mail {
+    Link(Arc<Addresses>),
+    Do(Msg),
+}
+
+/// An offshoot account; its balance goes to `shown[me]` as its state is dropped.
+struct Account {
+    me: usize,
+    balance: i64,
+    book: Option<Arc<Addresses>>,
+    shown: Arc<Vec<AtomicI64>>,
+}
+
+impl Selector for Account {
+    type Mailbox = Port;
+    type Message = Mail;
+    fn receive(&mut self, _: Port, mail: Mail, ctx: &mut SelectorContext<'_, Self>) {
+        let msg = match mail {
+            Mail::Link(book) => {
+                self.book = Some(book);
+                return;
+            }
+            Mail::Do(msg) => msg,
+        };
+        let book = self.book.as_ref().expect("bank: linked before the orders");
+        match msg {
+            Msg::Order(t) => {
+                self.balance -= t.amount;
+                let credit = Msg::Credit {
+                    amount: t.amount,
+                    from: self.me,
+                };
+                book.accounts[t.to].send(Port::Credit, Mail::Do(credit));
+                ctx.disable(Port::Order); // until the ack
+            }
+            Msg::Credit { amount, from } => {
+                self.balance += amount;
+                book.accounts[from].send(Port::Reply, Mail::Do(Msg::Ack));
+            }
+            Msg::Ack => {
+                book.teller.send(());
+                ctx.enable(Port::Order);
+            }
+        }
+    }
+}
+
+impl Drop for Account {
+    fn drop(&mut self) {
+        self.shown[self.me].store(self.balance, Ordering::Relaxed);
+    }
+}
+
+/// The offshoot teller: counts the completions, then answers and exits.
+struct Teller {
+    left: u64,
+    done: offshoot::sync::Promise<()>,
+}
+
+impl Actor for Teller {
+    type Message = ();
+    fn receive(&mut self, (): (), ctx: &mut Context<'_, Self>) {
+        self.left -= 1;
+        if self.left == 0 {
+            self.done.put(()).expect("bank: one end");
+            ctx.exit();
+        }
+    }
+}
+
+/// offshoot selectors; call inside `offshoot::ThreadPool::run`.
+pub fn offshoot(b: Bank) -> Books {
+    let shown: Arc<Vec<AtomicI64>> = Arc::new((0..b.accounts).map(|_| AtomicI64::new(0)).collect());
+    offshoot::finish(|| {
+        let done = offshoot::sync::Promise::new();
+        let teller = actor::start(Teller {
+            left: b.transfers,
+            done: done.clone(),
+        });
+        let accounts: Vec<_> = (0..b.accounts)
+            .map(|me| {
+                actor::start_selector(Account {
+                    me,
+                    balance: OPENING,
+                    book: None,
+                    shown: shown.clone(),
+                })
+            })
+            .collect();
+        let book = Arc::new(Addresses {
+            accounts: accounts.clone(),
+            teller,
+        });
+        for a in &accounts {
+            a.send(Port::Reply, Mail::Link(book.clone()));
+        }
+        drop(book);
+        for k in 0..b.transfers {
+            let t = b.transfer(k);
+            accounts[t.from].send(Port::Order, Mail::Do(Msg::Order(t)));
+        }
+        if b.transfers > 0 {
+            done.get();
+        }
+        for a in &accounts {
+            a.stop(); // they hold handles to each other
+        }
+    });
+    books(b.transfers, shown.iter().map(|s| s.load(Ordering::Relaxed)))
+}
+
+/// An account that takes one order at a time and stashes the others meanwhile (the
+/// ractor and thread versions): `send(to, msg)` reaches account `to`, `done()` the
+/// teller.
+struct Stashing {
+    me: usize,
+    balance: i64,
+    waiting: bool,
+    stash: VecDeque<Transfer>,
+}
+
+impl Stashing {
+    fn new(me: usize) -> Self {
+        Stashing {
+            me,
+            balance: OPENING,
+            waiting: false,
+            stash: VecDeque::new(),
+        }
+    }
+
+    fn receive(&mut self, msg: Msg, mut send: impl FnMut(usize, Msg), mut done: impl FnMut()) {
+        match msg {
+            Msg::Order(t) if self.waiting => self.stash.push_back(t),
+            Msg::Order(t) => {
+                self.balance -= t.amount;
+                self.waiting = true;
+                let credit = Msg::Credit {
+                    amount: t.amount,
+                    from: self.me,
+                };
+                send(t.to, credit);
+            }
+            Msg::Credit { amount, from } => {
+                self.balance += amount;
+                send(from, Msg::Ack);
+            }
+            Msg::Ack => {
+                self.waiting = false;
+                done();
+                if let Some(t) = self.stash.pop_front() {
+                    self.receive(Msg::Order(t), send, done);
+                }
+            }
+        }
+    }
+}
+
+/// The ractor account's messages: a link to the others and the teller, or a [`Msg`].
+enum RMsg {
+    Link(Arc<(Vec<ractor::ActorRef<RMsg>>, ractor::ActorRef<()>)>),
+    Do(Msg),
+}
+
+/// ractor's account; its balance goes to `shown[me]` in `post_stop`.
+struct RAccount {
+    shown: Arc<Vec<AtomicI64>>,
+}
+
+type RState = (
+    Stashing,
+    Option<Arc<(Vec<ractor::ActorRef<RMsg>>, ractor::ActorRef<()>)>>,
+);
+
+impl ractor::Actor for RAccount {
+    type Msg = RMsg;
+    type State = RState;
+    type Arguments = usize;
+    async fn pre_start(
+        &self,
+        _: ractor::ActorRef<RMsg>,
+        me: usize,
+    ) -> Result<RState, ractor::ActorProcessingErr> {
+        Ok((Stashing::new(me), None))
+    }
+    async fn handle(
+        &self,
+        _: ractor::ActorRef<RMsg>,
+        msg: RMsg,
+        (account, book): &mut RState,
+    ) -> Result<(), ractor::ActorProcessingErr> {
+        match msg {
+            RMsg::Link(b) => *book = Some(b),
+            RMsg::Do(m) => {
+                let (accounts, teller) = &**book.as_ref().expect("bank: linked before the orders");
+                account.receive(
+                    m,
+                    |to, m| cast(&accounts[to], RMsg::Do(m)),
+                    || cast(teller, ()),
+                );
+            }
+        }
+        Ok(())
+    }
+    async fn post_stop(
+        &self,
+        _: ractor::ActorRef<RMsg>,
+        (account, _): &mut RState,
+    ) -> Result<(), ractor::ActorProcessingErr> {
+        self.shown[account.me].store(account.balance, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// ractor's teller: counts down the completions (its state), then stops.
+struct RTeller;
+
+impl ractor::Actor for RTeller {
+    type Msg = ();
+    type State = u64;
+    type Arguments = u64;
+    async fn pre_start(
+        &self,
+        _: ractor::ActorRef<()>,
+        transfers: u64,
+    ) -> Result<u64, ractor::ActorProcessingErr> {
+        Ok(transfers)
+    }
+    async fn handle(
+        &self,
+        myself: ractor::ActorRef<()>,
+        (): (),
+        left: &mut u64,
+    ) -> Result<(), ractor::ActorProcessingErr> {
+        *left -= 1;
+        if *left == 0 {
+            myself.stop(None);
+        }
+        Ok(())
+    }
+}
+
+/// ractor actors on the tokio runtime.
+pub fn tokio(rt: &tokio::runtime::Runtime, b: Bank) -> Books {
+    let shown: Arc<Vec<AtomicI64>> = Arc::new((0..b.accounts).map(|_| AtomicI64::new(0)).collect());
+    rt.block_on(async {
+        let (teller, teller_done) = spawn_ractor(RTeller, b.transfers).await;
+        let mut accounts = Vec::new();
+        let mut handles = Vec::new();
+        for me in 0..b.accounts {
+            let (a, h) = spawn_ractor(
+                RAccount {
+                    shown: shown.clone(),
+                },
+                me,
+            )
+            .await;
+            accounts.push(a);
+            handles.push(h);
+        }
+        let book = Arc::new((accounts.clone(), teller.clone()));
+        for a in &accounts {
+            cast(a, RMsg::Link(book.clone()));
+        }
+        drop(book);
+        for k in 0..b.transfers {
+            let t = b.transfer(k);
+            cast(&accounts[t.from], RMsg::Do(Msg::Order(t)));
+        }
+        if b.transfers > 0 {
+            joined(teller_done).await;
+        } else {
+            teller.stop(None);
+        }
+        for (a, h) in accounts.iter().zip(handles) {
+            a.drain().expect(GONE);
+            joined(h).await;
+        }
+    });
+    books(b.transfers, shown.iter().map(|s| s.load(Ordering::Relaxed)))
+}
+
+/// One thread per account; the calling thread is the teller.
+pub fn threads(b: Bank) -> Books {
+    let (senders, inboxes): (Vec<_>, Vec<_>) = (0..b.accounts)
+        .map(|_| mpsc::channel::<Option<Msg>>())
+        .unzip();
+    let (to_teller, teller) = mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        let accounts: Vec<_> = inboxes
+            .into_iter()
+            .enumerate()
+            .map(|(me, inbox)| {
+                let (others, to_teller) = (senders.clone(), to_teller.clone());
+                s.spawn(move || {
+                    let mut account = Stashing::new(me);
+                    while let Some(m) = inbox.recv().expect(GONE) {
+                        account.receive(
+                            m,
+                            |to, m| others[to].send(Some(m)).expect(GONE),
+                            || to_teller.send(()).expect(GONE),
+                        );
+                    }
+                    account.balance
+                })
+            })
+            .collect();
+        for k in 0..b.transfers {
+            let t = b.transfer(k);
+            senders[t.from].send(Some(Msg::Order(t))).expect(GONE);
+        }
+        for _ in 0..b.transfers {
+            teller.recv().expect(GONE);
+        }
+        for s in &senders {
+            s.send(None).expect(GONE);
+        }
+        let balances: Vec<i64> = accounts
+            .into_iter()
+            .map(|a| a.join().expect(GONE))
+            .collect();
+        books(b.transfers, balances)
+    })
+}
+
+fn prepare(size: Size) -> Box<dyn Instance> {
+    let (accounts, transfers) = match size {
+        Size::Test => (8, 200),
+        Size::Quick => (64, 5_000),
+        Size::Full => (1_000, 50_000),
+    };
+    let b = Bank {
+        accounts,
+        transfers,
+    };
+    Box::new(
+        Plain::checked(
+            b,
+            format!("{accounts} accounts, {transfers} transfers"),
+            check,
+            |b| serial(*b),
+            |b| offshoot(*b),
+        )
+        .with_tokio(|rt, b| tokio(rt, *b))
+        .with_threads(|b| threads(*b)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_check_rejects_a_lost_transfer() {
+        let b = Bank {
+            accounts: 4,
+            transfers: 30,
+        };
+        let right = serial(b);
+        assert_eq!(right.1, 4 * OPENING);
+        check(&b, right).unwrap();
+        check(&b, threads(b)).unwrap();
+        let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+        check(&b, pool.run(|| offshoot(b))).unwrap();
+        // The books without one transfer between two accounts: the total is conserved,
+        // the rest is not.
+        let lost = (0..b.transfers)
+            .find(|&k| b.transfer(k).from != b.transfer(k).to)
+            .unwrap();
+        let mut balance = vec![OPENING; b.accounts];
+        for t in (0..b.transfers)
+            .filter(|&k| k != lost)
+            .map(|k| b.transfer(k))
+        {
+            balance[t.from] -= t.amount;
+            balance[t.to] += t.amount;
+        }
+        let fewer = books(b.transfers, balance);
+        assert_eq!(fewer.1, right.1);
+        assert!(check(&b, fewer).is_err());
+    }
+
+    #[test]
+    fn contenders_agree_with_serial() {
+        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+    }
+}

@@ -1,0 +1,111 @@
+//! Kernels of the Savina actor benchmark suite (Imam and Sarkar, AGERE 2014;
+//! `shamsimam/savina`), each written from its description, with parameters scaled so
+//! that the suite's quick mode stays quick.
+//!
+//! Contenders, each the idiomatic program of its kind:
+//! - serial: the plain loop the actors' messages amount to (no threads; it says what
+//!   the computation costs without the messaging);
+//! - offshoot: `offshoot::actor` actors and selectors on the pool's workers; each kernel
+//!   runs inside the harness's `ThreadPool::run` and waits for its actors by the
+//!   finish they were started in;
+//! - tokio: the same actors written with **ractor** (an actor library on tokio), on
+//!   the harness's tokio multi-thread runtime of the same worker count, as ractor's
+//!   docs recommend (`Actor::spawn` inside the runtime, `cast` to send, `drain` or
+//!   `stop` to end, the join handles awaited);
+//! - threads: one OS thread per actor, its mailbox a `std::sync::mpsc` channel (the
+//!   blocking baseline; the calling thread plays the driver).
+//!
+//! Invariant: every contender of a kernel sends the same messages in the same
+//! per-sender order and returns the same answer, which the serial loop and a closed
+//! form check.
+
+pub mod bank;
+pub mod bounded_buffer;
+pub mod counting;
+pub mod fjthroughput;
+pub mod pingpong;
+pub mod thread_ring;
+
+/// What a send reports when its receiver is gone: that actor or thread panicked
+/// (its panic is the one that matters).
+pub(crate) const GONE: &str = "savina: the receiving actor ended early";
+
+/// The Savina kernels' contenders.
+pub(crate) const CONTENDERS: &[crate::harness::Contender] = &[
+    crate::harness::Contender::Offshoot,
+    crate::harness::Contender::Tokio,
+    crate::harness::Contender::Threads,
+];
+
+/// Spawns a ractor actor (unsupervised, unnamed) inside the runtime.
+pub(crate) async fn spawn_ractor<A: ractor::Actor>(
+    actor: A,
+    args: A::Arguments,
+) -> (
+    ractor::ActorRef<A::Msg>,
+    ractor::concurrency::JoinHandle<()>,
+) {
+    ractor::Actor::spawn(None, actor, args)
+        .await
+        .expect("savina: spawning a ractor actor")
+}
+
+/// Sends `msg` to a ractor actor.
+pub(crate) fn cast<M: ractor::Message>(to: &ractor::ActorRef<M>, msg: M) {
+    to.cast(msg).expect(GONE);
+}
+
+/// Waits for a ractor actor's end, failing if it panicked.
+pub(crate) async fn joined(handle: ractor::concurrency::JoinHandle<()>) {
+    handle.await.expect("savina: a ractor actor panicked");
+}
+
+/// A fixed mix of `x` (splitmix64's finaliser): the per-message work and the
+/// pseudo-random numbers of the kernels, the same on every contender.
+pub(crate) fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A ractor actor that adds `mix(x)` of every `x` it receives to its sum (its state),
+/// then calls `after` with its own address; it adds its sum to `out` when it stops.
+/// The workers of `fork-join-throughput` (`after` does nothing) and the consumers of
+/// `bounded-buffer` (`after` asks the manager for the next item).
+pub(crate) struct RSummer<H> {
+    pub(crate) out: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    pub(crate) after: H,
+}
+
+impl<H: Fn(ractor::ActorRef<u64>) + Send + Sync + 'static> ractor::Actor for RSummer<H> {
+    type Msg = u64;
+    type State = u64;
+    type Arguments = ();
+    async fn pre_start(
+        &self,
+        _: ractor::ActorRef<u64>,
+        _: (),
+    ) -> Result<u64, ractor::ActorProcessingErr> {
+        Ok(0)
+    }
+    async fn handle(
+        &self,
+        myself: ractor::ActorRef<u64>,
+        x: u64,
+        sum: &mut u64,
+    ) -> Result<(), ractor::ActorProcessingErr> {
+        *sum = sum.wrapping_add(mix(x));
+        (self.after)(myself);
+        Ok(())
+    }
+    async fn post_stop(
+        &self,
+        _: ractor::ActorRef<u64>,
+        sum: &mut u64,
+    ) -> Result<(), ractor::ActorProcessingErr> {
+        self.out
+            .fetch_add(*sum, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+}
