@@ -803,6 +803,15 @@ pub(crate) fn spawn_into<F: FnOnce() + Send>(state: *const FinishState, f: F) {
             let frame = unsafe { &*fr };
             if ptr::eq(frame.state, state) {
                 frame.push_task(HeapJob::into_job(f, Some(w), state));
+                // A spawned task is real work on this frame, not a seed: a worker asleep
+                // for lack of work is woken with a request posted here (answered at the poll
+                // below, with half the pending tasks once there are two), rather than
+                // finding it at the end of its nap — by then a burst of short tasks that
+                // park (phaser members) would all have parked here, and a parked task
+                // resumes only on the worker that ran it.
+                if w.registry().may_have_sleepers() {
+                    w.registry().wake_one(Some(w));
+                }
                 w.poll();
                 return;
             }

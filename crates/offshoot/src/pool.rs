@@ -159,6 +159,13 @@ impl Registry {
         self.sleepers.fetch_add(d, Ordering::SeqCst);
     }
 
+    /// Whether some worker may sleep for lack of work (a hint: `Relaxed`, nothing is
+    /// published through it; `wake_one` reads the count again in the protocol's order).
+    #[inline]
+    pub(crate) fn may_have_sleepers(&self) -> bool {
+        self.sleepers.load(Ordering::Relaxed) > 0
+    }
+
     /// Wakes one worker that sleeps for lack of work, if any, with a request to `poster`
     /// posted on its behalf when given (`Worker::wake_if_idle`).
     pub(crate) fn wake_one(&self, poster: Option<&Worker>) {
