@@ -39,7 +39,10 @@
 //! Invariants:
 //! * `AWAKE` holds the number of awake workers (low 32 bits) and a generation that every
 //!   increment bumps (high 32 bits). A worker counts itself awake *before* it takes any news
-//!   (`woke`), so a wake it consumes can never be hidden from a check that saw it idle.
+//!   (`woke`), so a wake it consumes can never be hidden from a check that saw it idle; a
+//!   sleeper claimed by a waker (`Worker::wake_if_idle`, which may hand it work that no list
+//!   shows: a reply to a request posted on its behalf) is counted by the claimer, at the
+//!   claim.
 //! * A check reads `AWAKE` (no worker awake), then the external count, then every pool's
 //!   news and token-parked lists, then `AWAKE` again: the same word twice means no worker
 //!   was awake at any point in between, so the lists and news it read were a consistent

@@ -253,19 +253,28 @@ impl Worker {
                 crate::deadlock::watch();
             }
         }
-        crate::deadlock::woke();
         reg.sleepers_add(-1);
         // Back to RUNNING, unless a waker claimed this worker (then it is RUNNING already,
         // or WAKING while the waker posts a request for it: wait the few instructions that
         // takes). Acquire on failure: pairs with the waker's release store of RUNNING, so
         // the request it posted (`posted_at`, the reply slot) is seen below.
-        while let Err(WAKING) = self.sleep_state.compare_exchange(
-            IDLE_SLEEP,
-            RUNNING,
-            Ordering::SeqCst,
-            Ordering::Acquire,
-        ) {
-            std::hint::spin_loop();
+        let claimed = loop {
+            match self.sleep_state.compare_exchange(
+                IDLE_SLEEP,
+                RUNNING,
+                Ordering::SeqCst,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break false,
+                Err(WAKING) => std::hint::spin_loop(),
+                Err(_) => break true,
+            }
+        };
+        // Counted awake by whoever ended the sleep, exactly once: a claimer counted this
+        // worker when it claimed it (`wake_if_idle`), before the work it brings could be
+        // handed over; otherwise this worker counts itself, before it takes any news.
+        if !claimed {
+            crate::deadlock::woke();
         }
         self.mailbox.open();
         self.settle_posted()
@@ -296,6 +305,12 @@ impl Worker {
         {
             return false;
         }
+        // Count the claimed worker awake now, on its behalf (it does not count itself, see
+        // `idle_sleep`): between this claim and the moment its thread runs again, work is
+        // handed to it (a reply to the request posted below, answered by the poster; an
+        // injected job), and a deadlock check that saw it idle then would find every worker
+        // idle with that work unseen — a false report (pingpong on 2 workers did).
+        crate::deadlock::woke();
         if let Some(poster) = poster {
             // While WAKING, this worker waits in `idle_sleep` before it touches its
             // mailbox, so its request slot is the poster's to fill.
