@@ -65,6 +65,14 @@ pub trait ParLoop {
     fn for_each(n: usize, body: impl Fn(usize) + Send + Sync);
     /// `(0..n).into_par_iter().map(body).sum()`.
     fn sum(n: usize, body: impl Fn(usize) -> usize + Send + Sync) -> usize;
+    /// `items.par_chunks(per).map(map).reduce(identity, op)`.
+    fn chunks_reduce<T: Sync, R: Send>(
+        items: &[T],
+        per: usize,
+        map: impl Fn(&[T]) -> R + Send + Sync,
+        identity: impl Fn() -> R + Send + Sync,
+        op: impl Fn(R, R) -> R + Send + Sync,
+    ) -> R;
 }
 
 impl ParLoop for Offshoot {
@@ -76,6 +84,16 @@ impl ParLoop for Offshoot {
         use offshoot::prelude::*;
         (0..n).into_par_iter().map(body).sum()
     }
+    fn chunks_reduce<T: Sync, R: Send>(
+        items: &[T],
+        per: usize,
+        map: impl Fn(&[T]) -> R + Send + Sync,
+        identity: impl Fn() -> R + Send + Sync,
+        op: impl Fn(R, R) -> R + Send + Sync,
+    ) -> R {
+        use offshoot::prelude::*;
+        items.par_chunks(per).map(map).reduce(identity, op)
+    }
 }
 
 impl ParLoop for Rayon {
@@ -86,6 +104,16 @@ impl ParLoop for Rayon {
     fn sum(n: usize, body: impl Fn(usize) -> usize + Send + Sync) -> usize {
         use rayon::prelude::*;
         (0..n).into_par_iter().map(body).sum()
+    }
+    fn chunks_reduce<T: Sync, R: Send>(
+        items: &[T],
+        per: usize,
+        map: impl Fn(&[T]) -> R + Send + Sync,
+        identity: impl Fn() -> R + Send + Sync,
+        op: impl Fn(R, R) -> R + Send + Sync,
+    ) -> R {
+        use rayon::prelude::*;
+        items.par_chunks(per).map(map).reduce(identity, op)
     }
 }
 

@@ -809,9 +809,7 @@ pub(crate) fn spawn_into<F: FnOnce() + Send>(state: *const FinishState, f: F) {
                 // finding it at the end of its nap — by then a burst of short tasks that
                 // park (phaser members) would all have parked here, and a parked task
                 // resumes only on the worker that ran it.
-                if w.registry().may_have_sleepers() {
-                    w.registry().wake_one(Some(w));
-                }
+                w.registry().wake_one(Some(w));
                 w.poll();
                 return;
             }

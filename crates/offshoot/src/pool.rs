@@ -159,20 +159,21 @@ impl Registry {
         self.sleepers.fetch_add(d, Ordering::SeqCst);
     }
 
-    /// Whether some worker may sleep for lack of work (a hint: `Relaxed`, nothing is
-    /// published through it; `wake_one` reads the count again in the protocol's order).
-    #[inline]
-    pub(crate) fn may_have_sleepers(&self) -> bool {
-        self.sleepers.load(Ordering::Relaxed) > 0
-    }
-
     /// Wakes one worker that sleeps for lack of work, if any, with a request to `poster`
     /// posted on its behalf when given (`Worker::wake_if_idle`).
+    ///
+    /// The check is inlined (every spawn calls it), the wake is not.
+    #[inline]
     pub(crate) fn wake_one(&self, poster: Option<&Worker>) {
         // SeqCst: read after the news was published (worker/sleep.rs, "The protocol").
-        if self.sleepers.load(Ordering::SeqCst) <= 0 {
-            return;
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            self.wake_one_sleeper(poster);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn wake_one_sleeper(&self, poster: Option<&Worker>) {
         for w in self.workers.iter() {
             if w.wake_if_idle(poster) {
                 return;

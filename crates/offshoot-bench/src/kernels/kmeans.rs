@@ -30,6 +30,7 @@ use offshoot::phaser::{Mode, PhaseAccumulator, Phaser};
 
 use super::{Instance, KernelInfo, Size};
 use crate::harness::Contender;
+use crate::par::{self, ParLoop};
 use crate::rng::SplitMix64;
 
 /// Registry entry.
@@ -140,12 +141,16 @@ fn phasers(points: &[Point], iters: usize) -> [Point; K] {
     out.into_inner().unwrap().expect("task 0 ran")
 }
 
-fn offshoot_per_iteration(points: &[Point], iters: usize) -> [Point; K] {
-    use offshoot::prelude::*;
+/// A fork-join reduction per iteration, written with the parallel iterators of `P`
+/// (offshoot's `prelude`, or rayon's idiom).
+fn per_iteration<P: ParLoop>(points: &[Point], iters: usize) -> [Point; K] {
     let mut c = start(points);
     let per = points.len().div_ceil(TASKS).max(1);
     for _ in 0..iters {
-        let s = points.par_chunks(per).map(|ch| sums(&c, ch)).reduce(
+        let s = P::chunks_reduce(
+            points,
+            per,
+            |ch| sums(&c, ch),
             || [(0, 0, 0); K],
             |mut a, b| {
                 add(&mut a, b);
@@ -185,23 +190,6 @@ fn tokio_barrier(rt: &tokio::runtime::Runtime, points: &[Point], iters: usize) -
         }
     });
     let c = shared.lock().unwrap().1;
-    c
-}
-
-fn rayon_per_iteration(points: &[Point], iters: usize) -> [Point; K] {
-    use rayon::prelude::*;
-    let mut c = start(points);
-    let per = points.len().div_ceil(TASKS).max(1);
-    for _ in 0..iters {
-        let s = points.par_chunks(per).map(|ch| sums(&c, ch)).reduce(
-            || [(0, 0, 0); K],
-            |mut a, b| {
-                add(&mut a, b);
-                a
-            },
-        );
-        c = moved(&c, &s);
-    }
     c
 }
 
@@ -255,10 +243,10 @@ impl Instance for Kmeans {
         self.last = Some(phasers(&self.points, self.iters));
     }
     fn offshoot_fj(&mut self) {
-        self.last = Some(offshoot_per_iteration(&self.points, self.iters));
+        self.last = Some(per_iteration::<par::Offshoot>(&self.points, self.iters));
     }
     fn rayon(&mut self) {
-        self.last = Some(rayon_per_iteration(&self.points, self.iters));
+        self.last = Some(per_iteration::<par::Rayon>(&self.points, self.iters));
     }
     fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
         self.last = Some(tokio_barrier(rt, &self.points, self.iters));
