@@ -24,7 +24,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use super::handshake::{Schedule, Wake};
+use super::handshake::{Empty, Schedule, Wake};
 use super::mailbox::{all, Mailboxes, MAX_MAILBOXES};
 use super::selector::{Mailbox, Order, Selector, SelectorContext};
 use crate::finish::{Reservation, ReservedFinish};
@@ -205,18 +205,20 @@ impl<S: Selector> Engine<S> {
                 .mailboxes
                 .pop(inner.ready, round_robin, &mut inner.next)
             else {
-                if self.schedule.stop_requested() || self.unreferenced() {
-                    // SAFETY: the token is held.
-                    unsafe { self.exit() };
-                    return;
-                }
-                if !self.schedule.idle(inner.ready, |ready| {
-                    self.unreferenced() || self.mailboxes.any(ready)
-                }) {
+                match self.schedule.on_empty(
+                    inner.ready,
+                    || self.unreferenced(),
+                    |ready| self.mailboxes.any(ready),
+                ) {
+                    Empty::Again => continue,
+                    Empty::Exit => {
+                        // SAFETY: the token is held.
+                        unsafe { self.exit() };
+                    }
                     // The token is gone: `inner` belongs to the next drain.
-                    return;
+                    Empty::Released => {}
                 }
-                continue;
+                return;
             };
             let mut ctx = SelectorContext::new(self, inner.enabled);
             let behavior = inner.behavior.as_mut().expect("a live actor has its state");

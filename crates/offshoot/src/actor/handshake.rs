@@ -19,6 +19,13 @@
 //!   against *store the word; fence; look at the mailboxes*, the `SeqCst` fences ordering
 //!   them (whichever fence comes first in their total order, the other side's load after its
 //!   own fence sees what was written before the first).
+//! * No message sent before the end is dropped by it: a drain that finds nothing to read
+//!   and sees a stop request or no handle left looks at the mailboxes once more before it
+//!   exits (`on_empty`). Its pop may have come before a message that a sender pushed right
+//!   before it asked to stop or dropped the last handle; the acquire that reads the request
+//!   (the handle count) orders that push before the second look. No handle left is final
+//!   while the token is held (only the handler makes new handles), so a message found then
+//!   is processed, and nothing can arrive after the second look finds none.
 //! * No message stranded after exit: the same pair between *push; fence; load* and the
 //!   exit's *store `EXITED`; fence; sweep*: the sender sees `EXITED` (and sweeps its own
 //!   mailbox) or the exit's sweep sees the message (both may pop; each message is popped
@@ -29,6 +36,17 @@ use crate::atomics::{fence, AtomicU64, AtomicU8, Ordering};
 const IDLE: u8 = 0;
 const SCHEDULED: u8 = 1;
 const EXITED: u8 = 2;
+
+/// What the token holder does after its pop found nothing readable (`Schedule::on_empty`).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Empty {
+    /// Exit: a stop was requested or no handle is left, and nothing readable is queued.
+    Exit,
+    /// Read again: a message arrived (or the token was taken back after going idle).
+    Again,
+    /// The token was given back: the caller holds nothing and must not touch the actor.
+    Released,
+}
 
 /// What a sender must do after its push.
 #[derive(Debug, PartialEq, Eq)]
@@ -63,9 +81,37 @@ impl Schedule {
         self.state.load(Ordering::Acquire) == EXITED
     }
 
-    /// Whether a stop was requested (read by the token holder).
+    /// Whether a stop was requested (read by the token holder). Acquire: pairs with the
+    /// release store in `request_stop`, so a message its caller sent before is visible.
     pub(crate) fn stop_requested(&self) -> bool {
-        self.stop.load(Ordering::Relaxed) != 0
+        self.stop.load(Ordering::Acquire) != 0
+    }
+
+    /// The token holder found no message in the mailboxes it reads (`ready`): exit (a stop
+    /// was requested or `unreferenced()`, no handle is left, and a second look with
+    /// `pending` finds nothing — see the module header), or go idle (`idle`).
+    /// `pending(mask)` says whether a mailbox in `mask` holds a message.
+    pub(crate) fn on_empty(
+        &self,
+        ready: u64,
+        unreferenced: impl Fn() -> bool,
+        pending: impl Fn(u64) -> bool,
+    ) -> Empty {
+        if self.stop_requested() || unreferenced() {
+            // The pop that found nothing may have run before a push whose sender then
+            // asked to stop or dropped the last handle: the acquires above order that push
+            // before this look.
+            return if pending(ready) {
+                Empty::Again
+            } else {
+                Empty::Exit
+            };
+        }
+        if self.idle(ready, |r| unreferenced() || pending(r)) {
+            Empty::Again
+        } else {
+            Empty::Released
+        }
     }
 
     /// A sender's half, after it pushed into the mailbox(es) `bits`.
@@ -89,7 +135,8 @@ impl Schedule {
     /// Asks the actor to exit once its readable mailboxes are empty. Returns `Spawn` when
     /// the caller took the token (the actor was idle) and must spawn the drain that exits.
     pub(crate) fn request_stop(&self) -> Wake {
-        self.stop.store(1, Ordering::Relaxed);
+        // Release: pairs with the acquire in `stop_requested`.
+        self.stop.store(1, Ordering::Release);
         self.poke()
     }
 
@@ -126,7 +173,7 @@ impl Schedule {
     /// the token back, then re-checks (`pending(ready)`: is a mailbox in `ready` non-empty,
     /// or has the last handle gone? and the stop request). Returns `true` if it took the token back and must drain on;
     /// `false` means it holds nothing and must not touch the actor any more.
-    pub(crate) fn idle(&self, ready: u64, pending: impl Fn(u64) -> bool) -> bool {
+    fn idle(&self, ready: u64, pending: impl Fn(u64) -> bool) -> bool {
         // Relaxed: published by the fence below, for `notify` (see there).
         self.ready.store(ready, Ordering::Relaxed);
         // Release: pairs with the acquire of the next `take_token`.
@@ -156,7 +203,7 @@ mod loom_tests {
     //! `scripts/loom.sh`. A "drain" is a loom thread that holds the token; every pushed
     //! message must be processed by a drain or swept after exit, never both, never lost,
     //! and no two drains may overlap.
-    use super::{Schedule, Wake};
+    use super::{Empty, Schedule, Wake};
     use loom::sync::atomic::{AtomicUsize, Ordering};
     use loom::sync::Arc;
     use loom::thread;
@@ -167,6 +214,8 @@ mod loom_tests {
         processed: AtomicUsize,
         swept: AtomicUsize,
         running: AtomicUsize,
+        /// Live handles.
+        refs: AtomicUsize,
     }
 
     impl Model {
@@ -184,7 +233,8 @@ mod loom_tests {
             false
         }
 
-        /// A drain: processes up to `exit_after` messages, then exits if asked to.
+        /// A drain: processes up to `exit_after` messages, then exits if asked to, or
+        /// once no handle is left (`refs`), as the engine's drain does (`on_empty`).
         fn drain(&self, exit_after: Option<usize>) {
             assert_eq!(self.running.fetch_add(1, Ordering::SeqCst), 0, "two drains");
             loop {
@@ -195,18 +245,28 @@ mod loom_tests {
                         return;
                     }
                 }
-                if self.sched.stop_requested() {
-                    self.exit();
-                    return;
-                }
+                // Not counted while the token may be given back (another drain may run).
                 self.running.fetch_sub(1, Ordering::SeqCst);
-                if !self
-                    .sched
-                    .idle(1, |_| self.queue.load(Ordering::Relaxed) > 0)
-                {
+                let next = self.sched.on_empty(
+                    1,
+                    || self.refs.load(Ordering::Acquire) == 0,
+                    |_| self.queue.load(Ordering::Acquire) > 0,
+                );
+                if next == Empty::Released {
                     return;
                 }
                 assert_eq!(self.running.fetch_add(1, Ordering::SeqCst), 0, "two drains");
+                if next == Empty::Exit {
+                    self.exit();
+                    return;
+                }
+            }
+        }
+
+        /// Drops a handle; after the last one, an idle actor is poked to exit.
+        fn release_handle(&self) {
+            if self.refs.fetch_sub(1, Ordering::AcqRel) == 1 && self.sched.poke() == Wake::Spawn {
+                self.drain(None);
             }
         }
 
@@ -240,6 +300,7 @@ mod loom_tests {
             processed: AtomicUsize::new(0),
             swept: AtomicUsize::new(0),
             running: AtomicUsize::new(0),
+            refs: AtomicUsize::new(1),
         })
     }
 
@@ -293,6 +354,43 @@ mod loom_tests {
             );
             assert_eq!(p + s, 1);
             assert_eq!(m.queue.load(Ordering::SeqCst), 0);
+        });
+    }
+
+    /// A drain in flight (its token taken by an earlier wake) finds the mailbox empty
+    /// while another thread sends one message and then ends the actor with `then`: the
+    /// message sent before the end is processed, never swept by the exit.
+    fn a_send_then(then: fn(&Model)) {
+        loom::model(move || {
+            let m = model();
+            assert_eq!(m.sched.poke(), Wake::Spawn);
+            let m2 = m.clone();
+            let t = thread::spawn(move || {
+                m2.send(None);
+                then(&m2);
+            });
+            m.drain(None);
+            t.join().unwrap();
+            assert!(m.sched.exited());
+            assert_eq!(m.processed.load(Ordering::SeqCst), 1);
+            assert_eq!(m.swept.load(Ordering::SeqCst), 0);
+        });
+    }
+
+    /// The sender drops the last handle after its send (pingpong lost its last reply
+    /// this way: the reply's sender dropped the asker's last handle).
+    #[test]
+    fn last_handle_dropped_after_a_send() {
+        a_send_then(Model::release_handle);
+    }
+
+    /// The sender asks the actor to stop after its send.
+    #[test]
+    fn stop_requested_after_a_send() {
+        a_send_then(|m| {
+            if m.sched.request_stop() == Wake::Spawn {
+                m.drain(None);
+            }
         });
     }
 }
