@@ -471,11 +471,13 @@ impl FinishFrame {
         }
     }
 
-    /// Appends a task to this frame (owner worker only).
-    pub(crate) fn push_task(&self, job: JobRef) {
+    /// Appends a task to this frame (owner worker only); returns how many are pending now.
+    pub(crate) fn push_task(&self, job: JobRef) -> usize {
         self.register();
         // SAFETY: only the owning worker touches `pending`.
-        unsafe { (*self.pending.get()).push_back(job) };
+        let pending = unsafe { &mut *self.pending.get() };
+        pending.push_back(job);
+        pending.len()
     }
 
     /// Runs the pending tasks newest first — and, on the owner frame, the tasks parked in
@@ -648,7 +650,7 @@ impl Batch {
         // finish, under that worker's frame for it.
         let frame = unsafe { &*(*w).current_finish() };
         for job in std::mem::take(&mut self.0) {
-            frame.push_task(job);
+            let _ = frame.push_task(job);
         }
     }
 }
@@ -777,9 +779,37 @@ impl ReservedFinish {
             // SAFETY: the held reservation keeps the state live (the caller's contract).
             unsafe { FinishState::push_inbox(self.0, HeapJob::into_job(f, None, self.0)) };
         } else {
-            spawn_into(self.0, f);
+            spawn_into(self.0, f, Handoff::Now);
         }
     }
+
+    /// [`ReservedFinish::spawn`] for a task that continues the calling one: the calling
+    /// task is about to end (an actor's handler that sent a message: the receiver's drain
+    /// comes next), so a task alone on the calling worker's frame is neither handed to a
+    /// waiting thief nor announced to a sleeper now; it runs on this worker when the
+    /// calling task ends, unless the worker polls first (then a thief may take it). Once
+    /// the frame holds other pending tasks, it is offered at once, as `spawn` does.
+    ///
+    /// # Safety
+    /// As [`ReservedFinish::spawn`].
+    pub(crate) unsafe fn spawn_next<F: FnOnce() + Send>(self, f: F) {
+        if Worker::in_isolated() {
+            // SAFETY: as in `spawn`.
+            unsafe { FinishState::push_inbox(self.0, HeapJob::into_job(f, None, self.0)) };
+        } else {
+            spawn_into(self.0, f, Handoff::WithOthers);
+        }
+    }
+}
+
+/// When a task spawned onto the calling worker's frame is offered to other workers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Handoff {
+    /// At once: a sleeper is woken with a request posted here, and a waiting request is
+    /// answered.
+    Now,
+    /// Only once the frame holds another pending task (`ReservedFinish::spawn_next`).
+    WithOthers,
 }
 
 impl Drop for Reservation {
@@ -791,7 +821,7 @@ impl Drop for Reservation {
 
 /// Spawns `f` into the finish `state`: onto the calling worker's frame of that finish if
 /// it has one (the common case, no atomic read-modify-write), else into the finish's inbox.
-pub(crate) fn spawn_into<F: FnOnce() + Send>(state: *const FinishState, f: F) {
+pub(crate) fn spawn_into<F: FnOnce() + Send>(state: *const FinishState, f: F, handoff: Handoff) {
     Worker::check_not_isolated("spawn");
     let w = Worker::current();
     if !w.is_null() {
@@ -802,7 +832,10 @@ pub(crate) fn spawn_into<F: FnOnce() + Send>(state: *const FinishState, f: F) {
             // SAFETY: frames on the current-finish list are live (LIFO with the chain).
             let frame = unsafe { &*fr };
             if ptr::eq(frame.state, state) {
-                frame.push_task(HeapJob::into_job(f, Some(w), state));
+                let pending = frame.push_task(HeapJob::into_job(f, Some(w), state));
+                if handoff == Handoff::WithOthers && pending < 2 {
+                    return;
+                }
                 // A spawned task is real work on this frame, not a seed: a worker asleep
                 // for lack of work is woken with a request posted here (answered at the poll
                 // below, with half the pending tasks once there are two), rather than
@@ -1036,7 +1069,11 @@ where
         crate::detached::spawn_detached(crate::pool::ThreadPool::global().registry(), f);
         return;
     }
-    spawn_into(innermost_finish("offshoot::spawn", INSIDE_ANY_FINISH), f);
+    spawn_into(
+        innermost_finish("offshoot::spawn", INSIDE_ANY_FINISH),
+        f,
+        Handoff::Now,
+    );
 }
 
 /// Like [`spawn`], for a task that can fail: an `Err` fails the innermost enclosing
@@ -1064,13 +1101,17 @@ where
     crate::worker::Worker::check_not_isolated("spawn");
     let state = innermost_finish("offshoot::try_spawn", "offshoot::try_finish");
     let st = state as usize;
-    spawn_into(state, move || {
-        if let Err(e) = f() {
-            // SAFETY: the task runs while its finish waits for it.
-            let st = unsafe { &*(st as *const FinishState) };
-            st.fail(Failure::Error(Box::new(e)));
-        }
-    });
+    spawn_into(
+        state,
+        move || {
+            if let Err(e) = f() {
+                // SAFETY: the task runs while its finish waits for it.
+                let st = unsafe { &*(st as *const FinishState) };
+                st.fail(Failure::Error(Box::new(e)));
+            }
+        },
+        Handoff::Now,
+    );
 }
 
 /// How long each part of `spawn` took for a run of tasks; see [`spawn_phases`].

@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 
 use crate::finish::{
     finish_core, in_worker, record_err, resume_failure, spawn_into, try_outcome, Failure,
-    FinishState,
+    FinishState, Handoff,
 };
 
 /// A handle on the tasks of one [`scope`] call; see there.
@@ -61,9 +61,11 @@ impl<'scope> Scope<'scope> {
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
         let st = self.state as usize;
-        spawn_into(self.state, move || {
-            body(&Scope::new(st as *const FinishState))
-        });
+        spawn_into(
+            self.state,
+            move || body(&Scope::new(st as *const FinishState)),
+            Handoff::Now,
+        );
     }
 }
 
@@ -177,17 +179,21 @@ impl<'scope, E: Send + 'static> TryScope<'scope, E> {
         BODY: FnOnce(&TryScope<'scope, E>) -> Result<(), E> + Send + 'scope,
     {
         let st = self.inner.state as usize;
-        spawn_into(self.inner.state, move || {
-            let state = st as *const FinishState;
-            let s = TryScope {
-                inner: Scope::new(state),
-                marker: PhantomData,
-            };
-            if let Err(e) = body(&s) {
-                // SAFETY: the task runs while its finish waits for it.
-                unsafe { (*state).fail(Failure::Error(Box::new(e))) };
-            }
-        });
+        spawn_into(
+            self.inner.state,
+            move || {
+                let state = st as *const FinishState;
+                let s = TryScope {
+                    inner: Scope::new(state),
+                    marker: PhantomData,
+                };
+                if let Err(e) = body(&s) {
+                    // SAFETY: the task runs while its finish waits for it.
+                    unsafe { (*state).fail(Failure::Error(Box::new(e))) };
+                }
+            },
+            Handoff::Now,
+        );
     }
 }
 

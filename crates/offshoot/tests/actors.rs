@@ -601,3 +601,54 @@ fn a_reply_racing_the_drop_of_the_last_handle_is_processed() {
         }
     });
 }
+
+/// Sets its marker when it gets a message.
+struct Marker(Arc<AtomicBool>);
+
+impl Actor for Marker {
+    type Message = ();
+    fn receive(&mut self, (): (), _: &mut Context<'_, Self>) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Sends to a `Marker` actor, then polls until that actor has run.
+struct Waits {
+    marker: ActorRef<Marker>,
+    seen: Arc<AtomicBool>,
+}
+
+impl Actor for Waits {
+    type Message = ();
+    fn receive(&mut self, (): (), ctx: &mut Context<'_, Self>) {
+        self.marker.send(());
+        // The marker actor's drain is this handler's continuation, kept on this worker; a
+        // poll must still hand it to the idle worker, or this loop never ends.
+        while !self.seen.load(Ordering::SeqCst) {
+            offshoot::poll();
+            std::hint::spin_loop();
+        }
+        ctx.exit();
+    }
+}
+
+/// A drain that a handler's send schedules runs on the handler's worker after the handler
+/// by default, but it is not trapped there: the handler's polls offer it to an idle worker.
+#[test]
+fn a_send_from_a_handler_is_offered_when_the_handler_polls() {
+    bounded(|| {
+        for workers in [2, 3, 4] {
+            let p = pool(workers);
+            for _ in 0..20 {
+                let seen = Arc::new(AtomicBool::new(false));
+                let s = seen.clone();
+                p.run(move || {
+                    let marker = actor::start(Marker(s.clone()));
+                    let waits = actor::start(Waits { marker, seen: s });
+                    waits.send(());
+                });
+                assert!(seen.load(Ordering::SeqCst));
+            }
+        }
+    });
+}

@@ -18,8 +18,16 @@
 //! * A drain processes at most `BUDGET` messages, then spawns its successor (keeping the
 //!   token) and returns: a task boundary, so that a busy actor does not hold its worker for
 //!   ever, and thieves can take the successor.
+//! * A drain that a handler's send schedules (the handler runs in a drain task, and the
+//!   receiver belongs to the same finish) is spawned as the continuation of the running
+//!   drain (`ReservedFinish::spawn_next`): alone on the frame, it is not handed to another
+//!   worker before the running drain polls (between messages, or in the handler) or ends,
+//!   and then runs on this worker. A chain with one message in flight (request-reply,
+//!   a ring) so stays on one worker instead of crossing to an idle one at every message;
+//!   a handler that sends to two or more idle actors offers them at once. Only where a
+//!   task runs changes: the spawned drain is on the frame either way.
 
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -28,9 +36,25 @@ use super::handshake::{Empty, Schedule, Wake};
 use super::mailbox::{all, Mailboxes, MAX_MAILBOXES};
 use super::selector::{Mailbox, Order, Selector, SelectorContext};
 use crate::finish::{Reservation, ReservedFinish};
+use crate::worker::Worker;
 
 /// Messages one drain task processes before it hands over to a successor task.
 pub(crate) const BUDGET: u32 = 64;
+
+thread_local! {
+    /// The task identity (`Worker::task_id`) of the drain running its handler on this
+    /// thread, or 0. Compared with the running task's identity, so a handler that parked
+    /// (another task then runs here) or a task the handler forked does not count as it.
+    static DRAIN_TASK: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Whether the calling code is a drain's handler (not a task it forked, not a task that
+/// runs while its handler is parked).
+fn in_handler() -> bool {
+    let w = Worker::current();
+    // SAFETY: a non-null current worker is live and run by this thread.
+    !w.is_null() && DRAIN_TASK.with(Cell::get) == unsafe { (*w).task_id() }
+}
 
 struct Inner<S> {
     behavior: Option<S>,
@@ -129,7 +153,7 @@ impl<S: Selector> Engine<S> {
         match self.schedule.notify(1 << i) {
             Wake::Nothing => {}
             // SAFETY: `notify` gave this thread the token.
-            Wake::Spawn => unsafe { self.spawn_drain() },
+            Wake::Spawn => unsafe { self.spawn_drain(in_handler()) },
             Wake::Exited => {
                 let n = self.mailboxes.sweep(i);
                 self.dropped.fetch_add(n, Ordering::Relaxed);
@@ -141,7 +165,7 @@ impl<S: Selector> Engine<S> {
     pub(crate) fn stop(self: &Arc<Self>) {
         if self.schedule.request_stop() == Wake::Spawn {
             // SAFETY: `request_stop` gave this thread the token.
-            unsafe { self.spawn_drain() };
+            unsafe { self.spawn_drain(false) };
         }
     }
 
@@ -170,25 +194,31 @@ impl<S: Selector> Engine<S> {
         // no handle left sees every send made through them.
         if self.refs.fetch_sub(1, Ordering::AcqRel) == 1 && self.schedule.poke() == Wake::Spawn {
             // SAFETY: `poke` gave this thread the token.
-            unsafe { self.spawn_drain() };
+            unsafe { self.spawn_drain(false) };
         }
     }
 
-    /// Spawns the drain task into the actor's finish.
+    /// Spawns the drain task into the actor's finish; `next`: as the continuation of the
+    /// calling handler (see the module header).
     ///
     /// # Safety
     /// The caller holds the token (and so the actor has not exited: its reservation is
     /// held until the drain spawned here gives it back).
-    unsafe fn spawn_drain(self: &Arc<Self>) {
+    unsafe fn spawn_drain(self: &Arc<Self>, next: bool) {
         let drain = Drain(Some(self.clone()));
+        let task = move || {
+            let mut drain = drain;
+            let e = drain.0.take().expect("a drain runs once");
+            e.drain();
+        };
         // SAFETY: the reservation is held (above); the drain task keeps the finish alive
         // while it runs, also after it gave the reservation back.
         unsafe {
-            self.home.spawn(move || {
-                let mut drain = drain;
-                let e = drain.0.take().expect("a drain runs once");
-                e.drain();
-            })
+            if next {
+                self.home.spawn_next(task)
+            } else {
+                self.home.spawn(task)
+            }
         };
     }
 
@@ -198,6 +228,22 @@ impl<S: Selector> Engine<S> {
     fn drain(self: &Arc<Self>) {
         // SAFETY: the caller holds the token: nobody else touches `inner`.
         let inner = unsafe { &mut *self.inner.get() };
+        // The drain runs as a task of its own (a spawned task), so this is its identity
+        // until it returns (the previous value is put back then).
+        struct Handler(u64);
+        impl Drop for Handler {
+            fn drop(&mut self) {
+                DRAIN_TASK.with(|d| d.set(self.0));
+            }
+        }
+        let w = Worker::current();
+        let task = if w.is_null() {
+            0
+        } else {
+            // SAFETY: a non-null current worker is live and run by this thread.
+            unsafe { (*w).task_id() }
+        };
+        let _handler = Handler(DRAIN_TASK.with(|d| d.replace(task)));
         let round_robin = S::ORDER == Order::RoundRobin;
         let mut budget = BUDGET;
         loop {
@@ -222,7 +268,14 @@ impl<S: Selector> Engine<S> {
             };
             let mut ctx = SelectorContext::new(self, inner.enabled);
             let behavior = inner.behavior.as_mut().expect("a live actor has its state");
+            let first = budget == BUDGET;
             let step = catch_unwind(AssertUnwindSafe(|| {
+                if !first {
+                    // Between messages: answer a thief, so that drains this one's handler
+                    // scheduled (kept here as its continuation) can be taken while it goes
+                    // on; honour a stop (it unwinds as a failure of the handler would).
+                    crate::poll();
+                }
                 behavior.receive(S::Mailbox::from_index(i), msg, &mut ctx);
                 if ctx.exiting() {
                     return None;
@@ -256,7 +309,7 @@ impl<S: Selector> Engine<S> {
             budget -= 1;
             if budget == 0 {
                 // SAFETY: the token is held and passes to the successor.
-                unsafe { self.spawn_drain() };
+                unsafe { self.spawn_drain(false) };
                 return;
             }
         }

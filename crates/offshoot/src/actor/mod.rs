@@ -18,7 +18,12 @@
 //!   messages one at a time until the mailbox is empty, then goes idle and re-checks the
 //!   mailbox (a message that arrived in between is not stranded). After 64 messages a drain
 //!   spawns its successor and ends, a task boundary where the worker polls and a thief can
-//!   take the rest: a busy actor does not monopolise its worker's task.
+//!   take the rest: a busy actor does not monopolise its worker's task. A drain that a
+//!   handler's send spawns runs next on the handler's worker unless that worker polls
+//!   first (a drain polls between messages; a handler polls at its joins) or has other
+//!   tasks pending: a chain of requests and replies stays on one worker rather than
+//!   crossing to an idle one at every message, and work spreads as soon as there is more
+//!   than one drain to run.
 //! * **Exit**: by [`Context::exit`] from the handler; by [`ActorRef::stop`] (the actor
 //!   first processes the messages it has, then exits when its mailbox is empty); when the
 //!   actor has no [`ActorRef`] left once its mailbox is empty (nobody can send any more; a
