@@ -26,6 +26,8 @@ fn color(c: Contender) -> RGBColor {
         Contender::OffshootCt => RGBColor(0xf0, 0x9a, 0x50),
         Contender::OffshootAf => RGBColor(0xf5, 0xc3, 0x96),
         Contender::OffshootFj => RGBColor(0xa6, 0x3a, 0x00),
+        Contender::OffshootActors => RGBColor(0xfd, 0xae, 0x6b),
+        Contender::OffshootTasks => RGBColor(0x7f, 0x27, 0x04),
         Contender::Rayon => RGBColor(0x1b, 0x9e, 0x77),
         Contender::Chili => RGBColor(0x75, 0x70, 0xb3),
         Contender::Tokio => RGBColor(0xe7, 0x29, 0x8a),

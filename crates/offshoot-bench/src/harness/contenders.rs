@@ -25,6 +25,14 @@ pub enum Contender {
     /// parallel loop) per step instead of long-lived tasks meeting at a phaser
     /// (the phaser kernels), to tell the phaser's cost from the scheduler's.
     OffshootFj,
+    /// offshoot's plain actors where the kernel's offshoot version uses selectors: the
+    /// program as an actor library user writes it (a reply or a second source stashed
+    /// in the actor's state until it can be handled), to measure what selectors save
+    /// (Imam's thesis, ch. 5).
+    OffshootActors,
+    /// offshoot's tasks and channels (`offshoot::sync`) where the kernel's offshoot
+    /// version uses actors: the same program without actors.
+    OffshootTasks,
     /// rayon, `ThreadPool::install`.
     Rayon,
     /// chili, `ThreadPool::scope`.
@@ -46,11 +54,13 @@ pub enum Contender {
 
 impl Contender {
     /// Every parallel contender, in report order.
-    pub const PARALLEL: [Contender; 10] = [
+    pub const PARALLEL: [Contender; 12] = [
         Contender::Offshoot,
         Contender::OffshootCt,
         Contender::OffshootAf,
         Contender::OffshootFj,
+        Contender::OffshootActors,
+        Contender::OffshootTasks,
         Contender::Rayon,
         Contender::Chili,
         Contender::Tokio,
@@ -110,6 +120,8 @@ impl Contender {
                 | Contender::OffshootCt
                 | Contender::OffshootAf
                 | Contender::OffshootFj
+                | Contender::OffshootActors
+                | Contender::OffshootTasks
         )
     }
 
@@ -137,6 +149,8 @@ impl Contender {
             Contender::OffshootCt => "offshoot-ct",
             Contender::OffshootAf => "offshoot-af",
             Contender::OffshootFj => "offshoot-fj",
+            Contender::OffshootActors => "offshoot-actors",
+            Contender::OffshootTasks => "offshoot-tasks",
             Contender::Rayon => "rayon",
             Contender::Chili => "chili",
             Contender::Tokio => "tokio",
@@ -208,6 +222,8 @@ impl Pools {
             Contender::OffshootCt => self.offshoot.run(|| inst.offshoot_ct()),
             Contender::OffshootAf => self.offshoot.run(|| inst.offshoot_af()),
             Contender::OffshootFj => self.offshoot.run(|| inst.offshoot_fj()),
+            Contender::OffshootActors => self.offshoot.run(|| inst.offshoot_actors()),
+            Contender::OffshootTasks => self.offshoot.run(|| inst.offshoot_tasks()),
             Contender::Rayon => self.rayon.install(|| inst.rayon()),
             Contender::Chili => {
                 let mut scope = self.chili.scope();

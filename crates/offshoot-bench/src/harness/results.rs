@@ -110,6 +110,12 @@ pub struct Comparison {
     /// offshoot-fj's median ÷ serial median (phaser kernels).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offshoot_fj_ratio: Option<f64>,
+    /// offshoot-actors' median ÷ serial median (selector kernels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offshoot_actors_ratio: Option<f64>,
+    /// offshoot-tasks' median ÷ serial median (actor kernels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offshoot_tasks_ratio: Option<f64>,
     /// rayon's median ÷ serial median.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rayon_ratio: Option<f64>,
@@ -150,6 +156,8 @@ impl Comparison {
             Contender::OffshootCt => self.offshoot_ct_ratio,
             Contender::OffshootAf => self.offshoot_af_ratio,
             Contender::OffshootFj => self.offshoot_fj_ratio,
+            Contender::OffshootActors => self.offshoot_actors_ratio,
+            Contender::OffshootTasks => self.offshoot_tasks_ratio,
             Contender::Rayon => self.rayon_ratio,
             Contender::Chili => self.chili_ratio,
             Contender::Tokio => self.tokio_ratio,
@@ -249,6 +257,8 @@ impl KernelResult {
                     offshoot_ct_ratio: ratio(Contender::OffshootCt),
                     offshoot_af_ratio: ratio(Contender::OffshootAf),
                     offshoot_fj_ratio: ratio(Contender::OffshootFj),
+                    offshoot_actors_ratio: ratio(Contender::OffshootActors),
+                    offshoot_tasks_ratio: ratio(Contender::OffshootTasks),
                     rayon_ratio: ratio(Contender::Rayon),
                     chili_ratio: ratio(Contender::Chili),
                     tokio_ratio: ratio(Contender::Tokio),

@@ -139,6 +139,14 @@ pub trait Instance: Send {
     fn offshoot_fj(&mut self) {
         missing(Contender::OffshootFj);
     }
+    /// offshoot's plain actors instead of selectors (selector kernels).
+    fn offshoot_actors(&mut self) {
+        missing(Contender::OffshootActors);
+    }
+    /// offshoot's tasks and channels instead of actors (actor kernels).
+    fn offshoot_tasks(&mut self) {
+        missing(Contender::OffshootTasks);
+    }
     /// The rayon version; the harness calls it inside `ThreadPool::install`.
     fn rayon(&mut self) {
         missing(Contender::Rayon);
