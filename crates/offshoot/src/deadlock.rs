@@ -30,6 +30,12 @@
 //!   lists the pending ones of the watched pools beside the parked tasks, and a declared
 //!   deadlock fails each of them — it is spawned as a task that raises the report instead
 //!   of running its body, so the report comes out of the finish that waits for it.
+//! * Idle actors and selectors (`actor/`) that have not exited: like a pending task, an
+//!   actor holds a count of its finish and no fiber while idle, and it registers a
+//!   [`Pending`] entry at start (removed at exit) that counts while it is idle. With no
+//!   worker awake nothing can send to it, so its finish would wait for ever; a declared
+//!   deadlock names it, takes its token and spawns a task into its finish that exits it
+//!   and raises the report.
 //! * Not threads outside every pool. A value set, a lock released or a job started
 //!   (`ThreadPool::run`) by such a thread wakes tasks the watch would have declared stuck.
 //!   No count of the handles such a thread holds can tell: handles are `Arc`-shared and
@@ -77,9 +83,13 @@ pub(crate) trait Pending: Send + Sync {
     fn is_pending(&self) -> bool;
     /// Appends a line that says what it waits on to a report.
     fn describe(&self, text: &mut String);
+    /// Whether it is an idle actor (else a task not yet started), for the report's count.
+    fn is_actor(&self) -> bool {
+        false
+    }
     /// Starts it as a task that raises `report` instead of running its body; false if it
     /// was no longer pending.
-    fn fail(&self, report: Arc<Report>) -> bool;
+    fn fail(self: Arc<Self>, report: Arc<Report>) -> bool;
 }
 
 /// One shard of the pending list: a slab of entries. A task's entry is removed when it
@@ -168,6 +178,17 @@ fn pending_in(watched: &[&Registry]) -> Vec<Arc<dyn Pending>> {
         .collect()
 }
 
+/// "2 tasks wait", "1 actor waits", "1 task and 3 actors wait".
+fn waiters(tasks: usize, actors: usize) -> String {
+    let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
+    let verb = if tasks + actors == 1 { "waits" } else { "wait" };
+    match (tasks, actors) {
+        (t, 0) => format!("{} {verb}", n(t, "task")),
+        (0, a) => format!("{} {verb}", n(a, "actor")),
+        (t, a) => format!("{} and {} {verb}", n(t, "task"), n(a, "actor")),
+    }
+}
+
 /// The report of one declared deadlock, shared by the waits it ends.
 pub(crate) struct Report {
     text: String,
@@ -252,12 +273,12 @@ pub(crate) fn watch() -> bool {
     if AWAKE.load(Ordering::SeqCst) != before {
         return false;
     }
-    let waiting = lists.iter().map(|(_, l)| l.len()).sum::<usize>() + pending.len();
+    let actors = pending.iter().filter(|p| p.is_actor()).count();
+    let tasks = lists.iter().map(|(_, l)| l.len()).sum::<usize>() + pending.len() - actors;
     let mut text = format!(
-        "offshoot: deadlock: no task can make progress: every worker is idle, and {waiting} \
-         task{} wait{} on something that nothing running can wake:",
-        if waiting == 1 { "" } else { "s" },
-        if waiting == 1 { "s" } else { "" },
+        "offshoot: deadlock: no task can make progress: every worker is idle, and {} \
+         on something that nothing running can wake:",
+        waiters(tasks, actors)
     );
     for (w, list) in &lists {
         for e in list.iter() {
@@ -303,8 +324,9 @@ pub(crate) fn watch() -> bool {
     }
     text.push_str(
         "\nEach of these waits panics with this report (a data-driven task not yet started runs \
-         as a task that panics with it). A thread outside the pools that will \
-         still wake a task must hold an offshoot::sync::ExternalWaker while it may; \
+         as a task that panics with it; an idle actor exits, and the finish it was started in \
+         fails with it). A thread outside the pools that will still wake a task (or send to an \
+         actor) must hold an offshoot::sync::ExternalWaker while it may; \
          Builder::deadlock_detection(false) turns this check off.",
     );
     let report = Arc::new(Report {
@@ -323,7 +345,7 @@ pub(crate) fn watch() -> bool {
     // its finish's inbox lock).
     drop(lists);
     for p in &pending {
-        woke_any |= p.fail(report.clone());
+        woke_any |= p.clone().fail(report.clone());
     }
     woke_any
 }

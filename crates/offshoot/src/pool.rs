@@ -458,7 +458,10 @@ impl std::error::Error for BuildError {
 /// number, the worker thread it waits on, what it waits on (the construct and its
 /// address) and, for locks and monitors, the task holding it. The panic ends the tasks'
 /// joins, scopes and finishes like any panic, and resumes in the caller of
-/// [`ThreadPool::run`] (the panic hook prints the report once).
+/// [`ThreadPool::run`] (the panic hook prints the report once). Idle
+/// [actors and selectors](crate::actor) that have not exited are listed too (nothing can
+/// send to them any more, and their finish waits for them): each exits, and its finish
+/// fails with the report.
 ///
 /// Threads outside every pool are invisible to the watch. One that will still end such a
 /// wait — it sets a value, releases a lock, or starts work in a pool that does — must hold

@@ -513,6 +513,40 @@ fn actors_waiting_on_each_others_replies_are_reported_as_a_deadlock() {
     });
 }
 
+/// Keeps a handle to another actor.
+struct Holder(Option<ActorRef<Holder>>);
+
+impl Actor for Holder {
+    type Message = ActorRef<Holder>;
+    fn receive(&mut self, other: ActorRef<Holder>, _: &mut Context<'_, Self>) {
+        self.0 = Some(other);
+    }
+}
+
+/// Two idle actors that hold each other's handles never exit, so the finish they were
+/// started in would wait for ever: no task is parked, yet nothing can send to them. The
+/// deadlock watch names both, and the report comes out of `run`.
+#[test]
+fn idle_actors_holding_each_other_are_reported_as_a_deadlock() {
+    bounded(|| {
+        for n in [1, 2, 3] {
+            let msg = panic_message(|| {
+                pool(n).run(|| {
+                    let (a, b) = (actor::start(Holder(None)), actor::start(Holder(None)));
+                    a.send(b.clone());
+                    b.send(a);
+                })
+            });
+            assert!(
+                msg.starts_with("offshoot: deadlock:")
+                    && msg.contains("2 actors wait")
+                    && msg.matches("actor actors::Holder").count() == 2,
+                "{n} workers: not a report of the two actors: {msg}"
+            );
+        }
+    });
+}
+
 #[test]
 fn sends_inside_an_isolated_section() {
     bounded(|| {

@@ -310,6 +310,51 @@ fn request_reply_without_a_blocking_ask() {
     });
 }
 
+/// Serves requests (`Regular`) only once the reply it waits for (`Reply`) came; it starts
+/// out waiting.
+struct Stubborn {
+    waiting: bool,
+}
+
+impl Selector for Stubborn {
+    type Mailbox = Port;
+    type Message = Option<SelectorRef<Stubborn>>;
+    fn receive(&mut self, port: Port, asker: Self::Message, _: &mut SelectorContext<'_, Self>) {
+        match (port, asker) {
+            (Port::Regular, Some(asker)) => asker.send(Port::Reply, None),
+            _ => self.waiting = false,
+        }
+    }
+    fn guard(&self, port: Port) -> bool {
+        port == Port::Reply || !self.waiting
+    }
+}
+
+/// Two selectors that each hold the other's request in a mailbox disabled until a reply
+/// comes — the reply only the other would send: no task waits, both are idle, and the
+/// finish waits for them for ever. The deadlock watch reports both selectors.
+#[test]
+fn selectors_waiting_for_each_others_replies_are_reported_as_a_deadlock() {
+    bounded(|| {
+        for n in POOL_SIZES {
+            let msg = panic_message(|| {
+                pool(n).run(|| {
+                    let a = actor::start_selector(Stubborn { waiting: true });
+                    let b = actor::start_selector(Stubborn { waiting: true });
+                    a.send(Port::Regular, Some(b.clone()));
+                    b.send(Port::Regular, Some(a));
+                })
+            });
+            assert!(
+                msg.starts_with("offshoot: deadlock:")
+                    && msg.contains("2 actors wait")
+                    && msg.matches("selector selectors::Stubborn").count() == 2,
+                "{n} workers: not a report of the two selectors: {msg}"
+            );
+        }
+    });
+}
+
 // ---- a join of N sources, in order (one mailbox per source, enabled one at a time) ----
 
 const SOURCES: usize = 5;

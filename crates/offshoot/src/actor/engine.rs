@@ -35,7 +35,9 @@ use std::sync::Arc;
 use super::handshake::{Empty, Schedule, Wake};
 use super::mailbox::{all, Mailboxes, MAX_MAILBOXES};
 use super::selector::{Mailbox, Order, Selector, SelectorContext};
+use crate::deadlock::{self, PendingKey, Report};
 use crate::finish::{Reservation, ReservedFinish};
+use crate::pool::Registry;
 use crate::worker::Worker;
 
 /// Messages one drain task processes before it hands over to a successor task.
@@ -73,6 +75,11 @@ pub(crate) struct Engine<S: Selector> {
     refs: AtomicUsize,
     dropped: AtomicU64,
     home: ReservedFinish,
+    /// The pool the actor runs in, and its entry in the deadlock watch's list of what
+    /// waits to be started (`deadlock::Pending`): an idle actor that has not exited is
+    /// work its finish waits for that no worker holds.
+    pool: *const Registry,
+    key: PendingKey,
     mailboxes: Mailboxes<S::Message>,
     inner: UnsafeCell<Inner<S>>,
 }
@@ -125,19 +132,26 @@ impl<S: Selector> Engine<S> {
              never receive a message"
         );
         let home = Reservation::take_for(caller);
-        Arc::new(Engine {
-            schedule: Schedule::new(ready),
-            refs: AtomicUsize::new(1),
-            dropped: AtomicU64::new(0),
-            home: home.finish(),
-            mailboxes: Mailboxes::new(n),
-            inner: UnsafeCell::new(Inner {
-                behavior: Some(behavior),
-                enabled,
-                ready,
-                next: 0,
-                home: Some(home),
-            }),
+        // `take_for` checked that this runs on a worker.
+        // SAFETY: a non-null current worker is live and run by this thread.
+        let pool = unsafe { (*Worker::current()).registry() } as *const Registry;
+        deadlock::add_pending(|key| {
+            Arc::new(Engine {
+                schedule: Schedule::new(ready),
+                refs: AtomicUsize::new(1),
+                dropped: AtomicU64::new(0),
+                home: home.finish(),
+                pool,
+                key,
+                mailboxes: Mailboxes::new(n),
+                inner: UnsafeCell::new(Inner {
+                    behavior: Some(behavior),
+                    enabled,
+                    ready,
+                    next: 0,
+                    home: Some(home),
+                }),
+            })
         })
     }
 
@@ -322,6 +336,7 @@ impl<S: Selector> Engine<S> {
     /// The caller holds the token, and gives it up here.
     unsafe fn exit(&self) {
         self.schedule.exit();
+        deadlock::remove_pending(self.key);
         let n = self.mailboxes.sweep_all();
         self.dropped.fetch_add(n, Ordering::Relaxed);
         // SAFETY: the token is held.
@@ -331,5 +346,71 @@ impl<S: Selector> Engine<S> {
         let home = inner.home.take();
         drop(inner.behavior.take());
         drop(home);
+    }
+}
+
+/// An idle actor that has not exited, seen by the deadlock watch: when no worker of any
+/// pool is awake, nothing inside the pools can send to it any more (a handle held by a
+/// thread outside the pools must come with an `ExternalWaker`), so the finish it was
+/// started in would wait for it for ever — actors that wait for each other's messages
+/// (selectors waiting for replies with their other mailboxes disabled), or an actor that
+/// holds a handle to itself.
+impl<S: Selector> deadlock::Pending for Engine<S> {
+    fn pool(&self) -> *const Registry {
+        self.pool
+    }
+
+    fn is_pending(&self) -> bool {
+        self.schedule.is_idle()
+    }
+
+    fn is_actor(&self) -> bool {
+        true
+    }
+
+    fn describe(&self, text: &mut String) {
+        use std::fmt::Write as _;
+        // An actor is a one-mailbox selector behind the private wrapper `Solo`: name the
+        // user's type.
+        let name = std::any::type_name::<S>();
+        let (kind, name) = match name
+            .strip_prefix("offshoot::actor::Solo<")
+            .and_then(|n| n.strip_suffix('>'))
+        {
+            Some(actor) => ("actor", actor),
+            None => ("selector", name),
+        };
+        let _ = write!(
+            text,
+            "\n  {kind} {name} {:p} is idle and has not exited (the finish it was started in \
+             waits for it), with no message it may read",
+            self as *const Self,
+        );
+        if S::Mailbox::COUNT > 1 {
+            let _ = write!(
+                text,
+                " (readable mailboxes {:#b})",
+                self.schedule.ready_mask()
+            );
+        }
+    }
+
+    /// Takes the token of the idle actor and spawns a task into its finish that exits it
+    /// and raises the report, so the report comes out of that finish.
+    fn fail(self: Arc<Self>, report: Arc<Report>) -> bool {
+        if self.schedule.poke() != Wake::Spawn {
+            return false;
+        }
+        // Holds the token: exits the actor when run, or when dropped unrun.
+        let drain = Drain(Some(self.clone()));
+        // SAFETY: the token is held, so the actor has not exited and its reservation is
+        // held until the task below gives it back.
+        unsafe {
+            self.home.spawn(move || {
+                drop(drain);
+                report.raise()
+            })
+        };
+        true
     }
 }

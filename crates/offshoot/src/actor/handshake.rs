@@ -81,6 +81,17 @@ impl Schedule {
         self.state.load(Ordering::Acquire) == EXITED
     }
 
+    /// Whether the actor is idle (no drain in flight, not exited). For the deadlock watch,
+    /// which reads it when no worker is awake.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.state.load(Ordering::Acquire) == IDLE
+    }
+
+    /// The readable mailboxes the last drain published (for reports).
+    pub(crate) fn ready_mask(&self) -> u64 {
+        self.ready.load(Ordering::Relaxed)
+    }
+
     /// Whether a stop was requested (read by the token holder). Acquire: pairs with the
     /// release store in `request_stop`, so a message its caller sent before is visible.
     pub(crate) fn stop_requested(&self) -> bool {

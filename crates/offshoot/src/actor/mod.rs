@@ -40,11 +40,16 @@
 //!   of a failed finish exits when its handles are dropped (the unwinding of the finish's
 //!   body usually drops them) or stopped.
 //!
-//! An actor nobody stops keeps its finish waiting for ever: a handle leaked
-//! (`mem::forget`), or two idle actors holding handles to each other in their state, is a
-//! hang, which the deadlock watch does not report (it reports tasks waiting in
-//! [`sync`](crate::sync), [deadlocks](crate::Builder#deadlocks): handlers waiting on each
-//! other's replies, say). Break such cycles with [`Context::exit`] or [`ActorRef::stop`].
+//! An actor nobody stops keeps its finish waiting: a handle leaked (`mem::forget`), two
+//! idle actors holding handles to each other in their state, or selectors that each wait
+//! for a reply only the other would send. Once every worker of every pool is idle, nothing
+//! inside the pools can send to such an actor any more, and the
+//! [deadlock watch](crate::Builder#deadlocks) reports it — beside the tasks waiting in
+//! [`sync`](crate::sync), such as handlers blocked on each other's replies — instead of
+//! hanging: each idle actor that has not exited is named in the report, exits, and the
+//! finish it was started in fails with the report. A thread outside the pools that will
+//! still send to an actor must hold an [`ExternalWaker`](crate::sync::ExternalWaker)
+//! meanwhile. Break such cycles with [`Context::exit`] or [`ActorRef::stop`].
 //!
 //! # Selectors
 //!

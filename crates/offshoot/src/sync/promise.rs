@@ -337,7 +337,7 @@ impl<F: FnOnce() + Send + 'static> crate::deadlock::Pending for DataDriven<F> {
             }
         }
     }
-    fn fail(&self, report: Arc<crate::deadlock::Report>) -> bool {
+    fn fail(self: Arc<Self>, report: Arc<crate::deadlock::Report>) -> bool {
         let taken = super::lock(&self.job).take();
         match taken {
             Some((ticket, f)) => {
