@@ -18,6 +18,10 @@
 //!   while it waits (ractor's `call` inside a handler would be the blocking ask, which
 //!   deadlocks on two accounts paying each other); the accounts are drained at the end
 //!   and record their balances in `post_stop`;
+//! - offshoot-tasks: one task per account (`offshoot::scope`) reading its
+//!   `offshoot::sync::unbounded` channel, with the same stash (offshoot's channels
+//!   have no select), and the calling task as the teller; a `None` message stops an
+//!   account, which writes its balance to its own slot;
 //! - threads: one thread per account with the same stash, and the calling thread as
 //!   the teller; a `None` message stops an account, which returns its balance.
 //!
@@ -444,6 +448,37 @@ pub fn tokio(rt: &tokio::runtime::Runtime, b: Bank) -> Books {
     books(b.transfers, shown.iter().map(|s| s.load(Ordering::Relaxed)))
 }
 
+/// A channel account's loop (threads and tasks): account `me` takes what `recv`
+/// gives until `None`, reaching account `to` with `send(to, msg)` and the teller with
+/// `done()`; returns its balance.
+fn account(
+    me: usize,
+    mut recv: impl FnMut() -> Option<Msg>,
+    send: impl Fn(usize, Msg),
+    done: impl Fn(),
+) -> i64 {
+    let mut account = Stashing::new(me);
+    while let Some(m) = recv() {
+        account.receive(m, &send, &done);
+    }
+    account.balance
+}
+
+/// The channel teller (threads and tasks): sends the T orders with `send(to, msg)`,
+/// waits for T completions with `completed()`, then stops every account.
+fn tell(b: Bank, send: impl Fn(usize, Option<Msg>), mut completed: impl FnMut()) {
+    for k in 0..b.transfers {
+        let t = b.transfer(k);
+        send(t.from, Some(Msg::Order(t)));
+    }
+    for _ in 0..b.transfers {
+        completed();
+    }
+    for a in 0..b.accounts {
+        send(a, None);
+    }
+}
+
 /// One thread per account; the calling thread is the teller.
 pub fn threads(b: Bank) -> Books {
     let (senders, inboxes): (Vec<_>, Vec<_>) = (0..b.accounts)
@@ -457,34 +492,55 @@ pub fn threads(b: Bank) -> Books {
             .map(|(me, inbox)| {
                 let (others, to_teller) = (senders.clone(), to_teller.clone());
                 s.spawn(move || {
-                    let mut account = Stashing::new(me);
-                    while let Some(m) = inbox.recv().expect(GONE) {
-                        account.receive(
-                            m,
-                            |to, m| others[to].send(Some(m)).expect(GONE),
-                            || to_teller.send(()).expect(GONE),
-                        );
-                    }
-                    account.balance
+                    account(
+                        me,
+                        || inbox.recv().expect(GONE),
+                        |to, m| others[to].send(Some(m)).expect(GONE),
+                        || to_teller.send(()).expect(GONE),
+                    )
                 })
             })
             .collect();
-        for k in 0..b.transfers {
-            let t = b.transfer(k);
-            senders[t.from].send(Some(Msg::Order(t))).expect(GONE);
-        }
-        for _ in 0..b.transfers {
-            teller.recv().expect(GONE);
-        }
-        for s in &senders {
-            s.send(None).expect(GONE);
-        }
+        tell(
+            b,
+            |to, m| senders[to].send(m).expect(GONE),
+            || teller.recv().expect(GONE),
+        );
         let balances: Vec<i64> = accounts
             .into_iter()
             .map(|a| a.join().expect(GONE))
             .collect();
         books(b.transfers, balances)
     })
+}
+
+/// One task per account; the calling task is the teller. Call inside
+/// `offshoot::ThreadPool::run`.
+pub fn offshoot_tasks(b: Bank) -> Books {
+    let (senders, inboxes): (Vec<_>, Vec<_>) = (0..b.accounts)
+        .map(|_| offshoot::sync::unbounded::<Option<Msg>>())
+        .unzip();
+    let (to_teller, teller) = offshoot::sync::unbounded::<()>();
+    let mut balances = vec![0i64; b.accounts];
+    offshoot::scope(|s| {
+        for ((me, inbox), balance) in inboxes.into_iter().enumerate().zip(&mut balances) {
+            let (others, to_teller) = (senders.clone(), to_teller.clone());
+            s.spawn(move |_| {
+                *balance = account(
+                    me,
+                    || inbox.recv().expect(GONE),
+                    |to, m| others[to].send(Some(m)).expect(GONE),
+                    || to_teller.send(()).expect(GONE),
+                );
+            });
+        }
+        tell(
+            b,
+            |to, m| senders[to].send(m).expect(GONE),
+            || teller.recv().expect(GONE),
+        );
+    });
+    books(b.transfers, balances)
 }
 
 fn prepare(size: Size) -> Box<dyn Instance> {
@@ -505,6 +561,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |b| serial(*b),
             |b| offshoot(*b),
         )
+        .with_offshoot_tasks(|b| offshoot_tasks(*b))
         .with_tokio(|rt, b| tokio(rt, *b))
         .with_threads(|b| threads(*b)),
     )
@@ -526,6 +583,7 @@ mod tests {
         check(&b, threads(b)).unwrap();
         let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
         check(&b, pool.run(|| offshoot(b))).unwrap();
+        check(&b, pool.run(|| offshoot_tasks(b))).unwrap();
         // The books without one transfer between two accounts: the total is conserved,
         // the rest is not.
         let lost = (0..b.transfers)

@@ -14,6 +14,11 @@
 //!   stash); producers and consumers are actors whose address travels in their
 //!   messages (`Context::myself`); consumers add their sums to a shared atomic as their
 //!   states are dropped (their exits), which the enclosing `offshoot::finish` waits for;
+//! - offshoot-tasks: P producer and C consumer tasks in one `offshoot::scope` around an
+//!   `offshoot::sync::bounded(B)` channel, which is the buffer (no manager): a full
+//!   channel parks a producer's `send`, an empty one a consumer's `recv`; the consumers
+//!   share it by cloning its receiver (many receivers), and each writes its sum to its
+//!   own slot once the producers are done and the channel is empty;
 //! - tokio: ractor actors; the manager has one mailbox, so it keeps Savina's queues of
 //!   waiting consumers and of items that found the buffer full;
 //! - threads: P producer and C consumer threads around a `std::sync::mpsc::
@@ -335,6 +340,34 @@ impl ractor::Actor for RProducer {
     }
 }
 
+/// Producer and consumer tasks around a `bounded(B)` channel; call inside
+/// `offshoot::ThreadPool::run`.
+pub fn offshoot_tasks(s: Shop) -> u64 {
+    let (tx, rx) = offshoot::sync::bounded::<u64>(s.capacity);
+    let mut sums = vec![0u64; s.consumers as usize];
+    offshoot::scope(|scope| {
+        for me in 0..s.producers {
+            let tx = tx.clone();
+            scope.spawn(move |_| {
+                for k in 0..s.items {
+                    tx.send(s.produce(me, k)).expect(GONE);
+                }
+            });
+        }
+        drop(tx); // the channel closes when the producers are done
+        for sum in &mut sums {
+            let rx = rx.clone();
+            scope.spawn(move |_| {
+                *sum = rx
+                    .iter()
+                    .fold(0u64, |a, item| a.wrapping_add(consume(item)));
+            });
+        }
+        drop(rx);
+    });
+    sums.into_iter().fold(0u64, u64::wrapping_add)
+}
+
 /// ractor actors on the tokio runtime.
 pub fn tokio(rt: &tokio::runtime::Runtime, s: Shop) -> u64 {
     let out = Arc::new(AtomicU64::new(0));
@@ -444,6 +477,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |s| serial(*s),
             |s| offshoot(*s),
         )
+        .with_offshoot_tasks(|s| offshoot_tasks(*s))
         .with_tokio(|rt, s| tokio(rt, *s))
         .with_threads(|s| threads(*s)),
     )
@@ -469,6 +503,7 @@ mod tests {
         assert_eq!(threads(s), right);
         let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
         assert_eq!(pool.run(|| offshoot(s)), right);
+        assert_eq!(pool.run(|| offshoot_tasks(s)), right);
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .build()

@@ -8,6 +8,9 @@
 //! - offshoot: the calling task sends to a `Counter` actor, then sends `Get` with an
 //!   `offshoot::sync::Promise` and waits on it (the task parks; the worker runs the
 //!   counter's drains meanwhile);
+//! - offshoot-tasks: a counter task (`offshoot::scope`) reading an
+//!   `offshoot::sync::unbounded` channel; `Get` carries a reply channel's `Sender`, on
+//!   which the calling task waits (it parks);
 //! - tokio: a ractor counter; the producer is the `block_on` future, which `cast`s the
 //!   increments and asks with ractor's `call` (an `RpcReplyPort`);
 //! - threads: a counter thread reading a `std::sync::mpsc` channel, asked through a
@@ -136,32 +139,55 @@ pub fn tokio(rt: &tokio::runtime::Runtime, n: u64) -> u64 {
     })
 }
 
-/// The threads' counter's messages.
-enum TMsg {
+/// The channel counter's messages (threads and tasks); `R` is the reply channel's
+/// sender.
+enum TMsg<R> {
     Add(u64),
-    Get(mpsc::SyncSender<u64>),
+    Get(R),
+}
+
+/// A channel counter's loop: adds the increments until `Get`; returns the total and
+/// where to send it.
+fn count<R>(inbox: impl IntoIterator<Item = TMsg<R>>) -> (u64, R) {
+    let mut total = 0;
+    for msg in inbox {
+        match msg {
+            TMsg::Add(i) => total += i,
+            TMsg::Get(reply) => return (total, reply),
+        }
+    }
+    panic!("{GONE}")
 }
 
 /// A counter thread.
 pub fn threads(n: u64) -> u64 {
-    let (to_counter, inbox) = mpsc::channel::<TMsg>();
+    let (to_counter, inbox) = mpsc::channel::<TMsg<mpsc::SyncSender<u64>>>();
     std::thread::scope(|s| {
         s.spawn(move || {
-            let mut total = 0;
-            for msg in inbox {
-                match msg {
-                    TMsg::Add(i) => total += i,
-                    TMsg::Get(reply) => {
-                        reply.send(total).expect(GONE);
-                        return;
-                    }
-                }
-            }
+            let (total, reply) = count(inbox);
+            reply.send(total).expect(GONE);
         });
         for i in 0..n {
             to_counter.send(TMsg::Add(i)).expect(GONE);
         }
         let (reply, answer) = mpsc::sync_channel(1);
+        to_counter.send(TMsg::Get(reply)).expect(GONE);
+        answer.recv().expect(GONE)
+    })
+}
+
+/// A counter task; call inside `offshoot::ThreadPool::run`.
+pub fn offshoot_tasks(n: u64) -> u64 {
+    let (to_counter, inbox) = offshoot::sync::unbounded::<TMsg<offshoot::sync::Sender<u64>>>();
+    offshoot::scope(|s| {
+        s.spawn(move |_| {
+            let (total, reply) = count(inbox.iter());
+            reply.send(total).expect(GONE);
+        });
+        for i in 0..n {
+            to_counter.send(TMsg::Add(i)).expect(GONE);
+        }
+        let (reply, answer) = offshoot::sync::bounded(1);
         to_counter.send(TMsg::Get(reply)).expect(GONE);
         answer.recv().expect(GONE)
     })
@@ -182,6 +208,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |n| serial(*n),
             |n| offshoot(*n),
         )
+        .with_offshoot_tasks(|n| offshoot_tasks(*n))
         .with_tokio(|rt, n| tokio(rt, *n))
         .with_threads(|n| threads(*n)),
     )
@@ -199,6 +226,8 @@ mod tests {
         let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
         assert_eq!(pool.run(|| offshoot(5)), 10);
         assert_eq!(pool.run(|| offshoot(0)), 0);
+        assert_eq!(pool.run(|| offshoot_tasks(5)), 10);
+        assert_eq!(pool.run(|| offshoot_tasks(0)), 0);
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .build()

@@ -9,6 +9,9 @@
 //! - offshoot: K `offshoot::actor` actors in one `offshoot::finish`; the calling task
 //!   sends, then drops the handles; each actor exits when its mailbox is empty and
 //!   adds its sum to a shared atomic as its state is dropped; the finish waits;
+//! - offshoot-tasks: K tasks in one `offshoot::scope`, each reading its
+//!   `offshoot::sync::unbounded` channel until the driver drops the sender and writing
+//!   its sum to its own slot;
 //! - tokio: K ractor actors (`RSummer`), drained at the end; each adds its sum in
 //!   `post_stop`;
 //! - threads: K threads, each reading its `std::sync::mpsc` channel until the driver
@@ -103,6 +106,28 @@ pub fn offshoot(f: Fan) -> u64 {
     out.load(Ordering::Relaxed)
 }
 
+/// A channel worker's loop (threads and tasks): the sum of its messages' work.
+fn summed(inbox: impl IntoIterator<Item = u64>) -> u64 {
+    inbox.into_iter().fold(0u64, |a, x| a.wrapping_add(mix(x)))
+}
+
+/// K tasks; call inside `offshoot::ThreadPool::run`.
+pub fn offshoot_tasks(f: Fan) -> u64 {
+    let mut sums = vec![0u64; f.actors as usize];
+    offshoot::scope(|s| {
+        let senders: Vec<_> = sums
+            .iter_mut()
+            .map(|sum| {
+                let (tx, rx) = offshoot::sync::unbounded::<u64>();
+                s.spawn(move |_| *sum = summed(rx.iter()));
+                tx
+            })
+            .collect();
+        f.each(|k, x| senders[k].send(x).expect(GONE));
+    }); // the senders are dropped: each task ends once its channel is empty
+    sums.into_iter().fold(0u64, u64::wrapping_add)
+}
+
 /// ractor actors on the tokio runtime.
 pub fn tokio(rt: &tokio::runtime::Runtime, f: Fan) -> u64 {
     let out = Arc::new(AtomicU64::new(0));
@@ -135,7 +160,7 @@ pub fn threads(f: Fan) -> u64 {
         let (senders, workers): (Vec<_>, Vec<_>) = (0..f.actors)
             .map(|_| {
                 let (tx, rx) = mpsc::channel::<u64>();
-                let worker = s.spawn(move || rx.iter().fold(0u64, |a, x| a.wrapping_add(mix(x))));
+                let worker = s.spawn(move || summed(rx));
                 (tx, worker)
             })
             .unzip();
@@ -171,6 +196,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |f| serial(*f),
             |f| offshoot(*f),
         )
+        .with_offshoot_tasks(|f| offshoot_tasks(*f))
         .with_tokio(|rt, f| tokio(rt, *f))
         .with_threads(|f| threads(*f)),
     )
@@ -197,6 +223,7 @@ mod tests {
         assert_eq!(threads(f), all);
         let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
         assert_eq!(pool.run(|| offshoot(f)), all);
+        assert_eq!(pool.run(|| offshoot_tasks(f)), all);
     }
 
     #[test]

@@ -8,6 +8,11 @@
 //! - offshoot: `offshoot::actor` actors and selectors on the pool's workers; each kernel
 //!   runs inside the harness's `ThreadPool::run` and waits for its actors by the
 //!   finish they were started in;
+//! - offshoot-tasks: the same program without actors, as a Go or CSP programmer writes
+//!   it: each actor is a task (`offshoot::scope`) that loops `recv` on an
+//!   `offshoot::sync` channel, its mailbox; a send is a channel send, a reply goes back
+//!   over a channel passed in the message, and a waiting `recv` parks the task, not its
+//!   worker;
 //! - tokio: the same actors written with **ractor** (an actor library on tokio), on
 //!   the harness's tokio multi-thread runtime of the same worker count, as ractor's
 //!   docs recommend (`Actor::spawn` inside the runtime, `cast` to send, `drain` or
@@ -33,6 +38,7 @@ pub(crate) const GONE: &str = "savina: the receiving actor ended early";
 /// The Savina kernels' contenders.
 pub(crate) const CONTENDERS: &[crate::harness::Contender] = &[
     crate::harness::Contender::Offshoot,
+    crate::harness::Contender::OffshootTasks,
     crate::harness::Contender::Tokio,
     crate::harness::Contender::Threads,
 ];

@@ -9,6 +9,10 @@
 //!   travels in the message (`Context::myself`), and the ping actor hands the sum to the
 //!   calling task through an `offshoot::sync::Promise` and exits; the pong actor exits
 //!   when its last handle is dropped;
+//! - offshoot-tasks: the calling task pings a pong task (`offshoot::scope`) over an
+//!   `offshoot::sync::unbounded` channel; each request carries a clone of the ping's
+//!   reply `Sender` (the actor version's `Context::myself`); the pong task's loop ends
+//!   when the request channel closes;
 //! - tokio: the same two actors in ractor on the harness's tokio runtime; the ping actor
 //!   stops itself, then the pong actor is drained;
 //! - threads: the calling thread pings a pong thread over two `std::sync::mpsc`
@@ -24,6 +28,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 
 use offshoot::actor::{self, Actor, ActorRef, Context};
+use offshoot::sync::{unbounded, Sender};
 
 use super::{cast, joined, spawn_ractor, CONTENDERS, GONE};
 use crate::kernels::plain::Plain;
@@ -98,6 +103,26 @@ pub fn offshoot(n: u64) -> u64 {
     }
     pong.send((0, ping));
     *done.get()
+}
+
+/// offshoot tasks and channels; call inside `offshoot::ThreadPool::run`.
+pub fn offshoot_tasks(n: u64) -> u64 {
+    let (to_pong, pong_in) = unbounded::<(u64, Sender<u64>)>();
+    let (reply, ping_in) = unbounded::<u64>();
+    offshoot::scope(|s| {
+        s.spawn(move |_| {
+            for (i, reply) in pong_in.iter() {
+                reply.send(i + 1).expect(GONE);
+            }
+        });
+        let mut sum = 0;
+        for i in 0..n {
+            to_pong.send((i, reply.clone())).expect(GONE);
+            sum += ping_in.recv().expect(GONE);
+        }
+        drop(to_pong); // the pong task's loop ends
+        sum
+    })
 }
 
 /// ractor's pong: answers i with i+1.
@@ -218,6 +243,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |n| serial(*n),
             |n| offshoot(*n),
         )
+        .with_offshoot_tasks(|n| offshoot_tasks(*n))
         .with_tokio(|rt, n| tokio(rt, *n))
         .with_threads(|n| threads(*n)),
     )
@@ -235,6 +261,8 @@ mod tests {
         assert_eq!(pool.run(|| offshoot(10)), 55);
         assert_eq!(pool.run(|| offshoot(1)), 1);
         assert_eq!(pool.run(|| offshoot(0)), 0);
+        assert_eq!(pool.run(|| offshoot_tasks(10)), 55);
+        assert_eq!(pool.run(|| offshoot_tasks(0)), 0);
     }
 
     #[test]

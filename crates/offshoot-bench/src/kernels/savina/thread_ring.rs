@@ -12,6 +12,9 @@
 //!   task through an `offshoot::sync::Promise`; the hops are counted per actor and
 //!   added to a shared atomic as each actor's state is dropped (its exit), which the
 //!   enclosing `offshoot::finish` waits for;
+//! - offshoot-tasks: R tasks in one `offshoot::scope`, each reading its
+//!   `offshoot::sync::unbounded` channel and sending to the next one's, each writing
+//!   (its hops, whether it was the holder) to its own slot;
 //! - tokio: the same ring of ractor actors (hops added in `post_stop`), the join
 //!   handles awaited;
 //! - threads: R threads, each reading its `std::sync::mpsc` channel and sending to the
@@ -269,7 +272,43 @@ pub fn tokio(rt: &tokio::runtime::Runtime, r: Ring) -> (u64, u64) {
     (at, hops.load(Ordering::Relaxed))
 }
 
-/// A ring of R threads; each returns (its hops, whether it was the holder).
+/// A channel ring member's loop (threads and tasks): member `me` of a ring of `n`
+/// receives with `recv` and sends to the next member with `send` until it ends;
+/// returns (its hops, whether it was the holder).
+fn member(
+    me: u64,
+    n: u64,
+    mut recv: impl FnMut() -> Result<u64, u64>,
+    send: impl Fn(Result<u64, u64>),
+) -> (u64, bool) {
+    let mut hops = 0;
+    loop {
+        let token = recv();
+        let (next, end) = step(me, n, token, &mut hops);
+        match next {
+            Step::Pass(t) => send(Ok(t)),
+            Step::Exit(origin) => send(Err(origin)),
+            Step::Stay => {}
+        }
+        if end {
+            return (hops, token == Ok(0));
+        }
+    }
+}
+
+/// The answer from each member's (hops, whether it was the holder), in ring order.
+fn tally(members: impl IntoIterator<Item = (u64, bool)>) -> (u64, u64) {
+    let mut answer = (u64::MAX, 0);
+    for (i, (hops, holder)) in members.into_iter().enumerate() {
+        answer.1 += hops;
+        if holder {
+            answer.0 = i as u64;
+        }
+    }
+    answer
+}
+
+/// A ring of R threads.
 pub fn threads(r: Ring) -> (u64, u64) {
     let (senders, receivers): (Vec<_>, Vec<_>) = (0..r.actors)
         .map(|_| mpsc::channel::<Result<u64, u64>>())
@@ -281,33 +320,41 @@ pub fn threads(r: Ring) -> (u64, u64) {
             .map(|(i, inbox)| {
                 let next = senders[(i + 1) % senders.len()].clone();
                 s.spawn(move || {
-                    let (me, mut hops) = (i as u64, 0);
-                    loop {
-                        let token = inbox.recv().expect(GONE);
-                        let (send, end) = step(me, r.actors, token, &mut hops);
-                        match send {
-                            Step::Pass(t) => next.send(Ok(t)).expect(GONE),
-                            Step::Exit(origin) => next.send(Err(origin)).expect(GONE),
-                            Step::Stay => {}
-                        }
-                        if end {
-                            return (hops, token == Ok(0));
-                        }
-                    }
+                    member(
+                        i as u64,
+                        r.actors,
+                        || inbox.recv().expect(GONE),
+                        |t| next.send(t).expect(GONE),
+                    )
                 })
             })
             .collect();
         senders[0].send(Ok(r.hops)).expect(GONE);
-        let mut answer = (u64::MAX, 0);
-        for (i, m) in members.into_iter().enumerate() {
-            let (hops, holder) = m.join().expect(GONE);
-            answer.1 += hops;
-            if holder {
-                answer.0 = i as u64;
-            }
-        }
-        answer
+        tally(members.into_iter().map(|m| m.join().expect(GONE)))
     })
+}
+
+/// A ring of R tasks; call inside `offshoot::ThreadPool::run`.
+pub fn offshoot_tasks(r: Ring) -> (u64, u64) {
+    let (senders, receivers): (Vec<_>, Vec<_>) = (0..r.actors)
+        .map(|_| offshoot::sync::unbounded::<Result<u64, u64>>())
+        .unzip();
+    let mut ends = vec![(0, false); senders.len()];
+    offshoot::scope(|s| {
+        for ((i, inbox), end) in receivers.into_iter().enumerate().zip(&mut ends) {
+            let next = senders[(i + 1) % senders.len()].clone();
+            s.spawn(move |_| {
+                *end = member(
+                    i as u64,
+                    r.actors,
+                    || inbox.recv().expect(GONE),
+                    |t| next.send(t).expect(GONE),
+                );
+            });
+        }
+        senders[0].send(Ok(r.hops)).expect(GONE);
+    });
+    tally(ends)
 }
 
 fn prepare(size: Size) -> Box<dyn Instance> {
@@ -326,6 +373,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |r| serial(*r),
             |r| offshoot(*r),
         )
+        .with_offshoot_tasks(|r| offshoot_tasks(*r))
         .with_tokio(|rt, r| tokio(rt, *r))
         .with_threads(|r| threads(*r)),
     )
@@ -349,6 +397,11 @@ mod tests {
         // A token of 0 stays with actor 0; a ring of one passes to itself.
         assert_eq!(pool.run(|| offshoot(Ring { actors: 4, hops: 0 })), (0, 0));
         assert_eq!(threads(Ring { actors: 1, hops: 3 }), (0, 3));
+        assert_eq!(pool.run(|| offshoot_tasks(r)), (3, 13));
+        assert_eq!(
+            pool.run(|| offshoot_tasks(Ring { actors: 1, hops: 3 })),
+            (0, 3)
+        );
     }
 
     #[test]
