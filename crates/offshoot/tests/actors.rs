@@ -686,3 +686,119 @@ fn a_send_from_a_handler_is_offered_when_the_handler_polls() {
         }
     });
 }
+
+/// Passes a countdown to the next node of a ring; the node that sees 0 reports its id.
+struct RingNode {
+    id: usize,
+    next: ActorRef<RingNode>,
+    done: Promise<usize>,
+}
+
+impl Actor for RingNode {
+    type Message = u64;
+    fn receive(&mut self, left: u64, _: &mut Context<'_, Self>) {
+        if left == 0 {
+            self.done.put(self.id).unwrap();
+        } else {
+            self.next.send(left - 1);
+        }
+    }
+}
+
+/// `start_with` closes a ring in one construction: the first node is built last, from
+/// the handles of the others, which were built from its own handle. A message sent to the
+/// first node while it is being built (the start of the countdown) waits until it exists.
+/// The ring holds handles to itself, so the caller stops it once the countdown is over.
+#[test]
+fn start_with_closes_a_ring() {
+    const NODES: usize = 7;
+    const HOPS: u64 = 1000;
+    bounded(|| {
+        for n in POOL_SIZES {
+            let last = pool(n).run(|| {
+                let done = Promise::new();
+                let mut all = Vec::new();
+                let first = actor::start_with(|me: ActorRef<RingNode>| {
+                    me.send(HOPS);
+                    let mut next = me;
+                    for id in (1..NODES).rev() {
+                        next = actor::start(RingNode {
+                            id,
+                            next,
+                            done: done.clone(),
+                        });
+                        all.push(next.clone());
+                    }
+                    RingNode {
+                        id: 0,
+                        next,
+                        done: done.clone(),
+                    }
+                });
+                all.push(first);
+                let last = *done.get();
+                for a in &all {
+                    a.stop();
+                }
+                last
+            });
+            assert_eq!(last, HOPS as usize % NODES, "{n} workers");
+        }
+    });
+}
+
+/// Sends itself messages while it is being built, and asks itself to stop: they are
+/// processed in order once it exists, then it exits.
+struct Early(Arc<Mutex<Vec<u32>>>);
+
+impl Actor for Early {
+    type Message = u32;
+    fn receive(&mut self, x: u32, _: &mut Context<'_, Self>) {
+        self.0.lock().unwrap().push(x);
+    }
+}
+
+#[test]
+fn start_with_keeps_what_was_sent_while_building() {
+    bounded(|| {
+        for n in POOL_SIZES {
+            let log = Arc::new(Mutex::new(Vec::new()));
+            let l = log.clone();
+            let me = pool(n).run(move || {
+                actor::start_with(|me: ActorRef<Early>| {
+                    for x in 0..100 {
+                        me.send(x);
+                    }
+                    me.stop();
+                    Early(l)
+                })
+            });
+            assert!(me.is_exited());
+            assert_eq!(*log.lock().unwrap(), (0..100).collect::<Vec<_>>(), "{n} workers");
+        }
+    });
+}
+
+#[test]
+fn start_with_whose_builder_panics() {
+    bounded(|| {
+        for n in [1, 2] {
+            let escaped = Arc::new(Mutex::new(None));
+            let e = escaped.clone();
+            let msg = panic_message(move || {
+                pool(n).run(move || {
+                    actor::start_with(|me: ActorRef<Early>| {
+                        me.send(1);
+                        *e.lock().unwrap() = Some(me);
+                        boom("builder")
+                    })
+                })
+            });
+            assert_eq!(msg, boom_msg("builder"), "{n} workers");
+            let me = escaped.lock().unwrap().take().unwrap();
+            assert!(me.is_exited());
+            me.send(2);
+            assert_eq!(me.dropped(), 2, "the message sent while building, and this one");
+        }
+    });
+}

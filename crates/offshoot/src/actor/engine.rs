@@ -119,25 +119,86 @@ impl<S: Selector> Drop for Drain<S> {
 impl<S: Selector> Engine<S> {
     /// Starts `behavior` in the innermost finish of the calling task.
     pub(crate) fn start(behavior: S, caller: &str) -> Arc<Engine<S>> {
+        let ready = all(Self::mailbox_count(caller)) & guards(&behavior);
+        Self::check_ready(ready, caller);
+        Self::new_in_finish(Schedule::new(ready), Some(behavior), ready, caller)
+    }
+
+    /// Starts the state that `make` builds, given the engine (to make handles to itself
+    /// from), in the innermost finish of the calling task. The caller holds the token
+    /// while `make` runs, so no drain runs before the state exists; messages sent
+    /// meanwhile (by `make`, or through handles it passed on) wait in the mailboxes and are
+    /// processed after.
+    pub(crate) fn start_with(make: impl FnOnce(&Arc<Self>) -> S, caller: &str) -> Arc<Self> {
+        Self::mailbox_count(caller);
+        let e = Self::new_in_finish(Schedule::held(), None, 0, caller);
+        let behavior = match catch_unwind(AssertUnwindSafe(|| make(&e))) {
+            Ok(b) => b,
+            Err(payload) => {
+                // SAFETY: the token is held (since `new_in_finish`).
+                unsafe { e.exit() };
+                resume_unwind(payload)
+            }
+        };
+        // SAFETY: the token is held: nobody else touches `inner`.
+        let inner = unsafe { &mut *e.inner.get() };
+        let ready = inner.enabled & guards(&behavior);
+        inner.behavior = Some(behavior);
+        inner.ready = ready;
+        if ready == 0 {
+            // SAFETY: the token is held.
+            unsafe { e.exit() };
+            Self::check_ready(ready, caller);
+        }
+        // Give the token back, or drain what arrived meanwhile (or exit on a stop asked
+        // meanwhile), as a drain that found nothing to read does.
+        match e
+            .schedule
+            .on_empty(ready, || e.unreferenced(), |r| e.mailboxes.any(r))
+        {
+            // SAFETY: the token is held, and passes to the drain.
+            Empty::Again => unsafe { e.spawn_drain(false) },
+            // SAFETY: the token is held.
+            Empty::Exit => unsafe { e.exit() },
+            Empty::Released => {}
+        }
+        e
+    }
+
+    /// The number of mailboxes, checked.
+    fn mailbox_count(caller: &str) -> usize {
         let n = S::Mailbox::COUNT;
         assert!(
             (1..=MAX_MAILBOXES).contains(&n),
             "{caller}: a selector has 1 to {MAX_MAILBOXES} mailboxes, not {n}"
         );
-        let enabled = all(n);
-        let ready = enabled & guards(&behavior);
+        n
+    }
+
+    fn check_ready(ready: u64, caller: &str) {
         assert!(
             ready != 0,
             "{caller}: every mailbox is disabled by its guard at start: the selector could \
              never receive a message"
         );
+    }
+
+    /// The engine, holding a reservation of the innermost finish of the calling task and
+    /// listed with the deadlock watch.
+    fn new_in_finish(
+        schedule: Schedule,
+        behavior: Option<S>,
+        ready: u64,
+        caller: &str,
+    ) -> Arc<Self> {
+        let n = S::Mailbox::COUNT;
         let home = Reservation::take_for(caller);
         // `take_for` checked that this runs on a worker.
         // SAFETY: a non-null current worker is live and run by this thread.
         let pool = unsafe { (*Worker::current()).registry() } as *const Registry;
         deadlock::add_pending(|key| {
             Arc::new(Engine {
-                schedule: Schedule::new(ready),
+                schedule,
                 refs: AtomicUsize::new(1),
                 dropped: AtomicU64::new(0),
                 home: home.finish(),
@@ -145,8 +206,8 @@ impl<S: Selector> Engine<S> {
                 key,
                 mailboxes: Mailboxes::new(n),
                 inner: UnsafeCell::new(Inner {
-                    behavior: Some(behavior),
-                    enabled,
+                    behavior,
+                    enabled: all(n),
                     ready,
                     next: 0,
                     home: Some(home),

@@ -75,6 +75,16 @@ impl Schedule {
         }
     }
 
+    /// A starting actor whose starter holds the token (`Engine::start_with`): it gives it
+    /// back as a drain does (`on_empty`) once the state exists.
+    pub(crate) fn held() -> Schedule {
+        Schedule {
+            state: AtomicU8::new(SCHEDULED),
+            stop: AtomicU8::new(0),
+            ready: AtomicU64::new(0),
+        }
+    }
+
     /// Whether the actor exited. Acquire: pairs with the release store in `exit`, so a
     /// caller that sees `true` also sees what the actor did before it exited.
     pub(crate) fn exited(&self) -> bool {

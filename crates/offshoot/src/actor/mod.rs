@@ -105,7 +105,8 @@ use std::sync::Arc;
 
 pub use crate::mailboxes;
 pub use selector::{
-    start_selector, Mailbox, Numbered, Order, Selector, SelectorContext, SelectorRef,
+    start_selector, start_selector_with, Mailbox, Numbered, Order, Selector, SelectorContext,
+    SelectorRef,
 };
 
 /// An actor: state and a handler for its messages, processed one at a time.
@@ -244,6 +245,62 @@ pub fn start<A: Actor>(actor: A) -> ActorRef<A> {
         inner: SelectorRef::from_engine(engine::Engine::start(
             Solo(actor),
             "offshoot::actor::start",
+        )),
+    }
+}
+
+/// Starts the actor that `make` builds from a handle to itself, in the innermost finish of
+/// the calling task, as [`start`] does: for an actor that must know its own address from
+/// the start — to hand it to others it builds, or to send itself a first message. Messages
+/// sent to the handle while `make` runs wait and are processed once the actor exists. A
+/// handle kept in the actor's own state keeps it from stopping when the others are
+/// dropped: such an actor must [`exit`](Context::exit).
+///
+/// # Panics
+/// Outside every pool; a panic of `make` (the actor then exits, and messages sent to it
+/// meanwhile are dropped).
+///
+/// ```
+/// use offshoot::actor::{self, Actor, ActorRef, Context};
+/// use offshoot::sync::Promise;
+///
+/// /// Counts down to zero by messages to itself, then reports.
+/// struct Countdown {
+///     me: ActorRef<Countdown>,
+///     done: Promise<&'static str>,
+/// }
+/// impl Actor for Countdown {
+///     type Message = u32;
+///     fn receive(&mut self, n: u32, ctx: &mut Context<'_, Self>) {
+///         if n == 0 {
+///             self.done.put("liftoff").unwrap();
+///             ctx.exit(); // it holds a handle to itself: it must exit
+///         } else {
+///             self.me.send(n - 1);
+///         }
+///     }
+/// }
+/// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+/// let done = Promise::new();
+/// let d = done.clone();
+/// pool.run(move || {
+///     actor::start_with(|me: ActorRef<Countdown>| {
+///         me.send(10); // processed once the actor exists
+///         Countdown { me, done: d }
+///     });
+/// });
+/// assert_eq!(*done.get(), "liftoff");
+/// ```
+pub fn start_with<A: Actor>(make: impl FnOnce(ActorRef<A>) -> A) -> ActorRef<A> {
+    ActorRef {
+        inner: SelectorRef::from_engine(engine::Engine::start_with(
+            |e| {
+                e.add_ref();
+                Solo(make(ActorRef {
+                    inner: SelectorRef::from_engine(e.clone()),
+                }))
+            },
+            "offshoot::actor::start_with",
         )),
     }
 }

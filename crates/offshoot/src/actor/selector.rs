@@ -337,6 +337,57 @@ pub fn start_selector<S: Selector>(selector: S) -> SelectorRef<S> {
     }
 }
 
+/// Starts the selector that `make` builds from a handle to itself, as [`start_selector`]
+/// does (see [`start_with`](super::start_with) for actors): messages sent to the handle
+/// while `make` runs wait and are processed once the selector exists; the guards apply
+/// from then on.
+///
+/// # Panics
+/// As [`start_selector`]; a panic of `make` (the selector then exits).
+///
+/// ```
+/// use offshoot::actor::{self, Mailbox, Numbered, Selector, SelectorContext, SelectorRef};
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// use std::sync::Arc;
+///
+/// /// Forwards what arrives on mailbox 1 to its own mailbox 0, which counts.
+/// struct Relay {
+///     me: Option<SelectorRef<Relay>>,
+///     seen: Arc<AtomicU32>,
+/// }
+/// impl Selector for Relay {
+///     type Mailbox = Numbered<2>;
+///     type Message = u32;
+///     fn receive(&mut self, m: Numbered<2>, x: u32, ctx: &mut SelectorContext<'_, Self>) {
+///         if m.index() == 1 {
+///             self.me.as_ref().unwrap().send(Numbered::new(0), x);
+///         } else if self.seen.fetch_add(1, Ordering::SeqCst) == 2 {
+///             self.me = None; // the last handle goes: it exits once empty
+///         }
+///     }
+/// }
+/// let seen = Arc::new(AtomicU32::new(0));
+/// let s = seen.clone();
+/// offshoot::ThreadPool::builder().workers(2).build().unwrap().run(move || {
+///     let r = actor::start_selector_with(|me| Relay { me: Some(me), seen: s });
+///     for x in 0..3 {
+///         r.send(Numbered::new(1), x);
+///     }
+/// });
+/// assert_eq!(seen.load(Ordering::SeqCst), 3);
+/// ```
+pub fn start_selector_with<S: Selector>(make: impl FnOnce(SelectorRef<S>) -> S) -> SelectorRef<S> {
+    SelectorRef {
+        engine: Engine::start_with(
+            |e| {
+                e.add_ref();
+                make(SelectorRef { engine: e.clone() })
+            },
+            "offshoot::actor::start_selector_with",
+        ),
+    }
+}
+
 impl<S: Selector> SelectorRef<S> {
     pub(crate) fn from_engine(engine: Arc<Engine<S>>) -> SelectorRef<S> {
         SelectorRef { engine }
