@@ -437,11 +437,10 @@ pub fn threads(m: Mall) -> Tally {
             });
         }
         let mut matcher = Matcher::new(m);
-        while m.creatures > 0 {
+        let mut closed = m.creatures == 0;
+        while !closed {
             let (colour, who) = visits.recv().expect(GONE);
-            if matcher.visit(colour, who, |a, news| a.0.send(news).expect(GONE)) {
-                break;
-            }
+            closed = matcher.visit(colour, who, |a, news| a.0.send(news).expect(GONE));
         }
     });
     census.tally()

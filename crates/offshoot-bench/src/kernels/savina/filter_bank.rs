@@ -305,39 +305,38 @@ impl Actor for StashCombiner {
     }
 }
 
-/// offshoot actors and a selector; call inside `offshoot::ThreadPool::run`.
-pub fn offshoot(bank: Bank) -> Bits {
+/// Starts the combiner (`start` makes it, given where it stores the total) and the
+/// stages, sends the samples and waits for them in a finish.
+fn on_offshoot<J: Join + Clone>(bank: Bank, start: impl FnOnce(FloatOut) -> J + Send) -> Bits {
     let out = FloatOut::default();
     if bank.samples == 0 {
         return Bits(0.0);
     }
-    offshoot::finish(|| {
-        let combiner = actor::start_selector(Combiner {
+    offshoot::finish(|| produce(bank, start(out.clone())));
+    out.get()
+}
+
+/// offshoot actors and a selector; call inside `offshoot::ThreadPool::run`.
+pub fn offshoot(bank: Bank) -> Bits {
+    on_offshoot(bank, |out| {
+        actor::start_selector(Combiner {
             row: [0.0; BRANCHES],
             have: 0,
             total: 0.0,
             left: bank.samples,
-            out: out.clone(),
-        });
-        produce(bank, combiner);
-    });
-    out.get()
+            out,
+        })
+    })
 }
 
 /// offshoot's plain actors; call inside `offshoot::ThreadPool::run`.
 pub fn offshoot_actors(bank: Bank) -> Bits {
-    let out = FloatOut::default();
-    if bank.samples == 0 {
-        return Bits(0.0);
-    }
-    offshoot::finish(|| {
-        let combiner = actor::start(StashCombiner {
+    on_offshoot(bank, |out| {
+        actor::start(StashCombiner {
             stashes: Stashes::new(bank.samples),
-            out: out.clone(),
-        });
-        produce(bank, combiner);
-    });
-    out.get()
+            out,
+        })
+    })
 }
 
 /// Where a ractor stage sends its output.

@@ -332,8 +332,13 @@ fn ask_all<S>(m: Map, series: &[S], send: impl Fn(&S, Mail)) {
     }
 }
 
-/// offshoot actors and selectors; call inside `offshoot::ThreadPool::run`.
-pub fn offshoot(m: Map) -> Bits {
+/// Starts the manager and the series (`start` makes series i, given the manager's
+/// address), sends them the requests with `send` and waits for them in a finish.
+fn on_offshoot<S>(
+    m: Map,
+    start: impl Fn(usize, ActorRef<Manager>) -> S + Send + Sync,
+    send: impl Fn(&S, Mail) + Send,
+) -> Bits {
     if m.series == 0 {
         return Bits(0.0);
     }
@@ -343,45 +348,36 @@ pub fn offshoot(m: Map) -> Bits {
             finals: Finals::new(m.series),
             out: out.clone(),
         });
-        let series: Vec<_> = (0..m.series)
-            .map(|i| {
-                actor::start_selector(Series {
-                    i,
-                    x: m.start(i),
-                    rate: actor::start(Rate::new(m.rate(i))),
-                    manager: manager.clone(),
-                })
-            })
-            .collect();
-        ask_all(m, &series, |s, mail| s.send(Port::Regular, mail));
+        let series: Vec<S> = (0..m.series).map(|i| start(i, manager.clone())).collect();
+        ask_all(m, &series, send);
     });
     out.get()
 }
 
+/// offshoot actors and selectors; call inside `offshoot::ThreadPool::run`.
+pub fn offshoot(m: Map) -> Bits {
+    let start = |i, manager| {
+        actor::start_selector(Series {
+            i,
+            x: m.start(i),
+            rate: actor::start(Rate::new(m.rate(i))),
+            manager,
+        })
+    };
+    on_offshoot(m, start, |s, mail| s.send(Port::Regular, mail))
+}
+
 /// offshoot's plain actors; call inside `offshoot::ThreadPool::run`.
 pub fn offshoot_actors(m: Map) -> Bits {
-    if m.series == 0 {
-        return Bits(0.0);
-    }
-    let out = FloatOut::default();
-    offshoot::finish(|| {
-        let manager = actor::start(Manager {
-            finals: Finals::new(m.series),
-            out: out.clone(),
-        });
-        let series: Vec<_> = (0..m.series)
-            .map(|i| {
-                actor::start(StashSeries {
-                    i,
-                    state: Stashing::new(m.start(i)),
-                    rate: actor::start(Rate::new(m.rate(i))),
-                    manager: manager.clone(),
-                })
-            })
-            .collect();
-        ask_all(m, &series, |s, mail| s.send(mail));
-    });
-    out.get()
+    let start = |i, manager| {
+        actor::start(StashSeries {
+            i,
+            state: Stashing::new(m.start(i)),
+            rate: actor::start(Rate::new(m.rate(i))),
+            manager,
+        })
+    };
+    on_offshoot(m, start, ActorRef::send)
 }
 
 /// ractor's rate actor: answers each request (the requester's address) with r.
@@ -497,7 +493,7 @@ pub fn tokio(rt: &tokio::runtime::Runtime, m: Map) -> Bits {
             series.push(s);
             ends.push((rate, rate_done, s_done));
         }
-        ask_all(m, &series, |s, mail| cast(s, mail));
+        ask_all(m, &series, cast);
         joined(manager_done).await;
         for (rate, rate_done, s_done) in ends {
             joined(s_done).await;
