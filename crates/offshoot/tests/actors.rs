@@ -774,7 +774,11 @@ fn start_with_keeps_what_was_sent_while_building() {
                 })
             });
             assert!(me.is_exited());
-            assert_eq!(*log.lock().unwrap(), (0..100).collect::<Vec<_>>(), "{n} workers");
+            assert_eq!(
+                *log.lock().unwrap(),
+                (0..100).collect::<Vec<_>>(),
+                "{n} workers"
+            );
         }
     });
 }
@@ -798,7 +802,11 @@ fn start_with_whose_builder_panics() {
             let me = escaped.lock().unwrap().take().unwrap();
             assert!(me.is_exited());
             me.send(2);
-            assert_eq!(me.dropped(), 2, "the message sent while building, and this one");
+            assert_eq!(
+                me.dropped(),
+                2,
+                "the message sent while building, and this one"
+            );
         }
     });
 }

@@ -39,6 +39,7 @@ pub struct Plain<I, T> {
     serial: Version<I, T>,
     offshoot: Version<I, T>,
     offshoot_tasks: Option<Version<I, T>>,
+    offshoot_actors: Option<Version<I, T>>,
     rayon: Option<Version<I, T>>,
     chili: Option<fn(&mut chili::Scope<'_>, &I) -> T>,
     tokio: Option<fn(&tokio::runtime::Runtime, &I) -> T>,
@@ -92,6 +93,7 @@ impl<I, T: Copy + PartialEq + Debug + Send> Plain<I, T> {
             serial,
             offshoot,
             offshoot_tasks: None,
+            offshoot_actors: None,
             rayon: None,
             chili: None,
             tokio: None,
@@ -105,6 +107,13 @@ impl<I, T: Copy + PartialEq + Debug + Send> Plain<I, T> {
     /// `ThreadPool::run`, like the offshoot version).
     pub fn with_offshoot_tasks(mut self, f: Version<I, T>) -> Self {
         self.offshoot_tasks = Some(f);
+        self
+    }
+
+    /// Adds the offshoot-actors version (plain actors where `offshoot` uses selectors;
+    /// it runs inside `ThreadPool::run`).
+    pub fn with_offshoot_actors(mut self, f: Version<I, T>) -> Self {
+        self.offshoot_actors = Some(f);
         self
     }
 
@@ -161,6 +170,12 @@ impl<I: Send, T: Copy + PartialEq + Debug + Send> Instance for Plain<I, T> {
         let f = self
             .offshoot_tasks
             .unwrap_or_else(|| missing(Contender::OffshootTasks));
+        self.call(f);
+    }
+    fn offshoot_actors(&mut self) {
+        let f = self
+            .offshoot_actors
+            .unwrap_or_else(|| missing(Contender::OffshootActors));
         self.call(f);
     }
     fn rayon(&mut self) {

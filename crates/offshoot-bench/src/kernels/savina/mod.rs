@@ -13,6 +13,9 @@
 //!   `offshoot::sync` channel, its mailbox; a send is a channel send, a reply goes back
 //!   over a channel passed in the message, and a waiting `recv` parks the task, not its
 //!   worker;
+//! - offshoot-actors (the kernels whose offshoot version uses selectors): the same
+//!   program with plain `offshoot::actor` actors, which stash in their state what a
+//!   selector leaves waiting in a disabled mailbox (Imam's thesis, ch. 5);
 //! - tokio: the same actors written with **ractor** (an actor library on tokio), on
 //!   the harness's tokio multi-thread runtime of the same worker count, as ractor's
 //!   docs recommend (`Actor::spawn` inside the runtime, `cast` to send, `drain` or
@@ -26,8 +29,11 @@
 
 pub mod bank;
 pub mod bounded_buffer;
+pub mod chameneos;
 pub mod counting;
+pub mod filter_bank;
 pub mod fjthroughput;
+pub mod logistic_map;
 pub mod pingpong;
 pub mod thread_ring;
 
@@ -42,6 +48,60 @@ pub(crate) const CONTENDERS: &[crate::harness::Contender] = &[
     crate::harness::Contender::Tokio,
     crate::harness::Contender::Threads,
 ];
+
+/// The contenders of the kernels whose offshoot version uses selectors: those of
+/// The kernels with no `offshoot-tasks` version: offshoot's actors, ractor, OS threads.
+pub(crate) const ACTOR_CONTENDERS: &[crate::harness::Contender] = &[
+    crate::harness::Contender::Offshoot,
+    crate::harness::Contender::Tokio,
+    crate::harness::Contender::Threads,
+];
+
+/// [`ACTOR_CONTENDERS`] and offshoot's plain actors (`offshoot-actors`), for the kernels
+/// whose offshoot version uses selectors.
+pub(crate) const SELECTOR_CONTENDERS: &[crate::harness::Contender] = &[
+    crate::harness::Contender::Offshoot,
+    crate::harness::Contender::OffshootActors,
+    crate::harness::Contender::Tokio,
+    crate::harness::Contender::Threads,
+];
+
+/// A floating-point answer that compares bit for bit (every contender does the same
+/// operations in the same order, so the same bits are the check) and prints as a float.
+#[derive(Clone, Copy)]
+pub struct Bits(pub f64);
+
+impl PartialEq for Bits {
+    fn eq(&self, other: &Bits) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl std::fmt::Debug for Bits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.0)
+    }
+}
+
+/// An `f64` that actors store at their end and the caller reads after their finish
+/// (its bits in an atomic).
+#[derive(Clone, Default)]
+pub(crate) struct FloatOut(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl FloatOut {
+    /// Stores `x`.
+    pub(crate) fn put(&self, x: f64) {
+        self.0
+            .store(x.to_bits(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// What was stored (0.0 if nothing).
+    pub(crate) fn get(&self) -> Bits {
+        Bits(f64::from_bits(
+            self.0.load(std::sync::atomic::Ordering::Relaxed),
+        ))
+    }
+}
 
 /// Spawns a ractor actor (unsupervised, unnamed) inside the runtime.
 pub(crate) async fn spawn_ractor<A: ractor::Actor>(
