@@ -13,16 +13,23 @@
 // kernel joins two branches, the first runs in a new goroutine and the second in the calling
 // one, and a sync.WaitGroup waits for the goroutine (one goroutine per fork, no cutoff where
 // the Rust kernel has none); the loop splits the range into one block per worker, a
-// goroutine each (Go has no parallel loop in its standard library).
+// goroutine each (Go has no parallel loop in its standard library); knapsack, whose pruning
+// depends on the order, forks its second branch instead (see there). Kernels: fib, nqueens,
+// par-for, matmul, tree-sum, knapsack, cilksort, uts (and uts-bin). Only the call is timed: restoring the input
+// (matmul's NaN fill, cilksort's copy) and computing the answer token are not.
 package main
 
 import (
+	"crypto/sha1"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -34,6 +41,22 @@ func die(msg string) {
 func argU64(s string) uint64 {
 	v, err := strconv.ParseUint(s, 0, 64)
 	if err != nil {
+		die("bad numeric argument " + s)
+	}
+	return v
+}
+
+func argI64(s string) int64 {
+	v, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		die("bad numeric argument " + s)
+	}
+	return v
+}
+
+func argF64(s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) {
 		die("bad numeric argument " + s)
 	}
 	return v
@@ -245,10 +268,12 @@ func mmIndex(n, i, j int) int {
 	return quadrant*h*h + mmIndex(h, i%h, j%h)
 }
 
-func mmDigest(c []float64) string {
+// fnv1aWords is FNV-1a over 64-bit words, as 16 hex digits: the answer of matmul (the
+// product's bit patterns in quadtree layout) and cilksort (the sorted keys).
+func fnv1aWords(n int, word func(i int) uint64) string {
 	h := uint64(0xcbf29ce484222325)
-	for _, x := range c {
-		h ^= math.Float64bits(x)
+	for i := 0; i < n; i++ {
+		h ^= word(i)
 		h *= 0x100000001b3
 	}
 	return fmt.Sprintf("%016x", h)
@@ -304,20 +329,436 @@ func tsPar(n *node) uint64 {
 	return n.value
 }
 
-// ---- driver ----
+// ---- knapsack: Cilk-5 `knapsack` (also in BOTS): 0/1 knapsack by branch and bound, items
+// sorted by value/weight, best first; a node forks "with the item" and "without it" and is
+// pruned when v + c*value/weight of its first remaining item (integer division) is below the
+// best solution so far, shared by all goroutines. No cutoff. "without" runs in the new
+// goroutine and "with" in the caller, as offshoot's and rayon's join run their first closure
+// on the caller: the serial order, which decides how much the bound prunes. ----
 
-// timeRuns runs f warmups times, then once timed, and prints the result line.
-func timeRuns(what string, warmups uint64, f func() string) {
-	for i := uint64(0); i < warmups; i++ {
-		f()
-	}
-	t0 := time.Now()
-	answer := f()
-	seconds := time.Since(t0).Seconds()
-	fmt.Printf("%s %.9f %s\n", what, seconds, answer)
+type ksItem struct{ value, weight int64 }
+
+// rangeI64 is a uniform integer in lo..=hi, as rng.rs's range_i64.
+func (s *splitMix64) rangeI64(lo, hi int64) int64 {
+	span := uint64(hi-lo) + 1
+	return lo + int64(s.next()%span)
 }
 
-func u64s(v uint64) string { return strconv.FormatUint(v, 10) }
+// ksInput is knapsack.rs's `instance`: n items (weight 90..=110, value = weight*5 + -25..=25),
+// stably sorted by value/weight, best first, and capacity 2/5 of the total weight.
+func ksInput(n int, seed uint64) ([]ksItem, int64) {
+	rng := splitMix64{seed}
+	items := make([]ksItem, n)
+	var total int64
+	for i := range items {
+		weight := rng.rangeI64(90, 110)
+		items[i] = ksItem{weight*5 + rng.rangeI64(-25, 25), weight}
+		total += weight
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		return items[i].value*items[j].weight > items[j].value*items[i].weight
+	})
+	return items, total * 2 / 5
+}
+
+func ksSerial(items []ksItem, c, v int64, best *int64) int64 {
+	if c < 0 {
+		return math.MinInt64
+	}
+	if len(items) == 0 || c == 0 {
+		return v
+	}
+	e := items[0]
+	if v+c*e.value/e.weight < *best {
+		return math.MinInt64
+	}
+	with := ksSerial(items[1:], c-e.weight, v+e.value, best)
+	without := ksSerial(items[1:], c, v, best)
+	b := max(with, without)
+	if b > *best {
+		*best = b
+	}
+	return b
+}
+
+func ksPar(items []ksItem, c, v int64, best *atomic.Int64) int64 {
+	if c < 0 {
+		return math.MinInt64
+	}
+	if len(items) == 0 || c == 0 {
+		return v
+	}
+	e := items[0]
+	if v+c*e.value/e.weight < best.Load() {
+		return math.MinInt64
+	}
+	var without int64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		without = ksPar(items[1:], c, v, best)
+	}()
+	with := ksPar(items[1:], c-e.weight, v+e.value, best)
+	wg.Wait()
+	b := max(with, without)
+	// raise the shared best (a load first: most nodes do not improve it)
+	for cur := best.Load(); b > cur && !best.CompareAndSwap(cur, b); cur = best.Load() {
+	}
+	return b
+}
+
+// ---- cilksort: Cilk-5 `cilksort` (BOTS `sort`): four quarters sorted in goroutines (the
+// last in the caller), two merges the same way, then the final merge; a merge splits the
+// larger input at its middle key, finds its rank in the other by binary search and merges
+// both sides at once. Serial quicksort (median of three, Hoare partition) below QUICKSIZE
+// keys, insertion sort at INSERTIONSIZE, serial merge below MERGESIZE keys in the smaller
+// input: Cilk-5's cutoffs, as crates/offshoot-bench/src/kernels/cilksort.rs. ----
+
+const csQuickSize = 2048
+const csMergeSize = 2048
+const csInsertionSize = 20
+
+func csInsertion(a []uint64) {
+	for i := 1; i < len(a); i++ {
+		v := a[i]
+		j := i
+		for j > 0 && a[j-1] > v {
+			a[j] = a[j-1]
+			j--
+		}
+		a[j] = v
+	}
+}
+
+// csPartition returns s with 0 < s < len(a), every key of a[:s] <= every key of a[s:].
+func csPartition(a []uint64) int {
+	lo, mid, hi := 0, len(a)/2, len(a)-1
+	if a[mid] < a[lo] {
+		a[mid], a[lo] = a[lo], a[mid]
+	}
+	if a[hi] < a[lo] {
+		a[hi], a[lo] = a[lo], a[hi]
+	}
+	if a[hi] < a[mid] {
+		a[hi], a[mid] = a[mid], a[hi]
+	}
+	pivot := a[mid]
+	i, j := lo, hi
+	for {
+		for a[i] < pivot {
+			i++
+		}
+		for a[j] > pivot {
+			j--
+		}
+		if i >= j {
+			return j + 1
+		}
+		a[i], a[j] = a[j], a[i]
+		i++
+		j--
+	}
+}
+
+func csQuick(a []uint64) {
+	for len(a) > csInsertionSize {
+		split := csPartition(a)
+		csQuick(a[:split])
+		a = a[split:]
+	}
+	csInsertion(a)
+}
+
+func csSeqMerge(x, y, dest []uint64) {
+	i, j := 0, 0
+	for d := range dest {
+		if j >= len(y) || (i < len(x) && x[i] <= y[j]) {
+			dest[d] = x[i]
+			i++
+		} else {
+			dest[d] = y[j]
+			j++
+		}
+	}
+}
+
+// csSplit orders the two inputs of a merge, larger first, and says whether the merge is
+// serial; if not, it places the middle key m of x and the k keys of y that are <= it.
+func csSplit(x, y, dest []uint64) (xs, ys []uint64, m, k int, serial bool) {
+	if len(y) > len(x) {
+		x, y = y, x
+	}
+	if len(y) <= csMergeSize {
+		csSeqMerge(x, y, dest)
+		return x, y, 0, 0, true
+	}
+	m = len(x) / 2
+	pivot := x[m]
+	k = sort.Search(len(y), func(i int) bool { return y[i] > pivot })
+	dest[m+k] = x[m]
+	return x, y, m, k, false
+}
+
+func csMergeSerial(x, y, dest []uint64) {
+	x, y, m, k, done := csSplit(x, y, dest)
+	if done {
+		return
+	}
+	csMergeSerial(x[:m], y[:k], dest[:m+k])
+	csMergeSerial(x[m+1:], y[k:], dest[m+k+1:])
+}
+
+func csSerial(a, tmp []uint64) {
+	if len(a) < csQuickSize {
+		csQuick(a)
+		return
+	}
+	q := len(a) / 4
+	csSerial(a[:q], tmp[:q])
+	csSerial(a[q:2*q], tmp[q:2*q])
+	csSerial(a[2*q:3*q], tmp[2*q:3*q])
+	csSerial(a[3*q:], tmp[3*q:])
+	csMergeSerial(a[:q], a[q:2*q], tmp[:2*q])
+	csMergeSerial(a[2*q:3*q], a[3*q:], tmp[2*q:])
+	csMergeSerial(tmp[:2*q], tmp[2*q:], a)
+}
+
+func csMergePar(x, y, dest []uint64) {
+	x, y, m, k, done := csSplit(x, y, dest)
+	if done {
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		csMergePar(x[:m], y[:k], dest[:m+k])
+	}()
+	csMergePar(x[m+1:], y[k:], dest[m+k+1:])
+	wg.Wait()
+}
+
+func csPar(a, tmp []uint64) {
+	if len(a) < csQuickSize {
+		csQuick(a)
+		return
+	}
+	q := len(a) / 4
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); csPar(a[:q], tmp[:q]) }()
+	go func() { defer wg.Done(); csPar(a[q:2*q], tmp[q:2*q]) }()
+	go func() { defer wg.Done(); csPar(a[2*q:3*q], tmp[2*q:3*q]) }()
+	csPar(a[3*q:], tmp[3*q:])
+	wg.Wait()
+	wg.Add(1)
+	go func() { defer wg.Done(); csMergePar(a[:q], a[q:2*q], tmp[:2*q]) }()
+	csMergePar(a[2*q:3*q], a[3*q:], tmp[2*q:])
+	wg.Wait()
+	csMergePar(tmp[:2*q], tmp[2*q:], a)
+}
+
+// ---- uts: Unbalanced Tree Search (Olivier et al., LCPC 2006; the reference's uts.c), the
+// tree generated as crates/offshoot-bench/src/kernels/uts.rs does: a node's state is a SHA-1
+// digest (the root's: of 16 zero bytes and the root seed, big-endian; child i's: of its
+// parent's digest and i, big-endian), its random number the big-endian u32 of the digest's
+// last 4 bytes masked with 0x7fffffff, over 2^31 as a probability; the number of children by
+// the reference's binomial, geometric (four shapes), hybrid and balanced rules, at most 100
+// (but a binomial root). A goroutine per child but the last, which runs in the caller (as
+// nqueens here); the Rust kernel forks halves of the child range. No cutoff. ----
+
+const (
+	utsBinomial = iota
+	utsGeometric
+	utsHybrid
+	utsBalanced
+)
+
+const (
+	utsLinear = iota
+	utsExpDec
+	utsCyclic
+	utsFixed
+)
+
+// utsTree holds the reference's flags -t -a -d -b -r -m -q -f.
+type utsTree struct {
+	treeType, shape         uint64
+	genMx                   uint32
+	b0                      float64
+	rootSeed                int32
+	nonLeafBf               uint32
+	nonLeafProb, shiftDepth float64
+}
+
+type utsNode struct {
+	state  [20]byte
+	height uint32
+}
+
+type utsCounts struct{ nodes, leaves, depth uint64 }
+
+func (a utsCounts) merge(b utsCounts) utsCounts {
+	return utsCounts{a.nodes + b.nodes, a.leaves + b.leaves, max(a.depth, b.depth)}
+}
+
+func (t *utsTree) root() utsNode {
+	var seed [20]byte
+	binary.BigEndian.PutUint32(seed[16:], uint32(t.rootSeed))
+	return utsNode{sha1.Sum(seed[:]), 0}
+}
+
+func (n *utsNode) child(i uint32) utsNode {
+	var msg [24]byte
+	copy(msg[:], n.state[:])
+	binary.BigEndian.PutUint32(msg[20:], i)
+	return utsNode{sha1.Sum(msg[:]), n.height + 1}
+}
+
+func (n *utsNode) probability() float64 {
+	return float64(binary.BigEndian.Uint32(n.state[16:])&0x7fffffff) / 2147483648.0
+}
+
+// satI64 converts as Rust's `as i64`: NaN is 0, out of range saturates.
+func satI64(x float64) int64 {
+	switch {
+	case math.IsNaN(x):
+		return 0
+	case x >= math.MaxInt64:
+		return math.MaxInt64
+	case x <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(x)
+}
+
+func (t *utsTree) binomial(n *utsNode) int64 {
+	if n.probability() < t.nonLeafProb {
+		return int64(t.nonLeafBf)
+	}
+	return 0
+}
+
+func (t *utsTree) geometric(n *utsNode) int64 {
+	depth, genMx, b0 := float64(n.height), float64(t.genMx), t.b0
+	bI := b0
+	switch {
+	case n.height == 0:
+	case t.shape == utsExpDec:
+		bI = b0 * math.Pow(depth, -math.Log(b0)/math.Log(genMx))
+	case t.shape == utsCyclic && n.height > 5*t.genMx:
+		bI = 0
+	case t.shape == utsCyclic:
+		bI = math.Pow(b0, math.Sin(2.0*math.Pi*depth/genMx))
+	case t.shape == utsFixed && n.height >= t.genMx:
+		bI = 0
+	case t.shape == utsFixed:
+	default:
+		bI = b0 * (1.0 - depth/genMx)
+	}
+	p := 1.0 / (1.0 + bI)
+	u := n.probability()
+	return satI64(math.Floor(math.Log(1.0-u) / math.Log(1.0-p)))
+}
+
+func (t *utsTree) numChildren(n *utsNode) uint32 {
+	var k, limit int64 = 0, 100
+	switch t.treeType {
+	case utsBinomial:
+		if n.height == 0 {
+			k, limit = satI64(math.Floor(t.b0)), satI64(math.Ceil(t.b0))
+		} else {
+			k = t.binomial(n)
+		}
+	case utsGeometric:
+		k = t.geometric(n)
+	case utsHybrid:
+		if float64(n.height) < t.shiftDepth*float64(t.genMx) {
+			k = t.geometric(n)
+		} else {
+			k = t.binomial(n)
+		}
+	default:
+		if n.height < t.genMx {
+			k = satI64(t.b0)
+		}
+		limit = math.MaxInt64
+	}
+	return uint32(min(max(k, 0), limit))
+}
+
+func utsSerial(t *utsTree, n *utsNode) utsCounts {
+	k := t.numChildren(n)
+	if k == 0 {
+		return utsCounts{1, 1, uint64(n.height)}
+	}
+	c := utsCounts{1, 0, uint64(n.height)}
+	for i := uint32(0); i < k; i++ {
+		child := n.child(i)
+		c = c.merge(utsSerial(t, &child))
+	}
+	return c
+}
+
+func utsPar(t *utsTree, n *utsNode) utsCounts {
+	k := t.numChildren(n)
+	if k == 0 {
+		return utsCounts{1, 1, uint64(n.height)}
+	}
+	counts := make([]utsCounts, k)
+	var wg sync.WaitGroup
+	wg.Add(int(k - 1))
+	for i := uint32(0); i+1 < k; i++ {
+		go func(i uint32) {
+			defer wg.Done()
+			child := n.child(i)
+			counts[i] = utsPar(t, &child)
+		}(i)
+	}
+	last := n.child(k - 1)
+	counts[k-1] = utsPar(t, &last)
+	wg.Wait()
+	c := utsCounts{1, 0, uint64(n.height)}
+	for _, ci := range counts {
+		c = c.merge(ci)
+	}
+	return c
+}
+
+// ---- driver ----
+
+// A version of a kernel on its input: reset (untimed, nil where the run leaves the input as
+// it was) restores the input before each run, run is the timed call, answer (untimed)
+// formats the last run's answer.
+type version struct {
+	reset  func()
+	run    func()
+	answer func() string
+}
+
+// returning is the version that calls f and answers its result in decimal.
+func returning[T uint64 | int64](f func() T) version {
+	var out T
+	return version{
+		run:    func() { out = f() },
+		answer: func() string { return fmt.Sprint(out) },
+	}
+}
+
+// timeRuns runs v warmups times, then once timed, and prints the result line.
+func timeRuns(what string, warmups uint64, v version) {
+	var seconds float64
+	for i := uint64(0); i <= warmups; i++ {
+		if v.reset != nil {
+			v.reset()
+		}
+		t0 := time.Now()
+		v.run()
+		seconds = time.Since(t0).Seconds()
+	}
+	fmt.Printf("%s %.9f %s\n", what, seconds, v.answer())
+}
 
 func main() {
 	if len(os.Args) < 5 {
@@ -335,28 +776,28 @@ func main() {
 	args := os.Args[4:]
 	runtime.GOMAXPROCS(int(workers))
 
-	var serial, par func() string
+	var serial, par version
 	switch {
 	case kernel == "fib" && len(args) == 1:
 		n := argU64(args[0])
-		serial = func() string { return u64s(fibSerial(n)) }
-		par = func() string { return u64s(fibPar(n)) }
+		serial = returning(func() uint64 { return fibSerial(n) })
+		par = returning(func() uint64 { return fibPar(n) })
 	case kernel == "nqueens" && len(args) == 1:
 		all := nqMask(argU64(args[0]))
-		serial = func() string { return u64s(nqSerialRec(all, 0, 0, 0)) }
-		par = func() string { return u64s(nqPar(all, 0, 0, 0)) }
+		serial = returning(func() uint64 { return nqSerialRec(all, 0, 0, 0) })
+		par = returning(func() uint64 { return nqPar(all, 0, 0, 0) })
 	case kernel == "par-for" && len(args) == 1:
 		n := argU64(args[0])
-		serial = func() string { return u64s(pfSerial(n)) }
-		par = func() string { return u64s(pfPar(n)) }
+		serial = returning(func() uint64 { return pfSerial(n) })
+		par = returning(func() uint64 { return pfPar(n) })
 	case kernel == "tree-sum" && len(args) == 1:
 		depth := argU64(args[0])
 		if depth < 1 || depth > 40 {
 			die("tree-sum depth must be in 1..=40")
 		}
 		root := tsBuild(depth, 1)
-		serial = func() string { return u64s(tsSerial(root)) }
-		par = func() string { return u64s(tsPar(root)) }
+		serial = returning(func() uint64 { return tsSerial(root) })
+		par = returning(func() uint64 { return tsPar(root) })
 	case kernel == "matmul" && len(args) == 2:
 		n := int(argU64(args[0]))
 		if n < mmBlock || n&(n-1) != 0 || n > 8192 {
@@ -371,17 +812,75 @@ func main() {
 				}
 			}
 		}
-		run := func(f func(c, a, b []float64, add bool)) func() string {
-			return func() string {
-				for i := range c {
-					c[i] = math.NaN()
-				}
-				f(c, a, b, false)
-				return mmDigest(c)
+		run := func(f func(c, a, b []float64, add bool)) version {
+			return version{
+				reset: func() {
+					for i := range c {
+						c[i] = math.NaN()
+					}
+				},
+				run: func() { f(c, a, b, false) },
+				answer: func() string {
+					return fnv1aWords(len(c), func(i int) uint64 { return math.Float64bits(c[i]) })
+				},
 			}
 		}
 		serial = run(mmSerial)
 		par = run(mmPar)
+	case kernel == "knapsack" && len(args) == 2:
+		n := argU64(args[0])
+		if n < 1 || n > 1000 {
+			die("knapsack n must be in 1..=1000")
+		}
+		items, capacity := ksInput(int(n), argU64(args[1]))
+		serial = returning(func() int64 {
+			best := int64(math.MinInt64)
+			return ksSerial(items, capacity, 0, &best)
+		})
+		par = returning(func() int64 {
+			var best atomic.Int64
+			best.Store(math.MinInt64)
+			return ksPar(items, capacity, 0, &best)
+		})
+	case kernel == "cilksort" && len(args) == 2:
+		n := argU64(args[0])
+		if n > 1<<32 {
+			die("cilksort n must be at most 2^32")
+		}
+		rng := splitMix64{argU64(args[1])}
+		input, a, tmp := make([]uint64, n), make([]uint64, n), make([]uint64, n)
+		for i := range input {
+			input[i] = rng.next()
+		}
+		run := func(f func(a, tmp []uint64)) version {
+			return version{
+				reset: func() {
+					copy(a, input)
+					clear(tmp)
+				},
+				run:    func() { f(a, tmp) },
+				answer: func() string { return fnv1aWords(len(a), func(i int) uint64 { return a[i] }) },
+			}
+		}
+		serial = run(csSerial)
+		par = run(csPar)
+	case (kernel == "uts" || kernel == "uts-bin") && len(args) == 8:
+		// type shape gen_mx b0 root_seed non_leaf_bf non_leaf_prob shift_depth
+		t := &utsTree{argU64(args[0]), argU64(args[1]), uint32(argU64(args[2])), argF64(args[3]),
+			int32(argI64(args[4])), uint32(argU64(args[5])), argF64(args[6]), argF64(args[7])}
+		if t.treeType > utsBalanced || t.shape > utsFixed {
+			die("uts: bad tree type or shape")
+		}
+		root := t.root()
+		run := func(f func(t *utsTree, n *utsNode) utsCounts) version {
+			var c utsCounts
+			return version{
+				run:    func() { c = f(t, &root) },
+				answer: func() string { return fmt.Sprintf("%d/%d/%d", c.nodes, c.leaves, c.depth) },
+			}
+		}
+		serial = run(utsSerial)
+		par = run(utsPar)
 	default:
 		fmt.Fprintf(os.Stderr, "go peer: unknown kernel `%s` or wrong argument count\n", kernel)
 		os.Exit(2)

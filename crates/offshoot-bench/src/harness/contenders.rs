@@ -74,7 +74,8 @@ impl Contender {
         &[Contender::Offshoot, Contender::Rayon, Contender::Chili];
 
     /// [`Contender::FORK_JOIN`] and the peers in other languages, for the fork-join kernels
-    /// that have peer versions (`peers/`).
+    /// that have peer versions (`peers/`): `fib`, `nqueens`, `par-for`, `matmul`,
+    /// `tree-sum`, `knapsack`, `cilksort`, `uts`, `uts-bin`.
     pub const FORK_JOIN_PEERS: &'static [Contender] = &[
         Contender::Offshoot,
         Contender::Rayon,

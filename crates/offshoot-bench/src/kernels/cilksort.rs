@@ -30,7 +30,7 @@ pub const INFO: KernelInfo = KernelInfo {
     cutoff: "Cilk-5's: serial quicksort below QUICKSIZE = 2048 keys, serial merge below \
              MERGESIZE = 2048, insertion sort below INSERTIONSIZE = 20",
     source: "Cilk-5 `cilksort` (Frigo, Leiserson, Randall 1998), BOTS `sort`",
-    contenders: crate::harness::Contender::FORK_JOIN,
+    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
     prepare,
 };
 
@@ -272,13 +272,16 @@ pub fn keys(n: usize, seed: u64) -> Vec<Key> {
     (0..n).map(|_| rng.next_u64()).collect()
 }
 
+/// The keys' seed (the peers get it on their command line).
+const SEED: u64 = 0x5027;
+
 fn prepare(size: Size) -> Box<dyn Instance> {
     let n = match size {
         Size::Test => 50_000,
         Size::Quick => 1_000_000,
         Size::Full => 4_100_000,
     };
-    let input = keys(n, 0x5027);
+    let input = keys(n, SEED);
     let mut expected = input.clone();
     expected.sort_unstable();
     Box::new(CilkSort {
@@ -324,6 +327,17 @@ impl Instance for CilkSort {
             return Err("no reference answer (serial run missing)".to_string());
         }
         compare_slices(&self.data, &self.expected)
+    }
+    /// The peers sort the same keys and answer with [`crate::peers::digest_words`] of the
+    /// sorted keys.
+    fn peer_input(&self) -> Result<crate::peers::PeerInput, String> {
+        if !self.accepted {
+            return Err("no reference answer (serial run missing)".to_string());
+        }
+        Ok(crate::peers::PeerInput {
+            args: vec![self.input.len().to_string(), SEED.to_string()],
+            answer: crate::peers::digest_words(self.expected.iter().copied()),
+        })
     }
 }
 

@@ -34,7 +34,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "0/1 knapsack by branch and bound with a shared best-so-far bound",
     cutoff: "none",
     source: "Cilk-5 `knapsack` (Frigo, Leiserson, Randall 1998), BOTS",
-    contenders: crate::harness::Contender::FORK_JOIN,
+    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
     prepare,
 };
 
@@ -187,18 +187,25 @@ pub fn dp_optimum(items: &[Item], capacity: i64) -> i64 {
 }
 
 struct Knapsack {
+    /// The item count and seed of [`instance`] (the peers' arguments).
+    params: (usize, u64),
     items: Vec<Item>,
     capacity: i64,
     out: Answer<i64>,
 }
 
-/// The instance of each size (shared with `knapsack-bb`).
-pub(crate) fn sized(size: Size) -> (Vec<Item>, i64) {
-    let (n, seed) = match size {
+/// The item count and seed of each size.
+fn params(size: Size) -> (usize, u64) {
+    match size {
         Size::Test => (16, 0),
         Size::Quick => (41, 4),
         Size::Full => (62, 4),
-    };
+    }
+}
+
+/// The instance of each size (shared with `knapsack-bb`).
+pub(crate) fn sized(size: Size) -> (Vec<Item>, i64) {
+    let (n, seed) = params(size);
     instance(n, seed)
 }
 
@@ -221,6 +228,7 @@ pub(crate) fn accept_optimum(
 fn prepare(size: Size) -> Box<dyn Instance> {
     let (items, capacity) = sized(size);
     Box::new(Knapsack {
+        params: params(size),
         items,
         capacity,
         out: Answer::new(),
@@ -251,6 +259,17 @@ impl Instance for Knapsack {
     }
     fn check(&self) -> Result<(), String> {
         self.out.check()
+    }
+    fn peer_input(&self) -> Result<crate::peers::PeerInput, String> {
+        let best = self
+            .out
+            .reference()
+            .ok_or("no reference answer (serial run missing)")?;
+        let (n, seed) = self.params;
+        Ok(crate::peers::PeerInput {
+            args: vec![n.to_string(), seed.to_string()],
+            answer: best.to_string(),
+        })
     }
 }
 

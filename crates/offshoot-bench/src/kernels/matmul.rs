@@ -182,10 +182,7 @@ const SEED: u64 = 0x6d61_746d;
 /// The answer the peers print: FNV-1a (64 bits) over the bit patterns of the product's
 /// elements in quadtree order, as 16 hex digits.
 pub fn digest(c: &[f64]) -> String {
-    let h = c.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
-        (h ^ x.to_bits()).wrapping_mul(0x0100_0000_01b3)
-    });
-    format!("{h:016x}")
+    crate::peers::digest_words(c.iter().map(|x| x.to_bits()))
 }
 
 struct MatMul {

@@ -17,8 +17,8 @@
 //!
 //! Peers in other languages ([`crate::peers`]: `c-openmp`, `go`) run the same algorithm on
 //! the same input as external programs; a kernel that lists them
-//! ([`Contender::FORK_JOIN_PEERS`]: `fib`, `nqueens`, `par-for`, `matmul`, `tree-sum`) gives
-//! them their arguments and expected answer through [`Instance::peer_input`].
+//! ([`Contender::FORK_JOIN_PEERS`]: `fib`, `nqueens`, `par-for`, `matmul`, `tree-sum`,
+//! `knapsack`, `cilksort`, `uts`, `uts-bin`) gives them their arguments and expected answer through [`Instance::peer_input`].
 //!
 //! Order of work: offshoot's and rayon's `join(a, b)` run `a` on the calling
 //! worker and offer `b` to others; chili's `Scope::join(a, b)` runs `b` itself

@@ -45,6 +45,7 @@ pub struct Plain<I, T> {
     tokio: Option<fn(&tokio::runtime::Runtime, &I) -> T>,
     threads: Option<Version<I, T>>,
     peer_args: Option<fn(&I) -> Vec<String>>,
+    peer_answer: fn(&T) -> String,
     out: Answer<T>,
 }
 
@@ -99,6 +100,7 @@ impl<I, T: Copy + PartialEq + Debug + Send> Plain<I, T> {
             tokio: None,
             threads: None,
             peer_args: None,
+            peer_answer: |answer| format!("{answer:?}"),
             out: Answer::new(),
         }
     }
@@ -145,6 +147,12 @@ impl<I, T: Copy + PartialEq + Debug + Send> Plain<I, T> {
     /// answer is the reference answer as `{:?}` writes it (decimal for the integers).
     pub fn with_peer_args(mut self, f: fn(&I) -> Vec<String>) -> Self {
         self.peer_args = Some(f);
+        self
+    }
+
+    /// Writes the answer the peers must print where `{:?}` is not one token.
+    pub fn with_peer_answer(mut self, f: fn(&T) -> String) -> Self {
+        self.peer_answer = f;
         self
     }
 
@@ -220,7 +228,7 @@ impl<I: Send, T: Copy + PartialEq + Debug + Send> Instance for Plain<I, T> {
             .ok_or("no reference answer (serial run missing)")?;
         Ok(crate::peers::PeerInput {
             args: args(&self.input),
-            answer: format!("{answer:?}"),
+            answer: (self.peer_answer)(&answer),
         })
     }
 }

@@ -50,7 +50,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "Unbalanced Tree Search, geometric tree (T1 in full mode), SHA-1 splittable RNG",
     cutoff: "none",
     source: "UTS (Olivier et al., LCPC 2006), sample tree T1",
-    contenders: crate::harness::Contender::FORK_JOIN,
+    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
     prepare: prepare_geometric,
 };
 
@@ -60,7 +60,7 @@ pub const INFO_BINOMIAL: KernelInfo = KernelInfo {
     about: "Unbalanced Tree Search, binomial tree (T3 in full mode), SHA-1 splittable RNG",
     cutoff: "none",
     source: "UTS (Olivier et al., LCPC 2006), sample tree T3",
-    contenders: crate::harness::Contender::FORK_JOIN,
+    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
     prepare: prepare_binomial,
 };
 
@@ -496,8 +496,26 @@ fn prepare_tree(tree: Tree) -> Box<dyn Instance> {
     Box::new(
         Plain::checked(tree, label, check_published, serial, par::<Offshoot>)
             .with_rayon(par::<Rayon>)
-            .with_chili(chili),
+            .with_chili(chili)
+            .with_peer_args(peer_args)
+            .with_peer_answer(|c| format!("{}/{}/{}", c.nodes, c.leaves, c.depth)),
     )
+}
+
+/// The peers' arguments: the tree's parameters in the order `-t -a -d -b -r -m -q -f`
+/// (type and shape as their numbers in the reference's flags); they answer
+/// `nodes/leaves/depth`.
+fn peer_args(tree: &Tree) -> Vec<String> {
+    vec![
+        (tree.tree_type as u32).to_string(),
+        (tree.shape as u32).to_string(),
+        tree.gen_mx.to_string(),
+        tree.b0.to_string(),
+        tree.root_seed.to_string(),
+        tree.non_leaf_bf.to_string(),
+        tree.non_leaf_prob.to_string(),
+        tree.shift_depth.to_string(),
+    ]
 }
 
 #[cfg(test)]

@@ -17,8 +17,12 @@
 //!   count (OpenMP: `omp_set_num_threads`); `<warm-ups>` how many untimed runs precede each
 //!   timed one (1 when timing, 0 in `--check-only` mode); the kernel arguments are what the
 //!   Rust kernel's instance gives ([`crate::kernels::Instance::peer_input`]: `fib 34` gets
-//!   `34`, `matmul` gets `512 1835103341`, the edge and the generator's seed), so the peer
-//!   builds the same input as the Rust kernel (untimed).
+//!   `34`, `matmul` gets `512 1835103341`, the edge and the generator's seed; `knapsack` the
+//!   item count and seed, `cilksort` the key count and seed, `uts` the tree's parameters), so
+//!   the peer builds the same
+//!   input as the Rust kernel (untimed), with its own port of the suite's SplitMix64.
+//! - The kernels with peers: `fib`, `nqueens`, `par-for`, `matmul`, `tree-sum`, `knapsack`,
+//!   `cilksort`, `uts` and `uts-bin` (the kernels listing [`Contender::FORK_JOIN_PEERS`]).
 //! - The peer runs its **own plain serial version** (warm-ups, then one timed run), then its
 //!   **parallel version** the same way, and prints exactly two result lines on stdout, in
 //!   this order:
@@ -32,8 +36,8 @@
 //!   by the peer around the call alone: process start and input building are not timed);
 //!   `<answer>` is one token in the kernel's answer format (decimal for the integer answers;
 //!   `matmul`: the FNV-1a hash of the product's `f64` bit patterns in quadtree order, 16 hex
-//!   digits). Blank lines are ignored; anything else on stdout is an error
-//!   ([`parse_output`]).
+//!   digits; `cilksort`: the same hash of the sorted keys, [`digest_words`]; `uts`:
+//!   `nodes/leaves/depth`). Blank lines are ignored; anything else on stdout is an error ([`parse_output`]).
 //! - Exit status 0; anything else is a failure, reported with the peer's stderr.
 //!
 //! The harness checks both answers against the Rust serial answer (a wrong answer stops the
@@ -50,7 +54,7 @@
 //!
 //! The peer's sources are compiled into the binary (`include_str!`); before a run the suite
 //! writes them next to the binary, under `<target>/<profile>/peers/`, and builds them there
-//! once (`gcc -O2 -fopenmp -ffp-contract=off`, or `$CC`; `go build` with the installed
+//! once (`gcc -O2 -fopenmp -ffp-contract=off ... -lm`, or `$CC`; `go build` with the installed
 //! toolchain only, `GOTOOLCHAIN=local`, no proxy: the Go peer uses the standard library
 //! alone, or `$GO`), the executable named by a hash of the sources and the toolchain's
 //! version, so an edit rebuilds it and a rerun reuses it (a C build takes about a second, a
@@ -292,6 +296,7 @@ fn build_c_openmp(src: &Path, exe: &Path) -> Result<(), String> {
         .arg("-o")
         .arg(exe)
         .arg(src.join("omp.c"))
+        .arg("-lm")
         .output()
         .map_err(|e| format!("running `{cc}`: {e}"))?;
     if out.status.success() {
@@ -310,6 +315,16 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
+}
+
+/// [`fnv1a`] over 64-bit words (each XORed in whole, not byte by byte), as 16 hex digits: the
+/// answer token of the kernels whose answer is an array (`matmul`: the product's bit
+/// patterns; `cilksort`: the sorted keys).
+pub fn digest_words(words: impl IntoIterator<Item = u64>) -> String {
+    let h = words.into_iter().fold(0xcbf2_9ce4_8422_2325u64, |h, w| {
+        (h ^ w).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{h:016x}")
 }
 
 /// Where built peers live: `peers/` beside the running executable (`target/release/peers`
@@ -495,8 +510,8 @@ mod tests {
             .filter(|k| k.contenders.contains(&peer))
             .collect();
         assert!(
-            with_peer.len() >= 5,
-            "fib, nqueens, par-for, matmul, tree-sum"
+            with_peer.len() >= 9,
+            "fib, nqueens, par-for, matmul, tree-sum, knapsack, cilksort, uts, uts-bin"
         );
         for k in with_peer {
             let mut inst = (k.prepare)(Size::Test);
