@@ -244,6 +244,7 @@ pub fn all() -> Vec<KernelInfo> {
         savina::thread_ring::INFO,
         savina::bank::INFO,
         savina::bounded_buffer::INFO,
+        savina::big::INFO,
         empty::INFO_SPAWN,
         empty::INFO_BATCH,
         loop21::INFO_ROWS,

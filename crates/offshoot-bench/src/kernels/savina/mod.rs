@@ -20,9 +20,11 @@
 //! form check.
 
 pub mod bank;
+pub mod big;
 pub mod bounded_buffer;
 pub mod counting;
 pub mod fjthroughput;
+mod mesh;
 pub mod pingpong;
 pub mod thread_ring;
 
