@@ -245,6 +245,7 @@ pub fn all() -> Vec<KernelInfo> {
         savina::bank::INFO,
         savina::bounded_buffer::INFO,
         savina::big::INFO,
+        savina::dictionary::INFO,
         empty::INFO_SPAWN,
         empty::INFO_BATCH,
         loop21::INFO_ROWS,

@@ -38,6 +38,7 @@ pub struct Plain<I, T> {
     expect: Expect<I, T>,
     serial: Version<I, T>,
     offshoot: Version<I, T>,
+    offshoot_actors: Option<Version<I, T>>,
     rayon: Option<Version<I, T>>,
     chili: Option<fn(&mut chili::Scope<'_>, &I) -> T>,
     tokio: Option<fn(&tokio::runtime::Runtime, &I) -> T>,
@@ -90,6 +91,7 @@ impl<I, T: Copy + PartialEq + Debug + Send> Plain<I, T> {
             expect,
             serial,
             offshoot,
+            offshoot_actors: None,
             rayon: None,
             chili: None,
             tokio: None,
@@ -97,6 +99,12 @@ impl<I, T: Copy + PartialEq + Debug + Send> Plain<I, T> {
             peer_args: None,
             out: Answer::new(),
         }
+    }
+
+    /// Adds the version on offshoot's plain actors (it runs inside `ThreadPool::run`).
+    pub fn with_offshoot_actors(mut self, f: Version<I, T>) -> Self {
+        self.offshoot_actors = Some(f);
+        self
     }
 
     /// Adds the rayon version (it runs inside `rayon::ThreadPool::install`).
@@ -147,6 +155,12 @@ impl<I: Send, T: Copy + PartialEq + Debug + Send> Instance for Plain<I, T> {
     }
     fn offshoot(&mut self) {
         self.call(self.offshoot);
+    }
+    fn offshoot_actors(&mut self) {
+        let f = self
+            .offshoot_actors
+            .unwrap_or_else(|| missing(Contender::OffshootActors));
+        self.call(f);
     }
     fn rayon(&mut self) {
         let f = self.rayon.unwrap_or_else(|| missing(Contender::Rayon));

@@ -23,9 +23,11 @@ pub mod bank;
 pub mod big;
 pub mod bounded_buffer;
 pub mod counting;
+pub mod dictionary;
 pub mod fjthroughput;
 mod mesh;
 pub mod pingpong;
+mod rw;
 pub mod thread_ring;
 
 /// What a send reports when its receiver is gone: that actor or thread panicked
@@ -35,6 +37,15 @@ pub(crate) const GONE: &str = "savina: the receiving actor ended early";
 /// The Savina kernels' contenders.
 pub(crate) const CONTENDERS: &[crate::harness::Contender] = &[
     crate::harness::Contender::Offshoot,
+    crate::harness::Contender::Tokio,
+    crate::harness::Contender::Threads,
+];
+
+/// The contenders of the Savina kernels whose offshoot version uses selectors: also
+/// offshoot's plain actors.
+pub(crate) const SELECTOR_CONTENDERS: &[crate::harness::Contender] = &[
+    crate::harness::Contender::Offshoot,
+    crate::harness::Contender::OffshootActors,
     crate::harness::Contender::Tokio,
     crate::harness::Contender::Threads,
 ];
