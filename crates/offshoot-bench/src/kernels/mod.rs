@@ -246,6 +246,7 @@ pub fn all() -> Vec<KernelInfo> {
         savina::bounded_buffer::INFO,
         savina::big::INFO,
         savina::dictionary::INFO,
+        savina::sorted_list::INFO,
         empty::INFO_SPAWN,
         empty::INFO_BATCH,
         loop21::INFO_ROWS,

@@ -28,6 +28,7 @@ pub mod fjthroughput;
 mod mesh;
 pub mod pingpong;
 mod rw;
+pub mod sorted_list;
 pub mod thread_ring;
 
 /// What a send reports when its receiver is gone: that actor or thread panicked
