@@ -92,11 +92,14 @@ enum Mail<T, R, S> {
     Do(T),
 }
 
+/// The offshoot mesh actors' addresses: the others and the sink.
+type OBook<M> = Arc<(Vec<ActorRef<OActor<M>>>, ActorRef<Sink>)>;
+
 /// A member on an offshoot actor; its state goes to `finals` as the actor exits.
 struct OActor<M: Member> {
     me: usize,
     member: Option<M>,
-    book: Option<Arc<(Vec<ActorRef<OActor<M>>>, ActorRef<Sink>)>>,
+    book: Option<OBook<M>>,
     finals: Finals<M>,
 }
 

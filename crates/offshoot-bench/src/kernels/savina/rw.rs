@@ -118,11 +118,14 @@ enum Req<W: Workload> {
     Do(<W::S as Store>::Op, ActorRef<Client<W>>),
 }
 
+/// A request and the client to answer.
+type Pending<W> = (<<W as Workload>::S as Store>::Op, ActorRef<Client<W>>);
+
 /// The offshoot reader-writer server; its checksum goes to `shown` at its exit.
 struct RwServer<W: Workload> {
     store: Arc<W::S>,
     readers: usize,
-    waiting: Option<(<W::S as Store>::Op, ActorRef<Client<W>>)>,
+    waiting: Option<Pending<W>>,
     shown: Arc<AtomicU64>,
 }
 

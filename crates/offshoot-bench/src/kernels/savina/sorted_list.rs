@@ -153,7 +153,7 @@ impl Workload for Sorted {
     fn store(self) -> List {
         let mut list = List { head: None };
         for k in (0..self.clients * self.keys).rev() {
-            if mix(k) % 2 == 0 {
+            if mix(k).is_multiple_of(2) {
                 list.head = Some(Box::new(Node {
                     key: k,
                     next: list.head.take(),
