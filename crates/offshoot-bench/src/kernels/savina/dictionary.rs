@@ -27,7 +27,6 @@ use std::hint::black_box;
 
 use super::rw::{self, Store, Workload};
 use super::{mix, SELECTOR_CONTENDERS};
-use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
 /// Registry entry.
@@ -124,17 +123,9 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         keys,
         writes: 10,
     };
-    Box::new(
-        Plain::checked(
-            d,
-            format!("{clients} clients, {requests} requests each, {keys} keys each, 10% puts"),
-            rw::check,
-            rw::serial,
-            rw::offshoot,
-        )
-        .with_offshoot_actors(rw::offshoot_actors)
-        .with_tokio(rw::tokio)
-        .with_threads(rw::threads),
+    rw::instance(
+        d,
+        format!("{clients} clients, {requests} requests each, {keys} keys each, 10% puts"),
     )
 }
 

@@ -86,6 +86,16 @@ fn replay<W: Workload>(w: W, order: impl Iterator<Item = u64>) -> Answer {
     (sum, store.checksum())
 }
 
+/// The kernel's instance on `w` (described by `label`), with every contender.
+pub(crate) fn instance<W: Workload>(w: W, label: String) -> Box<dyn crate::kernels::Instance> {
+    Box::new(
+        crate::kernels::plain::Plain::checked(w, label, check, serial, offshoot)
+            .with_offshoot_actors(offshoot_actors)
+            .with_tokio(tokio)
+            .with_threads(threads),
+    )
+}
+
 /// The plain loop.
 pub(crate) fn serial<W: Workload>(w: &W) -> Answer {
     replay(*w, 0..w.clients())

@@ -31,7 +31,6 @@ use std::hint::black_box;
 
 use super::rw::{self, Store, Workload};
 use super::{mix, SELECTOR_CONTENDERS};
-use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
 /// Registry entry.
@@ -186,19 +185,11 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         inserts: 10,
         sizes: 1,
     };
-    Box::new(
-        Plain::checked(
-            s,
-            format!(
-                "{clients} clients, {requests} requests each, {keys} keys each, 10% inserts, 1% sizes"
-            ),
-            rw::check,
-            rw::serial,
-            rw::offshoot,
-        )
-        .with_offshoot_actors(rw::offshoot_actors)
-        .with_tokio(rw::tokio)
-        .with_threads(rw::threads),
+    rw::instance(
+        s,
+        format!(
+            "{clients} clients, {requests} requests each, {keys} keys each, 10% inserts, 1% sizes"
+        ),
     )
 }
 
