@@ -17,13 +17,14 @@
 //! - tokio: ractor actors; one mailbox, so an account stashes the orders that arrive
 //!   while it waits (ractor's `call` inside a handler would be the blocking ask, which
 //!   deadlocks on two accounts paying each other); the accounts are drained at the end
-//!   and record their balances in `post_stop`;
+//!   and hand back their balances in `post_stop` (`mesh::tokio`);
 //! - offshoot-tasks: one task per account (`offshoot::scope`) reading its
 //!   `offshoot::sync::unbounded` channel, with the same stash (offshoot's channels
 //!   have no select), and the calling task as the teller; a `None` message stops an
 //!   account, which writes its balance to its own slot;
 //! - threads: one thread per account with the same stash, and the calling thread as
-//!   the teller; a `None` message stops an account, which returns its balance.
+//!   the teller; a `None` message stops an account, which returns its balance
+//!   (`mesh::threads`).
 //!
 //! Inputs (A accounts, T transfers, opening balance 1 000 000): test 8, 200; quick 64,
 //! 5 000; full 1 000, 50 000 (Savina's defaults).
@@ -35,12 +36,12 @@
 use std::collections::VecDeque;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::mpsc;
 use std::sync::Arc;
 
-use offshoot::actor::{self, Actor, ActorRef, Context, Selector, SelectorContext, SelectorRef};
+use offshoot::actor::{self, ActorRef, Selector, SelectorContext, SelectorRef};
 
-use super::{cast, joined, mix, spawn_ractor, CONTENDERS, GONE};
+use super::mesh::{self, Member, Sink};
+use super::{mix, CONTENDERS, GONE};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -160,7 +161,7 @@ offshoot::mailboxes! {
 /// The addresses of an offshoot account: the other accounts and the teller.
 struct Addresses {
     accounts: Vec<SelectorRef<Account>>,
-    teller: ActorRef<Teller>,
+    teller: ActorRef<Sink>,
 }
 
 /// What an offshoot account receives: the addresses (sent to the `Reply` mailbox
@@ -219,29 +220,12 @@ impl Drop for Account {
     }
 }
 
-/// The offshoot teller: counts the completions, then answers and exits.
-struct Teller {
-    left: u64,
-    done: offshoot::sync::Promise<()>,
-}
-
-impl Actor for Teller {
-    type Message = ();
-    fn receive(&mut self, (): (), ctx: &mut Context<'_, Self>) {
-        self.left -= 1;
-        if self.left == 0 {
-            self.done.put(()).expect("bank: one end");
-            ctx.exit();
-        }
-    }
-}
-
 /// offshoot selectors; call inside `offshoot::ThreadPool::run`.
 pub fn offshoot(b: Bank) -> Books {
     let shown: Arc<Vec<AtomicI64>> = Arc::new((0..b.accounts).map(|_| AtomicI64::new(0)).collect());
     offshoot::finish(|| {
         let done = offshoot::sync::Promise::new();
-        let teller = actor::start(Teller {
+        let teller = actor::start(Sink {
             left: b.transfers,
             done: done.clone(),
         });
@@ -296,7 +280,10 @@ impl Stashing {
             stash: VecDeque::new(),
         }
     }
+}
 
+impl Member for Stashing {
+    type Msg = Msg;
     fn receive(&mut self, msg: Msg, mut send: impl FnMut(usize, Msg), mut done: impl FnMut()) {
         match msg {
             Msg::Order(t) if self.waiting => self.stash.push_back(t),
@@ -324,131 +311,24 @@ impl Stashing {
     }
 }
 
-/// The ractor account's messages: a link to the others and the teller, or a [`Msg`].
-enum RMsg {
-    Link(Arc<(Vec<ractor::ActorRef<RMsg>>, ractor::ActorRef<()>)>),
-    Do(Msg),
-}
-
-/// ractor's account; its balance goes to `shown[me]` in `post_stop`.
-struct RAccount {
-    shown: Arc<Vec<AtomicI64>>,
-}
-
-type RState = (
-    Stashing,
-    Option<Arc<(Vec<ractor::ActorRef<RMsg>>, ractor::ActorRef<()>)>>,
-);
-
-impl ractor::Actor for RAccount {
-    type Msg = RMsg;
-    type State = RState;
-    type Arguments = usize;
-    async fn pre_start(
-        &self,
-        _: ractor::ActorRef<RMsg>,
-        me: usize,
-    ) -> Result<RState, ractor::ActorProcessingErr> {
-        Ok((Stashing::new(me), None))
-    }
-    async fn handle(
-        &self,
-        _: ractor::ActorRef<RMsg>,
-        msg: RMsg,
-        (account, book): &mut RState,
-    ) -> Result<(), ractor::ActorProcessingErr> {
-        match msg {
-            RMsg::Link(b) => *book = Some(b),
-            RMsg::Do(m) => {
-                let (accounts, teller) = &**book.as_ref().expect("bank: linked before the orders");
-                account.receive(
-                    m,
-                    |to, m| cast(&accounts[to], RMsg::Do(m)),
-                    || cast(teller, ()),
-                );
-            }
-        }
-        Ok(())
-    }
-    async fn post_stop(
-        &self,
-        _: ractor::ActorRef<RMsg>,
-        (account, _): &mut RState,
-    ) -> Result<(), ractor::ActorProcessingErr> {
-        self.shown[account.me].store(account.balance, Ordering::Relaxed);
-        Ok(())
-    }
-}
-
-/// ractor's teller: counts down the completions (its state), then stops.
-struct RTeller;
-
-impl ractor::Actor for RTeller {
-    type Msg = ();
-    type State = u64;
-    type Arguments = u64;
-    async fn pre_start(
-        &self,
-        _: ractor::ActorRef<()>,
-        transfers: u64,
-    ) -> Result<u64, ractor::ActorProcessingErr> {
-        Ok(transfers)
-    }
-    async fn handle(
-        &self,
-        myself: ractor::ActorRef<()>,
-        (): (),
-        left: &mut u64,
-    ) -> Result<(), ractor::ActorProcessingErr> {
-        *left -= 1;
-        if *left == 0 {
-            myself.stop(None);
-        }
-        Ok(())
-    }
+/// The accounts and the orders.
+fn mesh_of(b: Bank) -> (Vec<Stashing>, impl Iterator<Item = (usize, Msg)>) {
+    let accounts = (0..b.accounts).map(Stashing::new).collect();
+    let orders = (0..b.transfers).map(move |k| {
+        let t = b.transfer(k);
+        (t.from, Msg::Order(t))
+    });
+    (accounts, orders)
 }
 
 /// ractor actors on the tokio runtime.
 pub fn tokio(rt: &tokio::runtime::Runtime, b: Bank) -> Books {
-    let shown: Arc<Vec<AtomicI64>> = Arc::new((0..b.accounts).map(|_| AtomicI64::new(0)).collect());
-    rt.block_on(async {
-        let (teller, teller_done) = spawn_ractor(RTeller, b.transfers).await;
-        let mut accounts = Vec::new();
-        let mut handles = Vec::new();
-        for me in 0..b.accounts {
-            let (a, h) = spawn_ractor(
-                RAccount {
-                    shown: shown.clone(),
-                },
-                me,
-            )
-            .await;
-            accounts.push(a);
-            handles.push(h);
-        }
-        let book = Arc::new((accounts.clone(), teller.clone()));
-        for a in &accounts {
-            cast(a, RMsg::Link(book.clone()));
-        }
-        drop(book);
-        for k in 0..b.transfers {
-            let t = b.transfer(k);
-            cast(&accounts[t.from], RMsg::Do(Msg::Order(t)));
-        }
-        if b.transfers > 0 {
-            joined(teller_done).await;
-        } else {
-            teller.stop(None);
-        }
-        for (a, h) in accounts.iter().zip(handles) {
-            a.drain().expect(GONE);
-            joined(h).await;
-        }
-    });
-    books(b.transfers, shown.iter().map(|s| s.load(Ordering::Relaxed)))
+    let (accounts, orders) = mesh_of(b);
+    let accounts = mesh::tokio(rt, accounts, orders, b.transfers);
+    books(b.transfers, accounts.iter().map(|a| a.balance))
 }
 
-/// A channel account's loop (threads and tasks): account `me` takes what `recv`
+/// A channel account's loop (`offshoot_tasks`): account `me` takes what `recv`
 /// gives until `None`, reaching account `to` with `send(to, msg)` and the teller with
 /// `done()`; returns its balance.
 fn account(
@@ -464,7 +344,7 @@ fn account(
     account.balance
 }
 
-/// The channel teller (threads and tasks): sends the T orders with `send(to, msg)`,
+/// The channel teller (`offshoot_tasks`): sends the T orders with `send(to, msg)`,
 /// waits for T completions with `completed()`, then stops every account.
 fn tell(b: Bank, send: impl Fn(usize, Option<Msg>), mut completed: impl FnMut()) {
     for k in 0..b.transfers {
@@ -481,37 +361,9 @@ fn tell(b: Bank, send: impl Fn(usize, Option<Msg>), mut completed: impl FnMut())
 
 /// One thread per account; the calling thread is the teller.
 pub fn threads(b: Bank) -> Books {
-    let (senders, inboxes): (Vec<_>, Vec<_>) = (0..b.accounts)
-        .map(|_| mpsc::channel::<Option<Msg>>())
-        .unzip();
-    let (to_teller, teller) = mpsc::channel::<()>();
-    std::thread::scope(|s| {
-        let accounts: Vec<_> = inboxes
-            .into_iter()
-            .enumerate()
-            .map(|(me, inbox)| {
-                let (others, to_teller) = (senders.clone(), to_teller.clone());
-                s.spawn(move || {
-                    account(
-                        me,
-                        || inbox.recv().expect(GONE),
-                        |to, m| others[to].send(Some(m)).expect(GONE),
-                        || to_teller.send(()).expect(GONE),
-                    )
-                })
-            })
-            .collect();
-        tell(
-            b,
-            |to, m| senders[to].send(m).expect(GONE),
-            || teller.recv().expect(GONE),
-        );
-        let balances: Vec<i64> = accounts
-            .into_iter()
-            .map(|a| a.join().expect(GONE))
-            .collect();
-        books(b.transfers, balances)
-    })
+    let (accounts, orders) = mesh_of(b);
+    let accounts = mesh::threads(accounts, orders, b.transfers);
+    books(b.transfers, accounts.iter().map(|a| a.balance))
 }
 
 /// One task per account; the calling task is the teller. Call inside

@@ -28,13 +28,18 @@
 //! form check.
 
 pub mod bank;
+pub mod big;
 pub mod bounded_buffer;
 pub mod chameneos;
 pub mod counting;
+pub mod dictionary;
 pub mod filter_bank;
 pub mod fjthroughput;
 pub mod logistic_map;
+mod mesh;
 pub mod pingpong;
+mod rw;
+pub mod sorted_list;
 pub mod thread_ring;
 
 /// What a send reports when its receiver is gone: that actor or thread panicked
@@ -49,7 +54,6 @@ pub(crate) const CONTENDERS: &[crate::harness::Contender] = &[
     crate::harness::Contender::Threads,
 ];
 
-/// The contenders of the kernels whose offshoot version uses selectors: those of
 /// The kernels with no `offshoot-tasks` version: offshoot's actors, ractor, OS threads.
 pub(crate) const ACTOR_CONTENDERS: &[crate::harness::Contender] = &[
     crate::harness::Contender::Offshoot,
