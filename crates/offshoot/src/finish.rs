@@ -766,38 +766,21 @@ unsafe impl Sync for ReservedFinish {}
 
 impl ReservedFinish {
     /// Spawns `f` into the finish, from any thread, as [`spawn_into`] does (onto the
-    /// calling worker's frame of that finish if it has one, else into its inbox). Inside an
-    /// `isolated` section it goes to the inbox: the task is not a parallel construct of the
-    /// section (nothing in the section waits for it; it runs after, as any other task), so
-    /// the section's check for those does not apply.
+    /// calling worker's frame of that finish if it has one, offered to other workers as
+    /// `handoff` says, else into its inbox). Inside an `isolated` section it goes to the
+    /// inbox: the task is not a parallel construct of the section (nothing in the section
+    /// waits for it; it runs after, as any other task), so the section's check for those
+    /// does not apply.
     ///
     /// # Safety
     /// The reservation this came from is held until the call returns, or until the task
     /// spawned here gives it back (the task keeps the finish from ending while it runs).
-    pub(crate) unsafe fn spawn<F: FnOnce() + Send>(self, f: F) {
+    pub(crate) unsafe fn spawn<F: FnOnce() + Send>(self, f: F, handoff: Handoff) {
         if Worker::in_isolated() {
             // SAFETY: the held reservation keeps the state live (the caller's contract).
             unsafe { FinishState::push_inbox(self.0, HeapJob::into_job(f, None, self.0)) };
         } else {
-            spawn_into(self.0, f, Handoff::Now);
-        }
-    }
-
-    /// [`ReservedFinish::spawn`] for a task that continues the calling one: the calling
-    /// task is about to end (an actor's handler that sent a message: the receiver's drain
-    /// comes next), so a task alone on the calling worker's frame is neither handed to a
-    /// waiting thief nor announced to a sleeper now; it runs on this worker when the
-    /// calling task ends, unless the worker polls first (then a thief may take it). Once
-    /// the frame holds other pending tasks, it is offered at once, as `spawn` does.
-    ///
-    /// # Safety
-    /// As [`ReservedFinish::spawn`].
-    pub(crate) unsafe fn spawn_next<F: FnOnce() + Send>(self, f: F) {
-        if Worker::in_isolated() {
-            // SAFETY: as in `spawn`.
-            unsafe { FinishState::push_inbox(self.0, HeapJob::into_job(f, None, self.0)) };
-        } else {
-            spawn_into(self.0, f, Handoff::WithOthers);
+            spawn_into(self.0, f, handoff);
         }
     }
 }
@@ -808,7 +791,12 @@ pub(crate) enum Handoff {
     /// At once: a sleeper is woken with a request posted here, and a waiting request is
     /// answered.
     Now,
-    /// Only once the frame holds another pending task (`ReservedFinish::spawn_next`).
+    /// Only once the frame holds another pending task: for a task that continues the
+    /// calling one, which is about to end (an actor's handler that sent a message: the
+    /// receiver's drain comes next). A task alone on the calling worker's frame is then
+    /// neither handed to a waiting thief nor announced to a sleeper; it runs on this
+    /// worker when the calling task ends, unless the worker polls first (then a thief may
+    /// take it).
     WithOthers,
 }
 

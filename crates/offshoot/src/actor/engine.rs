@@ -20,7 +20,7 @@
 //!   ever, and thieves can take the successor.
 //! * A drain that a handler's send schedules (the handler runs in a drain task, and the
 //!   receiver belongs to the same finish) is spawned as the continuation of the running
-//!   drain (`ReservedFinish::spawn_next`): alone on the frame, it is not handed to another
+//!   drain (`Handoff::WithOthers`): alone on the frame, it is not handed to another
 //!   worker before the running drain polls (between messages, or in the handler) or ends,
 //!   and then runs on this worker. A chain with one message in flight (request-reply,
 //!   a ring) so stays on one worker instead of crossing to an idle one at every message;
@@ -36,7 +36,7 @@ use super::handshake::{Empty, Schedule, Wake};
 use super::mailbox::{all, Mailboxes, MAX_MAILBOXES};
 use super::selector::{Mailbox, Order, Selector, SelectorContext};
 use crate::deadlock::{self, PendingKey, Report};
-use crate::finish::{Reservation, ReservedFinish};
+use crate::finish::{Handoff, Reservation, ReservedFinish};
 use crate::pool::Registry;
 use crate::worker::Worker;
 
@@ -50,12 +50,28 @@ thread_local! {
     static DRAIN_TASK: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Whether the calling code is a drain's handler (not a task it forked, not a task that
-/// runs while its handler is parked).
-fn in_handler() -> bool {
+/// The identity of the task running on this thread (`Worker::task_id`), 0 outside every
+/// pool (never a task's identity).
+fn running_task() -> u64 {
     let w = Worker::current();
-    // SAFETY: a non-null current worker is live and run by this thread.
-    !w.is_null() && DRAIN_TASK.with(Cell::get) == unsafe { (*w).task_id() }
+    if w.is_null() {
+        0
+    } else {
+        // SAFETY: a non-null current worker is live and run by this thread.
+        unsafe { (*w).task_id() }
+    }
+}
+
+/// How a send offers the drain it schedules: as the continuation of the calling code if
+/// that is a drain's handler (not a task it forked, not a task that runs while its handler
+/// is parked), else at once.
+fn handoff() -> Handoff {
+    let task = running_task();
+    if task != 0 && DRAIN_TASK.with(Cell::get) == task {
+        Handoff::WithOthers
+    } else {
+        Handoff::Now
+    }
 }
 
 struct Inner<S> {
@@ -157,7 +173,7 @@ impl<S: Selector> Engine<S> {
             .on_empty(ready, || e.unreferenced(), |r| e.mailboxes.any(r))
         {
             // SAFETY: the token is held, and passes to the drain.
-            Empty::Again => unsafe { e.spawn_drain(false) },
+            Empty::Again => unsafe { e.spawn_drain(Handoff::Now) },
             // SAFETY: the token is held.
             Empty::Exit => unsafe { e.exit() },
             Empty::Released => {}
@@ -228,7 +244,7 @@ impl<S: Selector> Engine<S> {
         match self.schedule.notify(1 << i) {
             Wake::Nothing => {}
             // SAFETY: `notify` gave this thread the token.
-            Wake::Spawn => unsafe { self.spawn_drain(in_handler()) },
+            Wake::Spawn => unsafe { self.spawn_drain(handoff()) },
             Wake::Exited => {
                 let n = self.mailboxes.sweep(i);
                 self.dropped.fetch_add(n, Ordering::Relaxed);
@@ -240,7 +256,7 @@ impl<S: Selector> Engine<S> {
     pub(crate) fn stop(self: &Arc<Self>) {
         if self.schedule.request_stop() == Wake::Spawn {
             // SAFETY: `request_stop` gave this thread the token.
-            unsafe { self.spawn_drain(false) };
+            unsafe { self.spawn_drain(Handoff::Now) };
         }
     }
 
@@ -269,17 +285,17 @@ impl<S: Selector> Engine<S> {
         // no handle left sees every send made through them.
         if self.refs.fetch_sub(1, Ordering::AcqRel) == 1 && self.schedule.poke() == Wake::Spawn {
             // SAFETY: `poke` gave this thread the token.
-            unsafe { self.spawn_drain(false) };
+            unsafe { self.spawn_drain(Handoff::Now) };
         }
     }
 
-    /// Spawns the drain task into the actor's finish; `next`: as the continuation of the
-    /// calling handler (see the module header).
+    /// Spawns the drain task into the actor's finish; `Handoff::WithOthers` from a
+    /// handler, as its continuation (see the module header).
     ///
     /// # Safety
     /// The caller holds the token (and so the actor has not exited: its reservation is
     /// held until the drain spawned here gives it back).
-    unsafe fn spawn_drain(self: &Arc<Self>, next: bool) {
+    unsafe fn spawn_drain(self: &Arc<Self>, handoff: Handoff) {
         let drain = Drain(Some(self.clone()));
         let task = move || {
             let mut drain = drain;
@@ -288,13 +304,7 @@ impl<S: Selector> Engine<S> {
         };
         // SAFETY: the reservation is held (above); the drain task keeps the finish alive
         // while it runs, also after it gave the reservation back.
-        unsafe {
-            if next {
-                self.home.spawn_next(task)
-            } else {
-                self.home.spawn(task)
-            }
-        };
+        unsafe { self.home.spawn(task, handoff) };
     }
 
     /// The drain: runs the handler on the readable messages, one at a time, until none is
@@ -311,14 +321,7 @@ impl<S: Selector> Engine<S> {
                 DRAIN_TASK.with(|d| d.set(self.0));
             }
         }
-        let w = Worker::current();
-        let task = if w.is_null() {
-            0
-        } else {
-            // SAFETY: a non-null current worker is live and run by this thread.
-            unsafe { (*w).task_id() }
-        };
-        let _handler = Handler(DRAIN_TASK.with(|d| d.replace(task)));
+        let _handler = Handler(DRAIN_TASK.with(|d| d.replace(running_task())));
         let round_robin = S::ORDER == Order::RoundRobin;
         let mut budget = BUDGET;
         loop {
@@ -384,7 +387,7 @@ impl<S: Selector> Engine<S> {
             budget -= 1;
             if budget == 0 {
                 // SAFETY: the token is held and passes to the successor.
-                unsafe { self.spawn_drain(false) };
+                unsafe { self.spawn_drain(Handoff::Now) };
                 return;
             }
         }
@@ -467,10 +470,13 @@ impl<S: Selector> deadlock::Pending for Engine<S> {
         // SAFETY: the token is held, so the actor has not exited and its reservation is
         // held until the task below gives it back.
         unsafe {
-            self.home.spawn(move || {
-                drop(drain);
-                report.raise()
-            })
+            self.home.spawn(
+                move || {
+                    drop(drain);
+                    report.raise()
+                },
+                Handoff::Now,
+            )
         };
         true
     }
