@@ -135,6 +135,71 @@ pub fn cpu_time() -> Option<Duration> {
     Some(Duration::from_nanos(total))
 }
 
+/// Waits until no other thread of this process is running or runnable (state `R` in
+/// /proc/self/task/*/stat) on three looks in a row, 200 µs apart, or until `bound` has
+/// passed. Returns the names of the threads still running at the bound (empty when the
+/// process settled, or where /proc is not available).
+///
+/// The harness calls it before every timed run, so that no contender is timed while the
+/// threads of the one before it still spin (an idle pool's workers yield their cores for a
+/// while before they sleep): on a 2-core machine such a spinner takes CPU from the next
+/// run and biases it. The state, unlike the CPU time in `schedstat`, is current: a running
+/// thread's CPU time is brought up to date only at the scheduler's tick (4 ms here), so a
+/// window of a millisecond would miss it.
+pub fn settle(bound: Duration) -> Vec<String> {
+    let me = std::fs::read_link("/proc/thread-self")
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+    let start = std::time::Instant::now();
+    let mut quiet_looks = 0;
+    loop {
+        let running = running_threads(me.as_deref());
+        if running.is_empty() {
+            quiet_looks += 1;
+            if quiet_looks == 3 {
+                return running;
+            }
+        } else {
+            quiet_looks = 0;
+            if start.elapsed() >= bound {
+                return running;
+            }
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// The names of this process's threads, other than `me` (a thread id), whose state is
+/// running or runnable (`R`).
+fn running_threads(me: Option<&str>) -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    let mut running = Vec::new();
+    for entry in dir.flatten() {
+        let tid = entry.file_name().to_string_lossy().into_owned();
+        if Some(tid.as_str()) == me {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) S ...`: the name may hold spaces and parentheses; the state follows
+        // the last `)`.
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        if stat[close + 1..].trim_start().starts_with('R') {
+            let name = stat
+                .find('(')
+                .map_or("?", |open| &stat[open + 1..close])
+                .to_string();
+            running.push(name);
+        }
+    }
+    running
+}
+
 /// The current UTC time as `YYYY-MM-DD HH:MM UTC`.
 pub fn utc_now() -> String {
     let secs = std::time::SystemTime::now()
@@ -168,6 +233,33 @@ mod tests {
         assert!(m.available_parallelism >= 1);
         assert!(!m.rustc.is_empty());
         assert_eq!(m.rows().len(), 7);
+    }
+
+    #[test]
+    fn settle_names_a_thread_that_keeps_running_and_not_one_that_stopped() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let spinner = std::thread::Builder::new()
+            .name("settle-spinner".to_string())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+            .expect("spawn");
+        // A thread that spins is running or runnable at every look.
+        let running = settle(Duration::from_millis(5));
+        stop.store(true, Ordering::Relaxed);
+        spinner.join().expect("spinner");
+        assert!(
+            running.iter().any(|n| n == "settle-spinner"),
+            "settle did not see the spinner: {running:?}"
+        );
+        // Other tests' threads may run now; the spinner, joined, is gone.
+        let after = settle(Duration::from_millis(5));
+        assert!(!after.iter().any(|n| n == "settle-spinner"), "{after:?}");
     }
 
     #[test]

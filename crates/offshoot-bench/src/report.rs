@@ -163,16 +163,24 @@ pub fn kernel_table(
             );
         }
     }
-    // Reading the CPU time (one /proc file per thread) costs tens of µs that
-    // fall inside the CPU bracket but outside the timed call: only a serial
-    // run of a millisecond or more says something about the pools.
-    if let Some(busy) = k.serial.busy_cores().filter(|_| k.serial.median >= 1e-3) {
+    // A running thread's CPU time in /proc is brought up to date at the scheduler's tick
+    // (4 ms at 250 Hz), so each thread's share may be off by a tick: only a serial run of
+    // ten ticks or more says something about the other threads.
+    if let Some(busy) = k.serial.busy_cores().filter(|_| k.serial.median >= 40e-3) {
         if busy > 1.1 {
             let _ = writeln!(
                 out,
-                "  note: the process used {busy:.2} cores during serial runs: idle pools are spinning"
+                "  note: the process used {busy:.2} cores during serial runs: other threads ran"
             );
         }
+    }
+    if let Some(first) = k.unsettled.first() {
+        let _ = writeln!(
+            out,
+            "  note: {} of the timed runs started with other threads still running 50 ms \
+             after the run before (first: {first})",
+            k.unsettled.len()
+        );
     }
     for wc in k.offshoot_counters.iter().filter(|_| verbose) {
         let c = wc.counters;
@@ -405,7 +413,9 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          - Per kernel: one serial run whose answer is validated against an independent \
          oracle, one warm-up run of every contender, then {} rounds, each running serial and \
          every contender at every worker count once, the order rotated by one each round. \
-         Only the call is timed (entering the pool included); restoring the input and checking \
+         Before each timed run the harness waits (at most 50 ms) until no other thread of \
+         the process is running, so that no run shares the cores with the previous \
+         contender's workers that have not gone to sleep yet. Only the call is timed (entering the pool included); restoring the input and checking \
          the answer are not. Every run's answer is compared with the serial answer.\n\
          - Reported: the median and the spread (min–max) of the {} timed runs; `÷ serial` is \
          the contender's median time divided by the serial median time (lower is better, \
@@ -511,6 +521,15 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
             .collect();
         if !peers.is_empty() {
             let _ = writeln!(md, "offshoot ÷ best peer: {}.\n", peers.join("; "));
+        }
+        if !k.unsettled.is_empty() {
+            let _ = writeln!(
+                md,
+                "{} of the timed runs started with other threads of the process still \
+                 running 50 ms after the run before: {}.\n",
+                k.unsettled.len(),
+                k.unsettled.join("; ")
+            );
         }
         if !k.offshoot_counters.is_empty() {
             let _ = writeln!(
@@ -625,6 +644,7 @@ pub(crate) mod tests {
             peer_serial: Vec::new(),
             comparisons: Vec::new(),
             offshoot_counters: Vec::new(),
+            unsettled: Vec::new(),
         };
         k.compare(&[1]);
         k

@@ -7,7 +7,9 @@
 //! warm-up, then R rounds each run serial, every unpooled contender
 //! (`threads`) and every (pooled contender, workers) once, the order
 //! rotated by one slot per round so that no contender always runs right after
-//! the same one and slow drift hits all alike. Only the call itself is timed
+//! the same one and slow drift hits all alike. Before each timed run the harness waits
+//! (at most 50 ms) until no other thread of the process runs ([`settle`]): an idle pool's
+//! workers that still spin would take CPU from the next run. Only the call itself is timed
 //! (for the pools: `run`/`install`/`scope()` + the kernel, as a user pays
 //! it); `reset` and the answer check are not. Every run's answer is checked;
 //! a wrong answer, a panic or a run longer than the watchdog's limit stops
@@ -27,7 +29,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::kernels::{Instance, KernelInfo, Size};
-use crate::machine::cpu_time;
+use crate::machine::{cpu_time, settle};
 use crate::peers::{self, PeerInput, Peers};
 
 mod contenders;
@@ -35,7 +37,12 @@ mod results;
 
 pub use contenders::{run_unpooled, Contender, Counters, Pools};
 use results::Sample;
+
 pub use results::{Comparison, KernelResult, Series, WorkerCounters};
+
+/// How long the harness waits, before a timed run, for the other threads of the process to
+/// stop running ([`settle`]); a run that starts without that is listed in the report.
+const SETTLE_BOUND: Duration = Duration::from_millis(50);
 
 /// Why the suite stopped.
 #[derive(Debug)]
@@ -266,10 +273,22 @@ fn run_kernel(
     }
 
     let rounds = if plan.check_only { 1 } else { plan.runs };
+    let mut unsettled = Vec::new();
     for round in 0..rounds {
         for i in 0..slots.len() {
             let slot = (i + round) % slots.len();
             let (c, p) = slots[slot];
+            if !plan.check_only {
+                // No run is timed while the threads of the one before it still run.
+                let running = settle(SETTLE_BOUND);
+                if !running.is_empty() {
+                    let label = match p {
+                        Some(p) if c.pooled() => format!("{} ({}w)", c.name(), p.workers),
+                        _ => c.name().to_string(),
+                    };
+                    unsettled.push(format!("{label}: {}", running.join(", ")));
+                }
+            }
             if c.is_peer() {
                 let workers = p.map_or(1, |p| p.workers);
                 let input = peer_input.as_ref().expect("built with the peers");
@@ -327,6 +346,7 @@ fn run_kernel(
         peer_serial,
         comparisons: Vec::new(),
         offshoot_counters: counters,
+        unsettled,
     };
     result.compare(&plan.workers);
     progress.start(kernel.name, "releasing input");

@@ -206,6 +206,10 @@ pub struct KernelResult {
     pub comparisons: Vec<Comparison>,
     /// offshoot's counters for its last run per worker count.
     pub offshoot_counters: Vec<WorkerCounters>,
+    /// Timed runs that started while other threads of the process still ran after the
+    /// settle bound ([`crate::machine::settle`]): the run, then the running threads' names.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unsettled: Vec<String>,
 }
 
 impl KernelResult {

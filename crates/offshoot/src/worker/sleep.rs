@@ -55,7 +55,7 @@
 //! (and `wake_if_idle`) in `mailbox.rs`.
 
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::steal::Settled;
 use super::Worker;
@@ -80,24 +80,41 @@ pub(super) const SPIN_LOOKS: u32 = 64;
 pub(super) const WITHDRAW_AFTER: u32 = SPIN_LOOKS + 32;
 
 /// Escalating patience of a worker that keeps failing to find work: spin, then yield the
-/// core, then nap for 20 µs doubling up to about 1.3 ms (while other workers are busy; an
-/// idle pool sleeps without a timeout). Any success resets it.
+/// core for at most [`Patience::LINGER`] of wall time, then nap for 20 µs doubling up to
+/// about 1.3 ms (while other workers are busy; an idle pool sleeps without a timeout). Any
+/// success resets it.
+///
+/// The yielding phase is bounded by time, not only by a count: a count of yields lasts
+/// as long as the machine makes each yield last, and on a loaded machine (or one where the
+/// caller runs serial code next to the pool, the common case after a parallel call) a
+/// thousand yields took 5–30 ms of CPU per worker, taken from whatever ran next. The
+/// linger is the classic spin-then-block trade (spin for about what a sleep and a wake
+/// cost, then block): a wake from a sleep costs tens of microseconds here.
 pub(super) struct Patience {
     fails: u32,
+    /// When the yielding phase began (set on its first failure).
+    yielding_since: Option<Instant>,
 }
 
 impl Patience {
     const SPINS: u32 = 16;
+    /// Upper bound on the yields, whatever their length.
     const YIELDS: u32 = 1024;
+    /// How long the yielding phase lasts at most before the naps begin.
+    const LINGER: Duration = Duration::from_micros(200);
     /// Looks at its news an idle worker takes before each yield (a few microseconds).
     const WATCH_SPINS: u32 = 128;
 
     pub(super) fn new() -> Patience {
-        Patience { fails: 0 }
+        Patience {
+            fails: 0,
+            yielding_since: None,
+        }
     }
 
     pub(super) fn reset(&mut self) {
         self.fails = 0;
+        self.yielding_since = None;
     }
 
     /// Still in the first, spinning phase (a waiter parks only after it).
@@ -121,21 +138,26 @@ impl Patience {
             for _ in 0..(1u32 << self.fails.min(6)) {
                 std::hint::spin_loop();
             }
-            None
-        } else if self.fails <= Self::YIELDS {
-            for _ in 0..Self::WATCH_SPINS {
-                if news() {
-                    return None;
-                }
-                std::hint::spin_loop();
-            }
-            std::thread::yield_now();
-            None
-        } else {
-            Some(Duration::from_micros(
-                20u64 << (self.fails - Self::YIELDS - 1).min(6),
-            ))
+            return None;
         }
+        if self.fails <= Self::YIELDS {
+            let since = *self.yielding_since.get_or_insert_with(Instant::now);
+            if since.elapsed() < Self::LINGER {
+                for _ in 0..Self::WATCH_SPINS {
+                    if news() {
+                        return None;
+                    }
+                    std::hint::spin_loop();
+                }
+                std::thread::yield_now();
+                return None;
+            }
+            // Lingered long enough: on to the naps.
+            self.fails = Self::YIELDS + 1;
+        }
+        Some(Duration::from_micros(
+            20u64 << (self.fails - Self::YIELDS - 1).min(6),
+        ))
     }
 }
 
