@@ -355,6 +355,31 @@ impl Worker {
     }
 }
 
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::Patience;
+
+    /// The yielding phase ends when `LINGER` has passed, long before `YIELDS` yields, so
+    /// an idle worker stops taking CPU from whatever runs next after about that long.
+    #[test]
+    fn the_yields_end_after_the_linger_not_after_a_count() {
+        let mut p = Patience::new();
+        for _ in 0..Patience::SPINS {
+            assert_eq!(p.fail(), None, "spinning");
+        }
+        assert_eq!(p.fail(), None, "the first yield starts the linger");
+        std::thread::sleep(Patience::LINGER * 2);
+        let nap = p.fail().expect("a nap once the linger has passed");
+        assert_eq!(
+            nap,
+            std::time::Duration::from_micros(20),
+            "the first nap is the shortest"
+        );
+        p.reset();
+        assert!(p.spinning(), "a success starts over");
+    }
+}
+
 #[cfg(all(test, loom))]
 mod loom_tests {
     //! The injector's side of "The protocol" against a worker going to sleep: the counters
