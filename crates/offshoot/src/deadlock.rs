@@ -300,7 +300,22 @@ pub(crate) fn watch() -> bool {
                 // Begun while its task unwound, or re-entering a monitor.
                 text.push_str(" (a wait that cannot be ended: it goes on)");
             }
+            if e.past_seed_limit {
+                text.push_str(" (inside joins that planted no seed: see below)");
+            }
         }
+    }
+    if lists
+        .iter()
+        .any(|(_, l)| l.iter().any(|e| e.past_seed_limit))
+    {
+        text.push_str(
+            "\nA join whose worker already offers enough older work to thieves plants no seed: \
+             its second closure starts only after its first returns, as in the serial program. \
+             A first closure that waits for its second (a consumer waiting on its producer) then \
+             waits for ever; start the side that others wait on as a task instead \
+             (offshoot::scope with s.spawn, or offshoot::sync::spawn_future).",
+        );
     }
     for p in &pending {
         p.describe(&mut text);

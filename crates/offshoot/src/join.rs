@@ -62,6 +62,26 @@ use crate::worker::Worker;
 /// same thread, like a plain call. Inside a pool `join` runs on the current worker; outside
 /// every pool it enters the global pool (see [`ThreadPool::global`](crate::ThreadPool::global)).
 ///
+/// # Waiting between the two sides
+///
+/// `b` may start only after `a` has returned, as in the serial program: when the worker
+/// already offers enough older work to idle workers, `join` plants no seed and simply calls
+/// `a`, then `b` (that is what keeps a fork as cheap as a call). So `a` must not wait for
+/// something that only `b` does — a consumer waiting for its producer — or it waits for
+/// ever (the deadlock watch then reports it, pointing here). Either side may wait for work
+/// started elsewhere; to have one side wait for the other, start the side that is waited
+/// for as a task, which is always offered:
+///
+/// ```
+/// use offshoot::sync::Promise;
+/// let p = Promise::new();
+/// let got = offshoot::scope(|s| {
+///     s.spawn(|_| p.put(7).unwrap()); // the producer, a task
+///     *p.get() // the consumer parks until the task has run
+/// });
+/// assert_eq!(got, 7);
+/// ```
+///
 /// # Panics
 ///
 /// If `a` or `b` panics, the first panic wins: the other closure is stopped at its next

@@ -103,6 +103,54 @@ fn a_promise_nobody_puts_is_reported() {
     })
 }
 
+/// Depth `depth` of joins, then a join whose first closure waits for a promise that its
+/// second puts.
+fn consumer_before_producer(depth: u32, p: &Promise<u64>) -> u64 {
+    if depth == 0 {
+        return offshoot::join(|| *p.get(), || p.put(7).unwrap()).0;
+    }
+    let (a, b) = offshoot::join(|| consumer_before_producer(depth - 1, p), || 1);
+    a + b
+}
+
+/// The same with the producer started as a task.
+fn producer_as_a_task(depth: u32, p: &Promise<u64>) -> u64 {
+    if depth == 0 {
+        return offshoot::scope(|s| {
+            s.spawn(|_| p.put(7).unwrap());
+            *p.get()
+        });
+    }
+    let (a, b) = offshoot::join(|| producer_as_a_task(depth - 1, p), || 1);
+    a + b
+}
+
+/// A join's second closure may start only after its first returns (below the seed limit
+/// the join plants no seed): a first closure that waits for its second is reported, and
+/// the report says why and what to do. Started as a task, the producer is always offered.
+#[test]
+fn a_join_whose_first_closure_waits_for_its_second_is_reported_with_the_reason() {
+    bounded(|| {
+        for n in [1, 2] {
+            let p = pool(n);
+            // 40 joins deep: a thief takes a seed only at the owner's polls, one per poll
+            // at most, so the worker still holds the limit when it reaches the last join.
+            let msg = panic_message(|| p.run(|| consumer_before_producer(40, &Promise::new())));
+            assert_report(&msg);
+            assert!(
+                msg.contains("inside joins that planted no seed") && msg.contains("s.spawn"),
+                "the report lacks the join hint:\n{msg}"
+            );
+            assert_eq!(p.run(|| producer_as_a_task(12, &Promise::new())), 19);
+            // A promise nobody puts, reached through no join: no join hint.
+            let never = Promise::<u32>::new();
+            let msg = panic_message(|| p.run(|| *never.get()));
+            assert!(!msg.contains("planted no seed"), "{msg}");
+            never.put(1).unwrap();
+        }
+    })
+}
+
 /// 002 Fig. 2.13: a cycle of data-driven tasks, each declared to run once the previous one
 /// has put its promise. None can start, none is parked (a pending task holds no fiber):
 /// 002 §2.4 counts them as blocked, and the report names all three and the promise each

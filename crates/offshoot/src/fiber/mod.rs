@@ -618,6 +618,10 @@ impl Worker {
                                         // SAFETY: as above.
                                         task: unsafe { (*raw).saved.get().task },
                                         reported: false,
+                                        // SAFETY: as above.
+                                        past_seed_limit: (crate::worker::SEED_LIMIT
+                                            ..crate::worker::ISOLATED)
+                                            .contains(&unsafe { (*raw).saved.get().seeds }),
                                     });
                                     if stop
                                         && on.interruptible

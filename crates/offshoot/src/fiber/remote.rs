@@ -35,6 +35,10 @@ pub(crate) struct TokenParked {
     pub(crate) task: u64,
     /// Reported by the deadlock watch as a wait nothing can end (see `deadlock.rs`).
     pub(crate) reported: bool,
+    /// Its worker held `SEED_LIMIT` unstolen seeds when the task parked: the joins it
+    /// entered since may have planted no seed, so their second closures start only after
+    /// their first ones return (the deadlock report says so).
+    pub(crate) past_seed_limit: bool,
 }
 
 /// The part of a worker's scheduling that other threads touch.

@@ -6,7 +6,10 @@
 //! thread once what it waits for happens. So a pool whose tasks all wait on each other does
 //! not lose its workers, and a lock held around a nested parallel computation (rayon issue
 //! #592) does not deadlock the pool: tasks that contend for the lock park, and the workers
-//! run the nested computation.
+//! run the nested computation. What waits is a task: a spawned task, a future, or a side of
+//! a `join` — but a join's second closure may start only after its first returns (see
+//! [`join`](crate::join#waiting-between-the-two-sides)), so the side that another waits
+//! for is started as a task.
 //!
 //! Everything here rests on one mechanism: a task arms a one-shot parking token, registers
 //! it with the thing it waits on under that thing's lock, and parks; the waker wakes the
