@@ -64,7 +64,7 @@ use crate::worker::Worker;
 ///
 /// # Waiting between the two sides
 ///
-/// `b` may start only after `a` has returned, as in the serial program: when the worker
+/// `b` is not guaranteed to start before `a` has returned, as in the serial program: when the worker
 /// already offers enough older work to idle workers, `join` plants no seed and simply calls
 /// `a`, then `b` (that is what keeps a fork as cheap as a call). So `a` must not wait for
 /// something that only `b` does — a consumer waiting for its producer — or it waits for

@@ -7,7 +7,7 @@
 //! not lose its workers, and a lock held around a nested parallel computation (rayon issue
 //! #592) does not deadlock the pool: tasks that contend for the lock park, and the workers
 //! run the nested computation. What waits is a task: a spawned task, a future, or a side of
-//! a `join` — but a join's second closure may start only after its first returns (see
+//! a `join` — but a join's second closure is not guaranteed to start before its first returns (see
 //! [`join`](crate::join#waiting-between-the-two-sides)), so the side that another waits
 //! for is started as a task.
 //!
