@@ -813,9 +813,9 @@ mod tests {
 
     #[test]
     fn the_search_counts_a000170_and_the_oracle_agrees() {
-        for n in 1..=9 {
+        for (n, &count) in A000170.iter().enumerate().take(10).skip(1) {
             let s = all(n);
-            assert_eq!(s.len() as u64, A000170[n], "n = {n}");
+            assert_eq!(s.len() as u64, count, "n = {n}");
             assert!(s.iter().all(|&c| is_solution(n, c)), "n = {n}");
         }
         // Not solutions: a repeated column, a diagonal, a column off the board.
