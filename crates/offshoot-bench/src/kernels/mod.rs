@@ -250,6 +250,7 @@ pub fn all() -> Vec<KernelInfo> {
         savina::big::INFO,
         savina::dictionary::INFO,
         savina::sorted_list::INFO,
+        savina::nqueens_prio::INFO,
         empty::INFO_SPAWN,
         empty::INFO_BATCH,
         loop21::INFO_ROWS,

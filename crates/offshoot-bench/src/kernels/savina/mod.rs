@@ -37,6 +37,7 @@ pub mod filter_bank;
 pub mod fjthroughput;
 pub mod logistic_map;
 mod mesh;
+pub mod nqueens_prio;
 pub mod pingpong;
 mod rw;
 pub mod sorted_list;
@@ -66,6 +67,16 @@ pub(crate) const ACTOR_CONTENDERS: &[crate::harness::Contender] = &[
 pub(crate) const SELECTOR_CONTENDERS: &[crate::harness::Contender] = &[
     crate::harness::Contender::Offshoot,
     crate::harness::Contender::OffshootActors,
+    crate::harness::Contender::Tokio,
+    crate::harness::Contender::Threads,
+];
+
+/// [`SELECTOR_CONTENDERS`] and offshoot's tasks with channels (`offshoot-tasks`), for the
+/// selector kernels that also have a version on tasks (`nqueens-prio`).
+pub(crate) const PRIORITY_CONTENDERS: &[crate::harness::Contender] = &[
+    crate::harness::Contender::Offshoot,
+    crate::harness::Contender::OffshootActors,
+    crate::harness::Contender::OffshootTasks,
     crate::harness::Contender::Tokio,
     crate::harness::Contender::Threads,
 ];
