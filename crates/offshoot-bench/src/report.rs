@@ -116,9 +116,15 @@ pub fn kernel_table(
     // With peers in other languages, `÷ serial` is each one's ratio to its own language's
     // serial program and a last column gives every row's ratio to the Rust serial program.
     let peers = !k.peer_serial.is_empty();
+    // The contender column fits the longest name (`java-serial`, `offshoot-actors`).
+    let width = std::iter::once(&k.serial)
+        .chain(&k.peer_serial)
+        .chain(&k.parallel)
+        .map(|s| s.contender.chars().count())
+        .fold(9, usize::max);
     let _ = writeln!(
         out,
-        "  {:>7}  {:<9} {:>10}  {:>20}  {:>8}{}",
+        "  {:>7}  {:<width$} {:>10}  {:>20}  {:>8}{}",
         "workers",
         "contender",
         "median",
@@ -134,7 +140,7 @@ pub fn kernel_table(
         };
         let _ = writeln!(
             out,
-            "  {:>7}  {:<9} {:>10}  {:>20}  {:>8}{rust}",
+            "  {:>7}  {:<width$} {:>10}  {:>20}  {:>8}{rust}",
             w,
             s.contender,
             fmt_time(s.median),

@@ -44,6 +44,7 @@ import java.util.concurrent.RecursiveAction;
 import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.stream.LongStream;
 
 public final class Peer {
@@ -55,35 +56,35 @@ public final class Peer {
         System.exit(2);
     }
 
-    static long argU64(String s) {
-        try {
-            return Long.parseUnsignedLong(s);
-        } catch (NumberFormatException e) {
-            die("bad numeric argument " + s);
-            return 0;
-        }
+    /** A parser of a numeric argument that may throw NumberFormatException. */
+    interface Parse<T> {
+        T parse(String s);
     }
 
-    static long argI64(String s) {
+    /** A numeric argument parsed by `p` (NaN is no number either), or the peer exits. */
+    static <T> T arg(String s, Parse<T> p) {
         try {
-            return Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            die("bad numeric argument " + s);
-            return 0;
-        }
-    }
-
-    static double argF64(String s) {
-        try {
-            double v = Double.parseDouble(s);
-            if (!Double.isNaN(v)) {
+            T v = p.parse(s);
+            if (!(v instanceof Double && ((Double) v).isNaN())) {
                 return v;
             }
         } catch (NumberFormatException e) {
             // reported below
         }
         die("bad numeric argument " + s);
-        return 0;
+        return null;
+    }
+
+    static long argU64(String s) {
+        return arg(s, Long::parseUnsignedLong);
+    }
+
+    static long argI64(String s) {
+        return arg(s, Long::parseLong);
+    }
+
+    static double argF64(String s) {
+        return arg(s, Double::parseDouble);
     }
 
     // ---- fib: Cilk-5 `fib` / RecursiveTask's Javadoc `Fibonacci`, no cutoff. ----
@@ -851,29 +852,22 @@ public final class Peer {
      * A version of a kernel on its input: reset (untimed) restores the input before each run,
      * run is the timed call, answer (untimed) formats the last run's answer.
      */
-    interface Version {
-        default void reset() {}
+    static final class Version {
+        final Runnable reset, run;
+        final Supplier<String> answer;
 
-        void run();
-
-        String answer();
+        Version(Runnable reset, Runnable run, Supplier<String> answer) {
+            this.reset = reset;
+            this.run = run;
+            this.answer = answer;
+        }
     }
 
     /** The version that calls f and answers its result in decimal (unsigned or signed). */
     static Version returning(LongSupplier f, boolean unsigned) {
-        return new Version() {
-            long out;
-
-            @Override
-            public void run() {
-                out = f.getAsLong();
-            }
-
-            @Override
-            public String answer() {
-                return unsigned ? Long.toUnsignedString(out) : Long.toString(out);
-            }
-        };
+        long[] out = new long[1];
+        return new Version(() -> {}, () -> out[0] = f.getAsLong(),
+                () -> unsigned ? Long.toUnsignedString(out[0]) : Long.toString(out[0]));
     }
 
     /** Runs v untimed (warmups, plus JIT_EXTRA when warmups > 0), then once timed. */
@@ -881,12 +875,12 @@ public final class Peer {
         int untimed = warmups > 0 ? warmups + JIT_EXTRA : 0;
         long nanos = 0;
         for (int i = 0; i <= untimed; i++) {
-            v.reset();
+            v.reset.run();
             long t0 = System.nanoTime();
-            v.run();
+            v.run.run();
             nanos = System.nanoTime() - t0;
         }
-        System.out.println(String.format(Locale.ROOT, "%s %.9f %s", what, nanos / 1e9, v.answer()));
+        System.out.println(String.format(Locale.ROOT, "%s %.9f %s", what, nanos / 1e9, v.answer.get()));
     }
 
     /** The serial and the parallel version of a kernel. */
@@ -967,32 +961,12 @@ public final class Peer {
                 }
             }
         }
-        Version[] v = new Version[2];
-        for (int parallel = 0; parallel < 2; parallel++) {
-            boolean par = parallel == 1;
-            v[parallel] = new Version() {
-                @Override
-                public void reset() {
-                    Arrays.fill(c, Double.NaN);
-                }
-
-                @Override
-                public void run() {
-                    MatMul m = new MatMul(c, 0, a, 0, b, 0, n * n, false);
-                    if (par) {
-                        pool.invoke(m);
-                    } else {
-                        m.serial();
-                    }
-                }
-
-                @Override
-                public String answer() {
-                    return fnv1aWords(c.length, i -> Double.doubleToRawLongBits(c[i]));
-                }
-            };
-        }
-        return v;
+        Runnable reset = () -> Arrays.fill(c, Double.NaN);
+        Supplier<String> answer = () -> fnv1aWords(c.length, i -> Double.doubleToRawLongBits(c[i]));
+        return new Version[] {
+            new Version(reset, () -> new MatMul(c, 0, a, 0, b, 0, n * n, false).serial(), answer),
+            new Version(reset, () -> pool.invoke(new MatMul(c, 0, a, 0, b, 0, n * n, false)), answer),
+        };
     }
 
     static Version[] cilksort(String[] args, ForkJoinPool pool) {
@@ -1006,50 +980,22 @@ public final class Peer {
         for (int i = 0; i < n; i++) {
             input[i] = rng.next() ^ Long.MIN_VALUE;
         }
-        Version[] v = new Version[2];
-        for (int parallel = 0; parallel < 2; parallel++) {
-            boolean par = parallel == 1;
-            v[parallel] = new Version() {
-                @Override
-                public void reset() {
-                    System.arraycopy(input, 0, a, 0, n);
-                    Arrays.fill(tmp, 0);
-                }
-
-                @Override
-                public void run() {
-                    Sort s = new Sort(a, tmp, 0, n);
-                    if (par) {
-                        pool.invoke(s);
-                    } else {
-                        s.serial();
-                    }
-                }
-
-                @Override
-                public String answer() {
-                    return fnv1aWords(n, i -> a[i] ^ Long.MIN_VALUE);
-                }
-            };
-        }
-        return v;
+        Runnable reset = () -> {
+            System.arraycopy(input, 0, a, 0, n);
+            Arrays.fill(tmp, 0);
+        };
+        Supplier<String> answer = () -> fnv1aWords(n, i -> a[i] ^ Long.MIN_VALUE);
+        return new Version[] {
+            new Version(reset, () -> new Sort(a, tmp, 0, n).serial(), answer),
+            new Version(reset, () -> pool.invoke(new Sort(a, tmp, 0, n)), answer),
+        };
     }
 
     /** The version that counts a uts tree, answering `nodes/leaves/depth`. */
-    static Version utsVersion(java.util.function.Supplier<Counts> f) {
-        return new Version() {
-            Counts c;
-
-            @Override
-            public void run() {
-                c = f.get();
-            }
-
-            @Override
-            public String answer() {
-                return c.nodes + "/" + c.leaves + "/" + c.depth;
-            }
-        };
+    static Version utsVersion(Supplier<Counts> f) {
+        Counts[] c = new Counts[1];
+        return new Version(() -> {}, () -> c[0] = f.get(),
+                () -> c[0].nodes + "/" + c[0].leaves + "/" + c[0].depth);
     }
 
     public static void main(String[] argv) {
