@@ -2,7 +2,9 @@
 # Installs the toolchains of the benchmark suite's peers in other languages
 # (crates/offshoot-bench/src/peers/mod.rs) that are missing, with apt (Debian/Ubuntu):
 #   c-openmp: gcc with libgomp (Debian's gcc package brings libgomp);
-#   go:       Go (Debian's golang-go; the peer needs only the standard library).
+#   go:       Go (Debian's golang-go; the peer needs only the standard library);
+#   java:     a JDK, javac and java (Debian's default-jdk-headless; the peer needs only the
+#             standard library of JDK 17 or later; with JAVA_HOME set, its bin/ is used).
 # The suite builds the peers itself and skips, with a one-line reason, any peer whose
 # toolchain is missing; nothing else needs them.
 # Usage: scripts/peers.sh   (as root, or with sudo available)
@@ -18,8 +20,16 @@ fi
 if ! command -v "${GO:-go}" >/dev/null 2>&1; then
   missing+=(golang-go)
 fi
+if [ -n "${JAVA_HOME:-}" ]; then
+  javac="$JAVA_HOME/bin/javac" java="$JAVA_HOME/bin/java"
+else
+  javac=javac java=java
+fi
+if ! command -v "$javac" >/dev/null 2>&1 || ! command -v "$java" >/dev/null 2>&1; then
+  missing+=(default-jdk-headless)
+fi
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "peers.sh: every peer toolchain is installed (c-openmp: $cc -fopenmp; go: $(command -v "${GO:-go}"))"
+  echo "peers.sh: every peer toolchain is installed (c-openmp: $cc -fopenmp; go: $(command -v "${GO:-go}"); java: $(command -v "$javac"))"
   exit 0
 fi
 echo "peers.sh: installing ${missing[*]}"

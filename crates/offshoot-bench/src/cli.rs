@@ -91,7 +91,7 @@ pub struct Cli {
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     pub run_timeout: u64,
 
-    /// Peers in other languages to run, comma-separated (`c-openmp`, `go`), `all`, or
+    /// Peers in other languages to run, comma-separated (`c-openmp`, `go`, `java`), `all`, or
     /// `none`. Default: every peer whose toolchain is installed with `--check-only` (their
     /// answers are checked), none in a timed run — a peer without a cutoff takes seconds a
     /// run (Go's goroutine per call on `fib`: 15 s at quick size), which would break quick
@@ -505,19 +505,18 @@ mod tests {
         };
         // Timed runs leave them out unless named; check-only runs check them all.
         assert_eq!(peers(&[]).unwrap(), []);
-        assert_eq!(
-            peers(&["--check-only"]).unwrap(),
-            [Contender::COpenmp, Contender::Go]
-        );
-        assert_eq!(
-            peers(&["--peers", "all"]).unwrap(),
-            [Contender::COpenmp, Contender::Go]
-        );
+        let every = [Contender::COpenmp, Contender::Go, Contender::Java];
+        assert_eq!(peers(&["--check-only"]).unwrap(), every);
+        assert_eq!(peers(&["--peers", "all"]).unwrap(), every);
         assert_eq!(peers(&["--peers", "go"]).unwrap(), [Contender::Go]);
+        assert_eq!(
+            peers(&["--peers", "java,c-openmp"]).unwrap(),
+            [Contender::Java, Contender::COpenmp]
+        );
         assert_eq!(peers(&["--peers", "none"]).unwrap(), []);
-        let e = peers(&["--peers", "java"]).unwrap_err();
+        let e = peers(&["--peers", "kotlin"]).unwrap_err();
         assert!(
-            e.contains("unknown peer `java`; peers: c-openmp, go"),
+            e.contains("unknown peer `kotlin`; peers: c-openmp, go, java"),
             "{e}"
         );
     }

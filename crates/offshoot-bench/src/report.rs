@@ -116,9 +116,15 @@ pub fn kernel_table(
     // With peers in other languages, `÷ serial` is each one's ratio to its own language's
     // serial program and a last column gives every row's ratio to the Rust serial program.
     let peers = !k.peer_serial.is_empty();
+    // The contender column fits the longest name (`java-serial`, `offshoot-actors`).
+    let width = std::iter::once(&k.serial)
+        .chain(&k.peer_serial)
+        .chain(&k.parallel)
+        .map(|s| s.contender.chars().count())
+        .fold(9, usize::max);
     let _ = writeln!(
         out,
-        "  {:>7}  {:<9} {:>10}  {:>20}  {:>8}{}",
+        "  {:>7}  {:<width$} {:>10}  {:>20}  {:>8}{}",
         "workers",
         "contender",
         "median",
@@ -134,7 +140,7 @@ pub fn kernel_table(
         };
         let _ = writeln!(
             out,
-            "  {:>7}  {:<9} {:>10}  {:>20}  {:>8}{rust}",
+            "  {:>7}  {:<width$} {:>10}  {:>20}  {:>8}{rust}",
             w,
             s.contender,
             fmt_time(s.median),
@@ -217,7 +223,7 @@ pub fn summary_table(report: &Report) -> String {
         out,
         "\nsummary: each cell is a contender's median time ÷ the plain serial program's median \
          (lower is better; below 1.00 is faster than serial, 0.50 is a 2× speed-up); a peer in \
-         another language (c-openmp, go) is divided by its own language's serial program, and its \
+         another language (c-openmp, go, java) is divided by its own language's serial program, and its \
          `/rs` column by the Rust serial program.\n\
          `offshoot ÷ best peer`: offshoot's ratio ÷ the best other runtime's ratio at the same \
          worker count, each to its own serial program (below 1.00: offshoot is faster; the \
@@ -424,9 +430,11 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          is faster).\n\
          - Peers in other languages (`c-openmp`: C with OpenMP tasks, `peers/c/omp.c`, gcc \
          `-O2 -fopenmp`; `go`: a goroutine per fork and a `sync.WaitGroup`, \
-         `peers/go/main.go`, `go build`): an external program run once per worker count per \
-         round, which times its own serial version (`c-serial`, `go-serial`) and its parallel \
-         version after a warm-up run of each; its answers are checked against the Rust serial answer. Its `÷ serial` \
+         `peers/go/main.go`, `go build`; `java`: a `ForkJoinPool` with `RecursiveTask`s and \
+         a parallel stream, `peers/java/Peer.java`, `javac`, `java -XX:+UseParallelGC`): an \
+         external program run once per worker count per round, which times its own serial \
+         version (`c-serial`, `go-serial`, `java-serial`) and its parallel version after a \
+         warm-up run of each (Java: three, for its JIT compiler); its answers are checked against the Rust serial answer. Its `÷ serial` \
          is its median ÷ its own serial program's median, its `÷ rust serial` the same median \
          ÷ the Rust serial median; `offshoot ÷ best peer` compares ratios to each contender's \
          own serial program. A peer whose toolchain is missing is skipped.\n",

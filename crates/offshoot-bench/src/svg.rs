@@ -34,6 +34,7 @@ fn color(c: Contender) -> RGBColor {
         Contender::Threads => RGBColor(0xa6, 0x76, 0x1d),
         Contender::COpenmp => RGBColor(0x1f, 0x78, 0xb4),
         Contender::Go => RGBColor(0x00, 0xad, 0xd8),
+        Contender::Java => RGBColor(0xb2, 0x18, 0x2b),
         Contender::Serial => RGBColor(0x44, 0x44, 0x44),
     }
 }

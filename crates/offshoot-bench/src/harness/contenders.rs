@@ -50,11 +50,15 @@ pub enum Contender {
     /// Go with a goroutine per fork and a `sync.WaitGroup` (`peers/go/main.go`, `go build`,
     /// `runtime.GOMAXPROCS(workers)`): a peer in another language, like [`Contender::COpenmp`].
     Go,
+    /// Java with a `ForkJoinPool` (`peers/java/Peer.java`, `javac`, run by `java` on a
+    /// `new ForkJoinPool(workers)`: `RecursiveTask`s with `fork`/`join`, a parallel stream for
+    /// the loop): a peer in another language, like [`Contender::COpenmp`].
+    Java,
 }
 
 impl Contender {
     /// Every parallel contender, in report order.
-    pub const PARALLEL: [Contender; 12] = [
+    pub const PARALLEL: [Contender; 13] = [
         Contender::Offshoot,
         Contender::OffshootCt,
         Contender::OffshootAf,
@@ -67,6 +71,7 @@ impl Contender {
         Contender::Threads,
         Contender::COpenmp,
         Contender::Go,
+        Contender::Java,
     ];
 
     /// The contenders of the fork-join kernels (most of the suite).
@@ -82,6 +87,7 @@ impl Contender {
         Contender::Chili,
         Contender::COpenmp,
         Contender::Go,
+        Contender::Java,
     ];
 
     /// The search kernels' contenders: offshoot's eureka, its token and
@@ -129,7 +135,7 @@ impl Contender {
     /// Whether it is a peer in another language: an external program with its own serial
     /// version, run as a process ([`crate::peers`]), never through [`Pools::run`].
     pub fn is_peer(self) -> bool {
-        matches!(self, Contender::COpenmp | Contender::Go)
+        matches!(self, Contender::COpenmp | Contender::Go | Contender::Java)
     }
 
     /// The name of a peer's own serial program (`c-serial`); `None` for the Rust contenders,
@@ -138,6 +144,7 @@ impl Contender {
         match self {
             Contender::COpenmp => Some("c-serial"),
             Contender::Go => Some("go-serial"),
+            Contender::Java => Some("java-serial"),
             _ => None,
         }
     }
@@ -158,6 +165,7 @@ impl Contender {
             Contender::Threads => "threads",
             Contender::COpenmp => "c-openmp",
             Contender::Go => "go",
+            Contender::Java => "java",
         }
     }
 
@@ -231,7 +239,7 @@ impl Pools {
                 inst.chili(&mut scope);
             }
             Contender::Tokio => inst.tokio(&self.tokio),
-            Contender::COpenmp | Contender::Go => {
+            Contender::COpenmp | Contender::Go | Contender::Java => {
                 panic!("{} is a peer process, not run in a pool", contender.name())
             }
         }

@@ -140,6 +140,12 @@ pub struct Comparison {
     /// Go's median ÷ the Rust serial median.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub go_rust_ratio: Option<f64>,
+    /// Java's median ÷ the median of its own Java serial program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub java_ratio: Option<f64>,
+    /// Java's median ÷ the Rust serial median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub java_rust_ratio: Option<f64>,
     /// The fastest of the kernel's other contenders, by ratio to its own serial program.
     pub best_peer: String,
     /// offshoot's ratio ÷ the best peer's ratio, each to its own serial program (< 1:
@@ -164,6 +170,7 @@ impl Comparison {
             Contender::Threads => self.threads_ratio,
             Contender::COpenmp => self.c_openmp_ratio,
             Contender::Go => self.go_ratio,
+            Contender::Java => self.java_ratio,
         }
     }
 
@@ -173,6 +180,7 @@ impl Comparison {
         match contender {
             Contender::COpenmp => self.c_openmp_rust_ratio,
             Contender::Go => self.go_rust_ratio,
+            Contender::Java => self.java_rust_ratio,
             c => self.ratio(c),
         }
     }
@@ -271,6 +279,8 @@ impl KernelResult {
                     c_openmp_rust_ratio: rust_ratio(Contender::COpenmp),
                     go_ratio: ratio(Contender::Go),
                     go_rust_ratio: rust_ratio(Contender::Go),
+                    java_ratio: ratio(Contender::Java),
+                    java_rust_ratio: rust_ratio(Contender::Java),
                     best_peer: best_peer.name().to_string(),
                     offshoot_vs_best_peer: offshoot / best,
                 })

@@ -15,7 +15,7 @@
 //! and the [`Instance`] methods of the others are never called (their default
 //! bodies panic, naming the kernel's mistake).
 //!
-//! Peers in other languages ([`crate::peers`]: `c-openmp`, `go`) run the same algorithm on
+//! Peers in other languages ([`crate::peers`]: `c-openmp`, `go`, `java`) run the same algorithm on
 //! the same input as external programs; a kernel that lists them
 //! ([`Contender::FORK_JOIN_PEERS`]: `fib`, `nqueens`, `par-for`, `matmul`, `tree-sum`,
 //! `knapsack`, `cilksort`, `uts`, `uts-bin`) gives them their arguments and expected answer through [`Instance::peer_input`].

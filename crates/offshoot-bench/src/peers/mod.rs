@@ -6,21 +6,25 @@
 //!
 //! A peer is one program per language and runtime (`peers/c/omp.c`: C with OpenMP tasks, the
 //! [`Contender::COpenmp`] contender; `peers/go/`: Go with a goroutine per fork, the
-//! [`Contender::Go`] contender), built by the suite itself (see *Building*). The harness
-//! invokes it once per (kernel, worker count) slot of every round, as
+//! [`Contender::Go`] contender; `peers/java/Peer.java`: Java's `ForkJoinPool` with
+//! `RecursiveTask`s and a parallel stream, the [`Contender::Java`] contender), built by the
+//! suite itself (see *Building*). The harness invokes it once per (kernel, worker count) slot
+//! of every round, as
 //!
 //! ```text
 //! <peer> <kernel> <workers> <warm-ups> <kernel arguments...>
 //! ```
 //!
 //! - `<kernel>` is the kernel's suite name (`fib`, `par-for`, ...); `<workers>` the worker
-//!   count (OpenMP: `omp_set_num_threads`); `<warm-ups>` how many untimed runs precede each
-//!   timed one (1 when timing, 0 in `--check-only` mode); the kernel arguments are what the
-//!   Rust kernel's instance gives ([`crate::kernels::Instance::peer_input`]: `fib 34` gets
-//!   `34`, `matmul` gets `512 1835103341`, the edge and the generator's seed; `knapsack` the
-//!   item count and seed, `cilksort` the key count and seed, `uts` the tree's parameters), so
-//!   the peer builds the same
-//!   input as the Rust kernel (untimed), with its own port of the suite's SplitMix64.
+//!   count (OpenMP: `omp_set_num_threads`; Java: `new ForkJoinPool(workers)`); `<warm-ups>`
+//!   how many untimed runs precede each timed one (1 when timing, 0 in `--check-only` mode;
+//!   the Java peer adds two more untimed runs when it is above 0, for its JIT compiler); the
+//!   kernel arguments are what the Rust kernel's instance gives
+//!   ([`crate::kernels::Instance::peer_input`]: `fib 34` gets `34`, `matmul` gets
+//!   `512 1835103341`, the edge and the generator's seed; `knapsack` the item count and
+//!   seed, `cilksort` the key count and seed, `uts` the tree's parameters), so the peer
+//!   builds the same input as the Rust kernel (untimed), with its own port of the suite's
+//!   SplitMix64.
 //! - The kernels with peers: `fib`, `nqueens`, `par-for`, `matmul`, `tree-sum`, `knapsack`,
 //!   `cilksort`, `uts` and `uts-bin` (the kernels listing [`Contender::FORK_JOIN_PEERS`]).
 //! - The peer runs its **own plain serial version** (warm-ups, then one timed run), then its
@@ -43,7 +47,7 @@
 //! The harness checks both answers against the Rust serial answer (a wrong answer stops the
 //! suite like any contender's), records the parallel time as the peer's sample at that worker
 //! count and the serial time in the peer's serial series (`c-serial`, one series over all
-//! invocations; `go-serial` for Go), and reports the peer's ratio to **its own language's serial time** (the
+//! invocations; `go-serial` for Go, `java-serial` for Java), and reports the peer's ratio to **its own language's serial time** (the
 //! `÷ serial` column, [`crate::harness::Comparison::ratio`]) and to the Rust serial time
 //! ([`crate::harness::Comparison::rust_ratio`]). `offshoot ÷ best peer` compares ratios to
 //! each contender's own serial program, so a peer is judged on what its runtime makes of its
@@ -58,9 +62,14 @@
 //! toolchain only, `GOTOOLCHAIN=local`, no proxy: the Go peer uses the standard library
 //! alone, or `$GO`), the executable named by a hash of the sources and the toolchain's
 //! version, so an edit rebuilds it and a rerun reuses it (a C build takes about a second, a
-//! first Go build some seconds). A missing toolchain or a failed build skips that contender
-//! with a one-line reason; the run goes on without it. `scripts/peers.sh` installs the
-//! toolchains.
+//! first Go build some seconds). The Java peer is `javac -d` into a class folder beside the
+//! executable (`java-classes-<hash>`, `$JAVA_HOME/bin/javac` when `JAVA_HOME` is set, else
+//! `javac` on the `PATH`; the standard library alone, no build tool), and its "executable"
+//! a shell script that runs those classes with `java -Xss64m -XX:+UseParallelGC
+//! -XX:MaxRAMPercentage=75` (why each: `JAVA_FLAGS` here); a JVM start adds a fraction of a
+//! second to each invocation, outside the timed calls. A missing toolchain or a failed build
+//! skips that contender with a one-line reason; the run goes on without it.
+//! `scripts/peers.sh` installs the toolchains.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -195,6 +204,12 @@ const RECIPES: &[Recipe] = &[
         build: build_go,
         toolchain: go_toolchain,
     },
+    Recipe {
+        contender: Contender::Java,
+        files: &[("Peer.java", JAVA_SOURCE)],
+        build: build_java,
+        toolchain: java_toolchain,
+    },
 ];
 
 /// The first error line of a failed build's output (or its first line).
@@ -264,6 +279,111 @@ fn build_go(src: &Path, exe: &Path) -> Result<(), String> {
         go_command(),
         first_error(&out.stderr)
     ))
+}
+
+/// The Java peer's one source file.
+const JAVA_SOURCE: &str = include_str!("../../peers/java/Peer.java");
+
+/// The JVM's options for the Java peer: a 64 MiB thread stack (the recursive kernels'
+/// depth, a `ForkJoinPool` worker's stack grows further with the tasks it runs while it
+/// joins; uts' binomial tree is 1,572 levels deep), the throughput collector (the kernels
+/// allocate a task object per fork and need no short pauses; G1, the default, pays for its
+/// pause goals with costlier write barriers), and a heap of up to 3/4 of the memory
+/// (`tree-sum`'s full tree is 67 M objects; the default quarter can be too small).
+const JAVA_FLAGS: [&str; 3] = ["-Xss64m", "-XX:+UseParallelGC", "-XX:MaxRAMPercentage=75"];
+
+/// A JDK tool: `$JAVA_HOME/bin/<tool>` when `JAVA_HOME` is set, else `<tool>` on the `PATH`.
+fn java_tool(tool: &str) -> PathBuf {
+    match std::env::var_os("JAVA_HOME").filter(|h| !h.is_empty()) {
+        Some(home) => Path::new(&home).join("bin").join(tool),
+        None => PathBuf::from(tool),
+    }
+}
+
+/// `<tool> -version` (the JDK prints it on stderr or stdout, by version), or why not.
+fn java_version(tool: &str) -> Result<String, String> {
+    let path = java_tool(tool);
+    let out = Command::new(&path).arg("-version").output().map_err(|_| {
+        format!(
+            "`{}` not found (set JAVA_HOME, or scripts/peers.sh installs a JDK)",
+            path.display()
+        )
+    })?;
+    if !out.status.success() {
+        return Err(format!("`{} -version` failed", path.display()));
+    }
+    let text = [out.stdout, out.stderr].concat();
+    Ok(String::from_utf8_lossy(&text).trim().replace('\n', " "))
+}
+
+fn java_toolchain() -> Result<String, String> {
+    Ok(format!(
+        "{} | {} | {}",
+        java_version("javac")?,
+        java_version("java")?,
+        JAVA_FLAGS.join(" ")
+    ))
+}
+
+/// `text` quoted for a POSIX shell.
+fn sh_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// Compiles `Peer.java` (`javac -d`) into a class folder beside `exe`, named by a hash of the
+/// source and the toolchain, and writes `exe`: a shell script that runs those classes on the
+/// JVM with [`JAVA_FLAGS`], finding the folder beside itself.
+fn build_java(src: &Path, exe: &Path) -> Result<(), String> {
+    let dir = exe.parent().ok_or("the peer has no folder")?;
+    let key = fnv1a(format!("{}\n{JAVA_SOURCE}", java_toolchain()?).as_bytes());
+    let classes = format!("java-classes-{key:016x}");
+    let target = dir.join(&classes);
+    if !target.join("Peer.class").is_file() {
+        // Compile under a name of this process's own, as `build` does with the executable.
+        let tmp = dir.join(format!("{classes}.{}.tmp", std::process::id()));
+        let javac = java_tool("javac");
+        let out = Command::new(&javac)
+            .arg("-d")
+            .arg(&tmp)
+            .arg(src.join("Peer.java"))
+            .output()
+            .map_err(|e| format!("running `{}`: {e}", javac.display()))?;
+        if !out.status.success() {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(format!(
+                "`{} -d` failed: {}",
+                javac.display(),
+                first_error(&out.stderr)
+            ));
+        }
+        // Another build may have put the same classes in place meanwhile: keep either.
+        if std::fs::rename(&tmp, &target).is_err() {
+            let _ = std::fs::remove_dir_all(&tmp);
+            if !target.join("Peer.class").is_file() {
+                return Err(format!("moving the classes to {}", target.display()));
+            }
+        }
+    }
+    let script = format!(
+        "#!/bin/sh\n# offshoot-bench's java peer, built by the suite (crates/offshoot-bench/src/peers)\n\
+         exec {} {} -cp \"${{0%/*}}/{classes}\" Peer \"$@\"\n",
+        sh_quote(&java_tool("java").to_string_lossy()),
+        JAVA_FLAGS.join(" ")
+    );
+    std::fs::write(exe, script).map_err(|e| format!("writing {}: {e}", exe.display()))?;
+    make_executable(exe)
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| format!("making {} executable: {e}", path.display()))
+}
+
+#[cfg(not(unix))]
+fn make_executable(_: &Path) -> Result<(), String> {
+    Err("the java peer's launcher is a shell script: Unix only".to_string())
 }
 
 const C_FLAGS: [&str; 4] = ["-O2", "-fopenmp", "-ffp-contract=off", "-std=gnu11"];
@@ -536,5 +656,10 @@ mod tests {
     #[test]
     fn go_peer_answers_match_rust_serial() {
         peer_answers_match_rust_serial(Contender::Go, go_toolchain);
+    }
+
+    #[test]
+    fn java_peer_answers_match_rust_serial() {
+        peer_answers_match_rust_serial(Contender::Java, java_toolchain);
     }
 }
