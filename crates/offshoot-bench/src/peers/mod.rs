@@ -5,9 +5,10 @@
 //! # The protocol
 //!
 //! A peer is one program per language and runtime (`peers/c/omp.c`: C with OpenMP tasks, the
-//! [`Contender::COpenmp`] contender; `peers/go/`: Go with a goroutine per fork, the
-//! [`Contender::Go`] contender), built by the suite itself (see *Building*). The harness
-//! invokes it once per (kernel, worker count) slot of every round, as
+//! [`Contender::COpenmp`] contender; `peers/go/`: Go with a goroutine per fork, or channels
+//! where the tasks wait on each other, the [`Contender::Go`] contender), built by the suite
+//! itself (see *Building*). The harness invokes it once per (kernel, worker count) slot of
+//! every round, as
 //!
 //! ```text
 //! <peer> <kernel> <workers> <warm-ups> <kernel arguments...>
@@ -18,11 +19,16 @@
 //!   timed one (1 when timing, 0 in `--check-only` mode); the kernel arguments are what the
 //!   Rust kernel's instance gives ([`crate::kernels::Instance::peer_input`]: `fib 34` gets
 //!   `34`, `matmul` gets `512 1835103341`, the edge and the generator's seed; `knapsack` the
-//!   item count and seed, `cilksort` the key count and seed, `uts` the tree's parameters), so
-//!   the peer builds the same
-//!   input as the Rust kernel (untimed), with its own port of the suite's SplitMix64.
-//! - The kernels with peers: `fib`, `nqueens`, `par-for`, `matmul`, `tree-sum`, `knapsack`,
-//!   `cilksort`, `uts` and `uts-bin` (the kernels listing [`Contender::FORK_JOIN_PEERS`]).
+//!   item count and seed, `cilksort` the key count and seed, `uts` the tree's parameters,
+//!   `futures-fib` n, `ring` the rounds and the laps), so the peer builds the same input as
+//!   the Rust kernel (untimed), with its own port of the suite's SplitMix64.
+//! - The kernels with peers: the fork-join kernels `fib`, `nqueens`, `par-for`, `matmul`,
+//!   `tree-sum`, `knapsack`, `cilksort`, `uts` and `uts-bin` (those listing
+//!   [`Contender::FORK_JOIN_PEERS`]: both peers), and two whose tasks wait on each other:
+//!   `futures-fib` (both: a goroutine per future with a channel as the future; an OpenMP task
+//!   per future with `depend(out)` and `taskwait depend(in)` as the get) and `ring` (Go
+//!   alone: 64 goroutines passing the token through channels; OpenMP has no idiom for tasks
+//!   that block on each other, so no C version).
 //! - The peer runs its **own plain serial version** (warm-ups, then one timed run), then its
 //!   **parallel version** the same way, and prints exactly two result lines on stdout, in
 //!   this order:
@@ -685,9 +691,13 @@ mod tests {
     }
 
     /// Builds the peer and checks its serial and parallel answers at test size, on 1 and 2
-    /// workers, for every kernel that lists it; skipped (with the reason printed) where its
-    /// toolchain is missing.
-    fn peer_answers_match_rust_serial(peer: Contender, toolchain: fn() -> Result<String, String>) {
+    /// workers, for every kernel that lists it (`kernels`, in report order); skipped (with
+    /// the reason printed) where its toolchain is missing.
+    fn peer_answers_match_rust_serial(
+        peer: Contender,
+        toolchain: fn() -> Result<String, String>,
+        kernels: &[&str],
+    ) {
         let dir = cache_dir().unwrap();
         let exe = match build(peer, &dir) {
             Ok(exe) => exe,
@@ -704,10 +714,8 @@ mod tests {
             .into_iter()
             .filter(|k| k.contenders.contains(&peer))
             .collect();
-        assert!(
-            with_peer.len() >= 9,
-            "fib, nqueens, par-for, matmul, tree-sum, knapsack, cilksort, uts, uts-bin"
-        );
+        let names: Vec<&str> = with_peer.iter().map(|k| k.name).collect();
+        assert_eq!(names, kernels, "the kernels with a {} peer", peer.name());
         for k in with_peer {
             let mut inst = (k.prepare)(Size::Test);
             inst.reset();
@@ -723,13 +731,20 @@ mod tests {
         }
     }
 
+    /// The fork-join kernels with peers ([`Contender::FORK_JOIN_PEERS`]), in report order.
+    const FORK_JOIN: [&str; 9] = [
+        "fib", "nqueens", "knapsack", "cilksort", "matmul", "uts", "uts-bin", "tree-sum", "par-for",
+    ];
+
     #[test]
     fn c_openmp_peer_answers_match_rust_serial() {
-        peer_answers_match_rust_serial(Contender::COpenmp, c_toolchain);
+        let kernels = [&FORK_JOIN[..], &["futures-fib"]].concat();
+        peer_answers_match_rust_serial(Contender::COpenmp, c_toolchain, &kernels);
     }
 
     #[test]
     fn go_peer_answers_match_rust_serial() {
-        peer_answers_match_rust_serial(Contender::Go, go_toolchain);
+        let kernels = [&FORK_JOIN[..], &["futures-fib", "ring"]].concat();
+        peer_answers_match_rust_serial(Contender::Go, go_toolchain, &kernels);
     }
 }
