@@ -5,7 +5,8 @@
 //! files (every one through `write_file`, which creates missing parent
 //! directories and names the path in its errors). Exit status: 0 when every answer was right, 1 on a wrong answer, a
 //! panic or an error, 2 on bad arguments (clap), 3 when a run exceeded
-//! `--run-timeout`.
+//! `--run-timeout`. A peer in another language that runs past `--peer-timeout` is killed and
+//! skipped for that kernel, with a line saying so; the exit status stays 0.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -91,6 +92,13 @@ pub struct Cli {
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     pub run_timeout: u64,
 
+    /// Bound on one invocation of a peer in another language (its warm-ups, serial and
+    /// parallel runs together), in seconds (fractions allowed). A peer past it is killed and
+    /// skipped for the rest of that kernel, with a one-line reason; the run goes on. Peers
+    /// are bounded by this, not by --run-timeout.
+    #[arg(long, value_name = "SECONDS", default_value = "120", value_parser = parse_bound)]
+    pub peer_timeout: Duration,
+
     /// Peers in other languages to run, comma-separated (`c-openmp`, `go`, `java`), `all`, or
     /// `none`. Default: every peer whose toolchain is installed with `--check-only` (their
     /// answers are checked), none in a timed run — a peer without a cutoff takes seconds a
@@ -102,6 +110,18 @@ pub struct Cli {
     /// List the kernels and exit.
     #[arg(long)]
     pub list: bool,
+}
+
+/// A positive, finite number of seconds (`--peer-timeout`).
+fn parse_bound(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if seconds.is_nan() || seconds <= 0.0 {
+        return Err("the bound must be more than 0 seconds".to_string());
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|e| format!("`{text}`: {e}"))
 }
 
 /// Entry point of the binary.
@@ -250,6 +270,9 @@ impl Progress for Bar {
     fn finish_run(&self) {
         self.bar.inc(1);
     }
+    fn note(&self, line: &str) {
+        self.bar.suspend(|| println!("{line}"));
+    }
     fn kernel_done(&self, result: &KernelResult) {
         let table = report::kernel_table(result, &self.workers, self.check_only, self.verbose);
         self.bar.suspend(|| print!("{table}"));
@@ -291,6 +314,7 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
         runs: cli.runs.unwrap_or(if size == Size::Full { 7 } else { 3 }),
         check_only: cli.check_only,
         run_timeout: Duration::from_secs(cli.run_timeout),
+        peer_timeout: cli.peer_timeout,
         peers: Peers::none(),
     };
     let mut plan = plan;
@@ -376,6 +400,15 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
     partial.kernels = results;
     partial.wall_seconds = started.elapsed().as_secs_f64();
     let report = partial;
+    let skipped: Vec<String> = report
+        .kernels
+        .iter()
+        .flat_map(|k| {
+            k.skipped_peers
+                .iter()
+                .map(move |s| format!("{} on {}", s.contender, k.name))
+        })
+        .collect();
 
     if plan.check_only {
         let checks: usize = report.kernels.iter().map(|k| 1 + k.parallel.len()).sum();
@@ -392,6 +425,13 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
         println!(
             "\nall answers correct; wall time {:.1} s",
             report.wall_seconds
+        );
+    }
+    if !skipped.is_empty() {
+        println!(
+            "peers skipped past the {} bound (--peer-timeout): {}",
+            crate::peers::fmt_bound(plan.peer_timeout),
+            skipped.join(", ")
         );
     }
 
@@ -514,6 +554,17 @@ mod tests {
             [Contender::Java, Contender::COpenmp]
         );
         assert_eq!(peers(&["--peers", "none"]).unwrap(), []);
+        let bound = |args: &[&str]| {
+            Cli::try_parse_from(["offshoot-bench"].iter().chain(args)).map(|c| c.peer_timeout)
+        };
+        assert_eq!(bound(&[]).unwrap(), Duration::from_secs(120));
+        assert_eq!(
+            bound(&["--peer-timeout", "0.05"]).unwrap(),
+            Duration::from_millis(50)
+        );
+        for bad in ["0", "-1", "NaN", "soon"] {
+            assert!(bound(&["--peer-timeout", bad]).is_err(), "{bad}");
+        }
         let e = peers(&["--peers", "kotlin"]).unwrap_err();
         assert!(
             e.contains("unknown peer `kotlin`; peers: c-openmp, go, java"),

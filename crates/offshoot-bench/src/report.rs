@@ -3,8 +3,9 @@
 //!
 //! All ratios are time ratios: a contender's median time divided by the
 //! serial median time (below 1: faster than serial), and offshoot's median
-//! divided by the faster peer's (below 1: offshoot is faster). Formatting
-//! only; nothing here measures anything.
+//! divided by the faster peer's (below 1: offshoot is faster). A peer skipped for a kernel
+//! (it ran past the peer bound) has no series there; every report says `skipped` and why,
+//! never a ratio from its partial runs. Formatting only; nothing here measures anything.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -111,6 +112,7 @@ pub fn kernel_table(
             let _ = write!(out, ", {}", series_label(s));
         }
         let _ = writeln!(out, " — all correct");
+        skipped_lines(&mut out, k);
         return out;
     }
     // With peers in other languages, `÷ serial` is each one's ratio to its own language's
@@ -169,6 +171,7 @@ pub fn kernel_table(
             );
         }
     }
+    skipped_lines(&mut out, k);
     // A running thread's CPU time in /proc is brought up to date at the scheduler's tick
     // (4 ms at 250 Hz), so each thread's share may be off by a tick: only a serial run of
     // ten ticks or more says something about the other threads.
@@ -203,6 +206,13 @@ pub fn kernel_table(
         );
     }
     out
+}
+
+/// A line per peer skipped for the kernel, with its reason.
+fn skipped_lines(out: &mut String, k: &KernelResult) {
+    for s in &k.skipped_peers {
+        let _ = writeln!(out, "  {} skipped: {}", s.contender, s.reason);
+    }
 }
 
 /// The median of the serial program `s`'s contender is compared with: its own language's
@@ -250,8 +260,8 @@ pub fn summary_table(report: &Report) -> String {
 
 /// The summary's header and rows, one row per kernel and worker count:
 /// kernel, input, workers, serial time, the ratio of every contender of
-/// [`contenders_shown`] (`-` where the kernel does not have it), offshoot ÷
-/// best peer.
+/// [`contenders_shown`] (`-` where the kernel does not have it, `skipped` where it skipped
+/// the peer), offshoot ÷ best peer.
 fn summary_rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
     let shown = contenders_shown(report);
     let mut header: Vec<String> = ["kernel", "input", "workers", "serial"]
@@ -272,16 +282,12 @@ fn summary_rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
                 c.workers.to_string(),
                 fmt_time(k.serial.median),
             ];
-            row.extend(
-                shown
-                    .iter()
-                    .map(|&who| fmt_ratio(c.ratio(who).unwrap_or(f64::NAN))),
-            );
-            row.extend(
-                peers
-                    .iter()
-                    .map(|&who| fmt_ratio(c.rust_ratio(who).unwrap_or(f64::NAN))),
-            );
+            let cell = |who: Contender, r: Option<f64>| match (r, k.skipped(who)) {
+                (None, Some(_)) => "skipped".to_string(),
+                (r, _) => fmt_ratio(r.unwrap_or(f64::NAN)),
+            };
+            row.extend(shown.iter().map(|&who| cell(who, c.ratio(who))));
+            row.extend(peers.iter().map(|&who| cell(who, c.rust_ratio(who))));
             row.push(format!(
                 "{} ({})",
                 fmt_ratio(c.offshoot_vs_best_peer),
@@ -293,12 +299,17 @@ fn summary_rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
     (header, rows)
 }
 
-/// The parallel contenders that at least one kernel of the report ran, in
-/// report order.
+/// The parallel contenders that at least one kernel of the report ran (or skipped, for a
+/// peer), in report order.
 pub fn contenders_shown(report: &Report) -> Vec<Contender> {
     Contender::PARALLEL
         .into_iter()
-        .filter(|&c| report.kernels.iter().any(|k| k.has(c)))
+        .filter(|&c| {
+            report
+                .kernels
+                .iter()
+                .any(|k| k.has(c) || k.skipped(c).is_some())
+        })
         .collect()
 }
 
@@ -429,15 +440,18 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          fastest of the kernel's other contenders at the same worker count (below 1: offshoot \
          is faster).\n\
          - Peers in other languages (`c-openmp`: C with OpenMP tasks, `peers/c/omp.c`, gcc \
-         `-O2 -fopenmp`; `go`: a goroutine per fork and a `sync.WaitGroup`, \
-         `peers/go/main.go`, `go build`; `java`: a `ForkJoinPool` with `RecursiveTask`s and \
-         a parallel stream, `peers/java/Peer.java`, `javac`, `java -XX:+UseParallelGC`): an \
-         external program run once per worker count per round, which times its own serial \
-         version (`c-serial`, `go-serial`, `java-serial`) and its parallel version after a \
-         warm-up run of each (Java: three, for its JIT compiler); its answers are checked against the Rust serial answer. Its `÷ serial` \
-         is its median ÷ its own serial program's median, its `÷ rust serial` the same median \
+         `-O2 -fopenmp`; `go`: a goroutine per fork and a `sync.WaitGroup`, channels where \
+         tasks wait, `peers/go/main.go`, `go build`; `java`: a `ForkJoinPool` with \
+         `RecursiveTask`s and a parallel stream, `peers/java/Peer.java`, `javac`, \
+         `java -XX:+UseParallelGC`): an external program run once per worker count per round, \
+         which times its own serial version (`c-serial`, `go-serial`, `java-serial`) and its \
+         parallel version after a warm-up run of each (Java: three, for its JIT compiler); its \
+         answers are checked against the Rust serial answer. Its `÷ serial` is its median ÷ \
+         its own serial program's median, its `÷ rust serial` the same median \
          ÷ the Rust serial median; `offshoot ÷ best peer` compares ratios to each contender's \
-         own serial program. A peer whose toolchain is missing is skipped.\n",
+         own serial program. A peer whose toolchain is missing is skipped; so is, for the \
+         rest of a kernel, one whose invocation runs past the peer bound (`--peer-timeout`; \
+         it is killed, its runs of that kernel dropped, and the kernel says why).\n",
         waiting_kernels(),
         mixed_kernels(),
         report.runs,
@@ -516,6 +530,9 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
             );
         }
         let _ = writeln!(md);
+        for skip in &k.skipped_peers {
+            let _ = writeln!(md, "{} skipped: {}.\n", skip.contender, skip.reason);
+        }
         let peers: Vec<String> = k
             .comparisons
             .iter()
@@ -653,6 +670,7 @@ pub(crate) mod tests {
             comparisons: Vec::new(),
             offshoot_counters: Vec::new(),
             unsettled: Vec::new(),
+            skipped_peers: Vec::new(),
         };
         k.compare(&[1]);
         k
@@ -683,6 +701,41 @@ pub(crate) mod tests {
         report.kernels = vec![k];
         let summary = summary_table(&report);
         assert!(summary.contains("c-openmp/rs"), "{summary}");
+    }
+
+    #[test]
+    fn a_skipped_peer_shows_as_skipped_with_its_reason_in_every_report() {
+        let mut k = kernel(
+            "forks",
+            vec![
+                series("offshoot", Some(1), 0.5),
+                series("rayon", Some(1), 2.0),
+            ],
+        );
+        k.skipped_peers = vec![crate::harness::SkippedPeer {
+            contender: "go".to_string(),
+            workers: 1,
+            reason: "the peer ran past the 1 s peer bound at 1 worker".to_string(),
+        }];
+        k.compare(&[1]);
+        assert_eq!(k.comparisons[0].go_ratio, None);
+        let line = "go skipped: the peer ran past the 1 s peer bound at 1 worker";
+        for check_only in [false, true] {
+            let table = kernel_table(&k, &[1], check_only, false);
+            assert!(table.contains(line), "{table}");
+        }
+        let mut report = two_kernel_report();
+        report.kernels = vec![k];
+        let summary = summary_table(&report);
+        let row = summary.lines().find(|l| l.contains("forks")).unwrap();
+        assert_eq!(row.matches("skipped").count(), 2, "go and go/rs: {summary}");
+        let md = markdown(&report, Path::new("b.md"), None);
+        assert!(md.contains(&format!("{line}.")), "{md}");
+        let json = serde_json::to_string(&report).unwrap();
+        assert!(
+            json.contains(r#""skipped_peers":[{"contender":"go","workers":1,"#),
+            "{json}"
+        );
     }
 
     /// A measured quick-mode report at one worker: `forks` (offshoot and rayon) and

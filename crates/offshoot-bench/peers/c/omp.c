@@ -18,7 +18,8 @@
  * OpenMP Examples' `fib` (tasking.4) with its second task replaced by a plain call, the usual
  * refinement), so both offer exactly one branch per fork; knapsack, whose pruning depends on
  * the order, makes its second branch the task instead (see there). Kernels: fib, nqueens,
- * par-for, matmul, tree-sum, knapsack, cilksort, uts (and uts-bin). Link with -lm (uts).
+ * par-for, matmul, tree-sum, knapsack, cilksort, uts (and uts-bin), and futures-fib, whose
+ * futures are tasks with `depend` clauses. Link with -lm (uts).
  *
  * Build: gcc -O2 -fopenmp -ffp-contract=off (no fused multiply-add, so matmul's products equal
  * the Rust serial product bit for bit).
@@ -80,13 +81,33 @@ static uint64_t fib_task(uint64_t n) {
     return a + b;
 }
 
-static uint64_t fib_par(uint64_t n) {
+/* Runs the task-parallel `f(n)` on a team: one thread starts it, every thread runs its tasks. */
+static uint64_t in_team(uint64_t (*f)(uint64_t), uint64_t n) {
     uint64_t r = 0;
 #pragma omp parallel
 #pragma omp single
-    r = fib_task(n);
+    r = f(n);
     return r;
 }
+
+static uint64_t fib_par(uint64_t n) { return in_team(fib_task, n); }
+
+/* ---- futures-fib: fib with a future per call (002 §3.6.2), no cutoff. The future of fib(n-1)
+ * is a task that writes it with `depend(out: a)`; getting it is `taskwait depend(in: a)`
+ * (OpenMP 5.0), which waits for the task producing `a` alone, not for every child task as a
+ * plain `taskwait` would. Serial: fib_serial. ---- */
+
+static uint64_t futures_fib_task(uint64_t n) {
+    if (n < 2) return n;
+    uint64_t a, b;
+#pragma omp task shared(a) firstprivate(n) depend(out: a)
+    a = futures_fib_task(n - 1);
+    b = futures_fib_task(n - 2);
+#pragma omp taskwait depend(in: a)
+    return a + b;
+}
+
+static uint64_t futures_fib_par(uint64_t n) { return in_team(futures_fib_task, n); }
 
 /* ---- nqueens: follows Cilk-5 `queens` and BOTS `nqueens` (bitmask form, all solutions);
  * no cutoff. The Rust kernel splits the candidate set in halves with a join down to single
@@ -866,6 +887,9 @@ int main(int argc, char **argv) {
     if (strcmp(kernel, "fib") == 0 && argc == 4) {
         uint64_t n = arg_u64(argv[3]);
         RUN_U64(fib_serial, fib_par, n);
+    } else if (strcmp(kernel, "futures-fib") == 0 && argc == 4) {
+        uint64_t n = arg_u64(argv[3]);
+        RUN_U64(fib_serial, futures_fib_par, n);
     } else if (strcmp(kernel, "nqueens") == 0 && argc == 4) {
         uint64_t n = arg_u64(argv[3]);
         RUN_U64(nq_serial, nq_par, n);

@@ -15,8 +15,11 @@
 // the Rust kernel has none); the loop splits the range into one block per worker, a
 // goroutine each (Go has no parallel loop in its standard library); knapsack, whose pruning
 // depends on the order, forks its second branch instead (see there). Kernels: fib, nqueens,
-// par-for, matmul, tree-sum, knapsack, cilksort, uts (and uts-bin). Only the call is timed: restoring the input
-// (matmul's NaN fill, cilksort's copy) and computing the answer token are not.
+// par-for, matmul, tree-sum, knapsack, cilksort, uts (and uts-bin); and two whose tasks wait
+// on each other, written with channels as Go users write waiting: futures-fib (a goroutine
+// per future, the future a channel) and ring (64 goroutines passing a token through
+// channels). Only the call is timed: restoring the input (matmul's NaN fill, cilksort's copy)
+// and computing the answer token are not.
 package main
 
 import (
@@ -85,6 +88,78 @@ func fibPar(n uint64) uint64 {
 	b := fibPar(n - 2)
 	wg.Wait()
 	return a + b
+}
+
+// ---- futures-fib: fib with a future per call (002 §3.6.2), no cutoff. The future of
+// fib(n-1) is a goroutine that sends it on a channel of capacity 1 (so it never waits for its
+// reader); getting it is the receive, after computing fib(n-2). Serial: fibSerial. ----
+
+func futuresFib(n uint64) uint64 {
+	if n < 2 {
+		return n
+	}
+	future := make(chan uint64, 1)
+	go func() { future <- futuresFib(n - 1) }()
+	b := futuresFib(n - 2)
+	return <-future + b
+}
+
+// ---- ring: 002's Figure 3.1, ringTasks tasks in a ring, each waiting for the token from the
+// one before it. Each of R rounds passes the token K laps round the ring, starting it at the
+// round's number; the answer is the sum of the tokens that come back. ----
+
+const ringTasks = 64
+
+// ringSerialRound is one round of the plain loop, one increment per hop. gc keeps every
+// increment (it does not fold a counted loop into its sum: an INCQ per hop, as the Rust
+// loop's black_box keeps one add per hop), so the serial times of the two languages compare.
+func ringSerialRound(start, laps uint64) uint64 {
+	token := start
+	for l := uint64(0); l < laps; l++ {
+		for i := 0; i < ringTasks; i++ {
+			token++
+		}
+	}
+	return token
+}
+
+// ringRound wires ringTasks goroutines into a ring, links[i] (capacity 1) carrying the token
+// from task i to task i+1: tasks 1 to 63 are started with go and each, laps times, receives
+// the token and sends it on plus one; the calling goroutine is task 0, which laps times sends
+// the token on plus one and receives it back from task 63. The WaitGroup ends the round when
+// every task has (the Rust kernel's scope).
+func ringRound(start, laps uint64) uint64 {
+	var links [ringTasks]chan uint64
+	for i := range links {
+		links[i] = make(chan uint64, 1)
+	}
+	var wg sync.WaitGroup
+	wg.Add(ringTasks - 1)
+	for i := 1; i < ringTasks; i++ {
+		from, to := links[i-1], links[i]
+		go func() {
+			defer wg.Done()
+			for l := uint64(0); l < laps; l++ {
+				to <- <-from + 1
+			}
+		}()
+	}
+	token := start
+	for l := uint64(0); l < laps; l++ {
+		links[0] <- token + 1
+		token = <-links[ringTasks-1]
+	}
+	wg.Wait()
+	return token
+}
+
+// ringRounds runs rounds rounds of laps laps with round and sums the tokens that come back.
+func ringRounds(rounds, laps uint64, round func(start, laps uint64) uint64) uint64 {
+	var sum uint64
+	for r := uint64(0); r < rounds; r++ {
+		sum += round(r, laps)
+	}
+	return sum
 }
 
 // ---- nqueens: Cilk-5 `queens` / BOTS `nqueens` (bitmask form, all solutions), no cutoff:
@@ -782,6 +857,14 @@ func main() {
 		n := argU64(args[0])
 		serial = returning(func() uint64 { return fibSerial(n) })
 		par = returning(func() uint64 { return fibPar(n) })
+	case kernel == "futures-fib" && len(args) == 1:
+		n := argU64(args[0])
+		serial = returning(func() uint64 { return fibSerial(n) })
+		par = returning(func() uint64 { return futuresFib(n) })
+	case kernel == "ring" && len(args) == 2:
+		rounds, laps := argU64(args[0]), argU64(args[1])
+		serial = returning(func() uint64 { return ringRounds(rounds, laps, ringSerialRound) })
+		par = returning(func() uint64 { return ringRounds(rounds, laps, ringRound) })
 	case kernel == "nqueens" && len(args) == 1:
 		all := nqMask(argU64(args[0]))
 		serial = returning(func() uint64 { return nqSerialRec(all, 0, 0, 0) })

@@ -47,7 +47,8 @@ pub enum Contender {
     /// C with OpenMP tasks (`peers/c/omp.c`, gcc `-O2 -fopenmp`): a peer in another language,
     /// an external process the harness runs once per worker count (see [`crate::peers`]).
     COpenmp,
-    /// Go with a goroutine per fork and a `sync.WaitGroup` (`peers/go/main.go`, `go build`,
+    /// Go with a goroutine per fork and a `sync.WaitGroup`, or goroutines and channels where
+    /// the tasks wait on each other (`futures-fib`, `ring`) (`peers/go/main.go`, `go build`,
     /// `runtime.GOMAXPROCS(workers)`): a peer in another language, like [`Contender::COpenmp`].
     Go,
     /// Java with a `ForkJoinPool` (`peers/java/Peer.java`, `javac`, run by `java` on a

@@ -19,7 +19,11 @@
 //! (one per worker count per round) but run as a process that times its own serial and
 //! parallel versions; they have no separate warm-up run (the process warms up itself, none
 //! when only checking), their answers are checked against the Rust serial answer, and a peer
-//! whose toolchain is missing ([`Plan::peers`]) is left out of the run.
+//! whose toolchain is missing ([`Plan::peers`]) is left out of the run. A peer invocation is
+//! bounded by [`Plan::peer_timeout`], not by the watchdog: one that runs past it is killed and
+//! the peer is skipped for the rest of the kernel (its remaining rounds and worker counts),
+//! with a one-line reason through [`Progress::note`]; its samples of the kernel are dropped and
+//! the result lists it in [`KernelResult::skipped_peers`]. The suite goes on.
 //!
 //! This file is the run loop; `contenders.rs` holds who runs (the contenders, their pools
 //! and counters) and `results.rs` what a run produces (series, comparisons, results).
@@ -30,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use crate::kernels::{Instance, KernelInfo, Size};
 use crate::machine::{cpu_time, settle};
-use crate::peers::{self, PeerInput, Peers};
+use crate::peers::{self, PeerError, PeerInput, Peers};
 
 mod contenders;
 mod results;
@@ -38,7 +42,7 @@ mod results;
 pub use contenders::{run_unpooled, Contender, Counters, Pools};
 use results::Sample;
 
-pub use results::{Comparison, KernelResult, Series, WorkerCounters};
+pub use results::{Comparison, KernelResult, Series, SkippedPeer, WorkerCounters};
 
 /// How long the harness waits, before a timed run, for the other threads of the process to
 /// stop running ([`settle`]); a run that starts without that is listed in the report.
@@ -83,8 +87,11 @@ pub struct Plan {
     pub runs: usize,
     /// Run every contender once, check answers, record nothing else.
     pub check_only: bool,
-    /// Longest a single run may take before the suite gives up.
+    /// Longest a single run of a Rust contender may take before the suite gives up.
     pub run_timeout: Duration,
+    /// Longest a peer invocation may take; past it the peer is killed and skipped for the
+    /// rest of the kernel (the suite goes on).
+    pub peer_timeout: Duration,
     /// The peers in other languages that were built (the others are left out).
     pub peers: Peers,
 }
@@ -136,8 +143,10 @@ impl Plan {
 pub trait Progress {
     /// A run is about to start.
     fn start(&self, kernel: &str, what: &str);
-    /// A run finished.
+    /// A run finished (or a peer's run was skipped).
     fn finish_run(&self);
+    /// A line for the user while the suite runs (a peer skipped past its bound).
+    fn note(&self, line: &str);
     /// A kernel finished.
     fn kernel_done(&self, result: &KernelResult);
 }
@@ -262,6 +271,7 @@ fn run_kernel(
         .map(|(c, p)| Series::new(*c, p.map(|p| p.workers)))
         .collect();
     let mut counters: Vec<WorkerCounters> = Vec::new();
+    let mut skipped: Vec<SkippedPeer> = Vec::new();
 
     if !plan.check_only {
         // Warm-up of every parallel slot but the peers' (checked, not recorded).
@@ -290,19 +300,32 @@ fn run_kernel(
                 }
             }
             if c.is_peer() {
+                if skipped.iter().any(|s| s.contender == c.name()) {
+                    progress.finish_run();
+                    continue;
+                }
                 let workers = p.map_or(1, |p| p.workers);
                 let input = peer_input.as_ref().expect("built with the peers");
                 let warmups = usize::from(!plan.check_only);
-                let (own, sample) = peer_run(
-                    plan,
-                    kernel.name,
-                    c,
-                    workers,
-                    warmups,
-                    input,
-                    progress,
-                    watchdog,
-                )?;
+                let Some((own, sample)) =
+                    peer_run(plan, kernel.name, c, workers, warmups, input, progress)?
+                else {
+                    let skip = SkippedPeer {
+                        contender: c.name().to_string(),
+                        workers,
+                        reason: format!(
+                            "{} at {workers} worker{}",
+                            peers::PeerError::TimedOut(plan.peer_timeout),
+                            if workers == 1 { "" } else { "s" }
+                        ),
+                    };
+                    progress.note(&format!(
+                        "{}: {} skipped: {}",
+                        skip.contender, kernel.name, skip.reason
+                    ));
+                    skipped.push(skip);
+                    continue;
+                };
                 if let Some(name) = c.peer_serial_name() {
                     if let Some(s) = peer_serial.iter_mut().find(|s| s.contender == name) {
                         s.push(own);
@@ -333,6 +356,15 @@ fn run_kernel(
         }
     }
     counters.sort_by_key(|wc| wc.workers);
+    // A skipped peer's samples (rounds before the bound was hit) are dropped, whole.
+    for skip in &skipped {
+        let name = Contender::PARALLEL
+            .into_iter()
+            .find(|c| c.name() == skip.contender)
+            .and_then(|c| c.peer_serial_name());
+        parallel.retain(|s| s.contender != skip.contender);
+        peer_serial.retain(|s| Some(s.contender.as_str()) != name);
+    }
 
     let mut result = KernelResult {
         name: kernel.name.to_string(),
@@ -347,6 +379,7 @@ fn run_kernel(
         comparisons: Vec::new(),
         offshoot_counters: counters,
         unsettled,
+        skipped_peers: skipped,
     };
     result.compare(&plan.workers);
     progress.start(kernel.name, "releasing input");
@@ -354,10 +387,10 @@ fn run_kernel(
     Ok(result)
 }
 
-/// One invocation of a peer process at `workers`: its answers checked against the Rust
-/// serial answer; its own serial run's and its parallel run's times, as the peer measured
-/// them (no CPU time).
-#[allow(clippy::too_many_arguments)]
+/// One invocation of a peer process at `workers`, bounded by [`Plan::peer_timeout`]: its
+/// answers checked against the Rust serial answer; its own serial run's and its parallel
+/// run's times, as the peer measured them (no CPU time); `None` when it ran past the bound
+/// (killed and reaped).
 fn peer_run(
     plan: &Plan,
     kernel: &str,
@@ -366,8 +399,7 @@ fn peer_run(
     warmups: usize,
     input: &PeerInput,
     progress: &dyn Progress,
-    watchdog: &Watchdog,
-) -> Result<(Sample, Sample), Failure> {
+) -> Result<Option<(Sample, Sample)>, Failure> {
     let fail = |message: String| Failure {
         kernel: kernel.to_string(),
         contender: contender.name().to_string(),
@@ -380,11 +412,13 @@ fn peer_run(
         .ok_or_else(|| fail("the peer was not built".to_string()))?;
     let label = format!("{} ({workers}w)", contender.name());
     progress.start(kernel, &label);
-    watchdog.set(Some(format!("kernel `{kernel}`, {label}")));
-    let out = peers::invoke(exe, kernel, workers, warmups, input);
-    watchdog.set(None);
+    let out = peers::invoke(exe, kernel, workers, warmups, input, plan.peer_timeout);
     progress.finish_run();
-    let out = out.map_err(fail)?;
+    let out = match out {
+        Ok(out) => out,
+        Err(PeerError::TimedOut(_)) => return Ok(None),
+        Err(PeerError::Failed(why)) => return Err(fail(why)),
+    };
     for (what, timed) in [("its serial version", &out.serial), ("", &out.parallel)] {
         if timed.answer != input.answer {
             let who = if what.is_empty() {
@@ -402,7 +436,7 @@ fn peer_run(
         wall: Duration::from_secs_f64(t.seconds),
         cpu: None,
     };
-    Ok((sample(&out.serial), sample(&out.parallel)))
+    Ok(Some((sample(&out.serial), sample(&out.parallel))))
 }
 
 /// One checked-for-panic, timed run (reset untimed).
@@ -547,6 +581,7 @@ mod tests {
     impl Progress for Quiet {
         fn start(&self, _: &str, _: &str) {}
         fn finish_run(&self) {}
+        fn note(&self, _: &str) {}
         fn kernel_done(&self, _: &KernelResult) {}
     }
 
@@ -573,6 +608,7 @@ mod tests {
             runs: 3,
             check_only,
             run_timeout: Duration::from_secs(60),
+            peer_timeout: Duration::from_secs(60),
             peers: Peers::none(),
         }
     }
@@ -670,11 +706,13 @@ mod tests {
     }
 
     /// A shell script standing in for a peer: prints `serial 0.25 1` and `parallel <w/10>
-    /// <answer>` (the worker count is its second argument).
+    /// <answer>` (the worker count is its second argument). Each test gives its own `test`
+    /// name, the folder's: a test removes its folder when it ends.
     #[cfg(unix)]
-    fn script_peer(name: &str, parallel_answer: &str) -> std::path::PathBuf {
+    fn script_peer(test: &str, name: &str, parallel_answer: &str) -> std::path::PathBuf {
         use std::os::unix::fs::PermissionsExt;
-        let dir = std::env::temp_dir().join(format!("offshoot-peer-test-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("offshoot-peer-test-{}-{test}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
         let script = format!(
@@ -691,7 +729,10 @@ mod tests {
     fn a_peer_runs_per_worker_count_and_its_wrong_answer_is_reported() {
         let contenders: &'static [Contender] = &[Contender::Offshoot, Contender::COpenmp];
         let mut p = plan_with(all_right, false, contenders);
-        p.peers = Peers::given(vec![(Contender::COpenmp, script_peer("right", "1"))]);
+        p.peers = Peers::given(vec![(
+            Contender::COpenmp,
+            script_peer("runs", "right", "1"),
+        )]);
         assert_eq!(p.runs_per_kernel(&p.kernels[0]), 3 + 3 * 5);
         let k = &run_suite(&p, &pools(), &Quiet).unwrap()[0];
         let peer = k.series(Contender::COpenmp, 2).unwrap();
@@ -702,7 +743,10 @@ mod tests {
         assert_eq!(c.c_openmp_ratio, Some(0.2 / 0.25));
 
         p.check_only = true;
-        p.peers = Peers::given(vec![(Contender::COpenmp, script_peer("wrong", "2"))]);
+        p.peers = Peers::given(vec![(
+            Contender::COpenmp,
+            script_peer("runs", "wrong", "2"),
+        )]);
         let failure = run_suite(&p, &pools(), &Quiet).unwrap_err();
         assert_eq!(
             (failure.contender.as_str(), failure.workers),
@@ -719,8 +763,65 @@ mod tests {
         p.peers = Peers::none();
         let k = &run_suite(&p, &pools(), &Quiet).unwrap()[0];
         assert!(!k.has(Contender::COpenmp) && k.peer_serial.is_empty());
-        let script = script_peer("right", "1");
+        let script = script_peer("runs", "right", "1");
         let _ = std::fs::remove_dir_all(script.parent().unwrap());
+    }
+
+    /// Records the lines the harness prints while it runs.
+    #[derive(Default)]
+    struct Notes(Mutex<Vec<String>>);
+
+    impl Progress for Notes {
+        fn start(&self, _: &str, _: &str) {}
+        fn finish_run(&self) {}
+        fn note(&self, line: &str) {
+            self.0.lock().unwrap().push(line.to_string());
+        }
+        fn kernel_done(&self, _: &KernelResult) {}
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_peer_past_its_bound_is_killed_and_skipped_for_the_rest_of_the_kernel() {
+        use std::os::unix::fs::PermissionsExt;
+        let contenders: &'static [Contender] =
+            &[Contender::Offshoot, Contender::COpenmp, Contender::Go];
+        let mut p = plan_with(all_right, false, contenders);
+        p.peer_timeout = Duration::from_secs(1);
+        let right = script_peer("bound", "right", "1");
+        let sleeper = right.with_file_name("sleeper");
+        std::fs::write(&sleeper, "#!/bin/sh\nexec sleep 30\n").unwrap();
+        std::fs::set_permissions(&sleeper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p.peers = Peers::given(vec![
+            (Contender::COpenmp, right.clone()),
+            (Contender::Go, sleeper.clone()),
+        ]);
+        let notes = Notes::default();
+        let started = Instant::now();
+        let k = &run_suite(&p, &pools(), &notes).unwrap()[0];
+        // One invocation hit the bound (go at 1 worker, its first slot); the other five
+        // were never started: far less than one 30 s sleep.
+        assert!(started.elapsed() < Duration::from_secs(20));
+        let reason = "the peer ran past the 1 s peer bound at 1 worker";
+        assert_eq!(
+            *notes.0.lock().unwrap(),
+            [format!("go: faulty skipped: {reason}")]
+        );
+        assert_eq!(
+            k.skipped_peers,
+            [SkippedPeer {
+                contender: "go".to_string(),
+                workers: 1,
+                reason: reason.to_string(),
+            }]
+        );
+        assert!(!k.has(Contender::Go));
+        assert!(k.comparisons.iter().all(|c| c.go_ratio.is_none()));
+        // The well-behaved peer is unaffected.
+        assert_eq!(k.series(Contender::COpenmp, 2).unwrap().seconds, [0.2; 3]);
+        let serial: Vec<&str> = k.peer_serial.iter().map(|s| s.contender.as_str()).collect();
+        assert_eq!(serial, ["c-serial"]);
+        let _ = std::fs::remove_dir_all(right.parent().unwrap());
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! What a run of the suite produces: per contender and worker count a `Series` of timings
 //! with its median and spread, offshoot's request counters, the comparisons with the best
-//! peer, and per kernel a `KernelResult`.
+//! peer, the peers skipped past their time bound, and per kernel a `KernelResult`.
 
 use std::time::Duration;
 
@@ -186,6 +186,19 @@ impl Comparison {
     }
 }
 
+/// A peer in another language left out of the rest of a kernel: an invocation ran past the
+/// peer bound (`--peer-timeout`) and was killed. Its samples of that kernel are dropped, so
+/// the kernel's tables show it as skipped rather than with a partial series.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SkippedPeer {
+    /// Contender name (`go`, `c-openmp`).
+    pub contender: String,
+    /// The worker count of the invocation that ran past the bound.
+    pub workers: usize,
+    /// Why, in one line: `the peer ran past the 120 s peer bound at 1 worker`.
+    pub reason: String,
+}
+
 /// Everything measured for one kernel.
 #[derive(Clone, Debug, Serialize)]
 pub struct KernelResult {
@@ -218,6 +231,10 @@ pub struct KernelResult {
     /// settle bound ([`crate::machine::settle`]): the run, then the running threads' names.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unsettled: Vec<String>,
+    /// The peers skipped for this kernel (none in `parallel`, `peer_serial` or the
+    /// comparisons).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped_peers: Vec<SkippedPeer>,
 }
 
 impl KernelResult {
@@ -228,6 +245,13 @@ impl KernelResult {
         self.parallel
             .iter()
             .find(|s| s.contender == contender.name() && s.workers == workers)
+    }
+
+    /// Why `contender` was skipped for this kernel, if it was.
+    pub fn skipped(&self, contender: Contender) -> Option<&SkippedPeer> {
+        self.skipped_peers
+            .iter()
+            .find(|s| s.contender == contender.name())
     }
 
     /// Whether the kernel ran `contender` at all.

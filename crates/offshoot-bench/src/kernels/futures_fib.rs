@@ -13,7 +13,12 @@
 //!   offshoot pool has workers; each call `tokio::spawn`s fib(n-1) and
 //!   `.await`s it. The root is spawned too, so that only the runtime's workers
 //!   compute (`block_on`'s thread only waits). Async recursion needs a box per
-//!   call.
+//!   call;
+//! - peers in other languages ([`crate::peers`], `futures-fib` only): Go, a goroutine per
+//!   future that sends fib(n-1) on a channel of capacity 1 (the future), received after
+//!   fib(n-2) (the get); C with OpenMP, a task per future writing fib(n-1) with
+//!   `depend(out: a)` and a `taskwait depend(in: a)` (OpenMP 5.0) as the get, which waits for
+//!   that task alone. Each runs its own plain recursion as its serial version.
 //!
 //! Inputs: test fib(12), quick fib(22), full fib(27): about 2.9·10^4 and
 //! 3.2·10^5 futures (fib(n+1) - 1 of them).
@@ -28,7 +33,7 @@ use std::pin::Pin;
 use offshoot::sync::{spawn_future, with_future};
 
 use super::fib;
-use super::plain::Version;
+use super::plain::{Plain, Version};
 use super::{Instance, KernelInfo, Size};
 use crate::harness::Contender;
 
@@ -38,7 +43,12 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "n-th Fibonacci number where every call spawns a future for fib(n-1) and gets it",
     cutoff: "none",
     source: "Imam's thesis (002) §3.6.2, Fibonacci with futures, without the cutoff",
-    contenders: &[Contender::Offshoot, Contender::Tokio],
+    contenders: &[
+        Contender::Offshoot,
+        Contender::Tokio,
+        Contender::COpenmp,
+        Contender::Go,
+    ],
     prepare,
 };
 
@@ -104,20 +114,20 @@ pub fn tokio(rt: &tokio::runtime::Runtime, n: u64) -> u64 {
 }
 
 fn prepare(size: Size) -> Box<dyn Instance> {
-    prepare_with(size, |n| offshoot(*n))
+    Box::new(prepare_with(size, |n| offshoot(*n)).with_peer_args(|n| vec![n.to_string()]))
 }
 
 fn prepare_scoped(size: Size) -> Box<dyn Instance> {
-    prepare_with(size, |n| by_scoped_futures(*n))
+    Box::new(prepare_with(size, |n| by_scoped_futures(*n)))
 }
 
-fn prepare_with(size: Size, offshoot: Version<u64, u64>) -> Box<dyn Instance> {
+fn prepare_with(size: Size, offshoot: Version<u64, u64>) -> Plain<u64, u64> {
     let n = match size {
         Size::Test => 12,
         Size::Quick => 22,
         Size::Full => 27,
     };
-    Box::new(fib::plain(n, offshoot).with_tokio(|rt, n| tokio(rt, *n)))
+    fib::plain(n, offshoot).with_tokio(|rt, n| tokio(rt, *n))
 }
 
 #[cfg(test)]

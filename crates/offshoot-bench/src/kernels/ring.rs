@@ -14,7 +14,11 @@
 //!   worker, so the 64 tasks share the pool's 1 or 2 workers;
 //! - threads: the same program on 64 OS threads (the calling thread and 63 of
 //!   `std::thread::scope`), the links `std::sync::mpsc::sync_channel(1)`:
-//!   every wait blocks its thread (the blocking baseline).
+//!   every wait blocks its thread (the blocking baseline);
+//! - go (a peer in another language, [`crate::peers`]): the same program on 64 goroutines
+//!   (the calling one and 63 started with `go`, joined by a `sync.WaitGroup`), the links
+//!   channels of capacity 1, under `GOMAXPROCS(workers)`; its serial version is the plain
+//!   loop, one increment per hop (Go's compiler keeps them all).
 //!
 //! Per hop: divide the time by 64·K·R. Inputs (R rounds × K laps): test 2 × 5,
 //! quick 4 × 50, full 10 × 200.
@@ -35,7 +39,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "64 tasks in a ring pass a token on, each waiting for the one before it",
     cutoff: "none",
     source: "Imam's thesis (002) Figure 3.1, the ring of waiting tasks",
-    contenders: &[Contender::Offshoot, Contender::Threads],
+    contenders: &[Contender::Offshoot, Contender::Threads, Contender::Go],
     prepare,
 };
 
@@ -195,7 +199,8 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |r| serial(*r),
             |r| offshoot(*r),
         )
-        .with_threads(|r| threads(*r)),
+        .with_threads(|r| threads(*r))
+        .with_peer_args(|r| vec![r.rounds.to_string(), r.laps.to_string()]),
     )
 }
 

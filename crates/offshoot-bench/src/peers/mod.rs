@@ -5,11 +5,11 @@
 //! # The protocol
 //!
 //! A peer is one program per language and runtime (`peers/c/omp.c`: C with OpenMP tasks, the
-//! [`Contender::COpenmp`] contender; `peers/go/`: Go with a goroutine per fork, the
-//! [`Contender::Go`] contender; `peers/java/Peer.java`: Java's `ForkJoinPool` with
-//! `RecursiveTask`s and a parallel stream, the [`Contender::Java`] contender), built by the
-//! suite itself (see *Building*). The harness invokes it once per (kernel, worker count) slot
-//! of every round, as
+//! [`Contender::COpenmp`] contender; `peers/go/`: Go with a goroutine per fork, or channels
+//! where the tasks wait on each other, the [`Contender::Go`] contender;
+//! `peers/java/Peer.java`: Java's `ForkJoinPool` with `RecursiveTask`s and a parallel
+//! stream, the [`Contender::Java`] contender), built by the suite itself (see *Building*).
+//! The harness invokes it once per (kernel, worker count) slot of every round, as
 //!
 //! ```text
 //! <peer> <kernel> <workers> <warm-ups> <kernel arguments...>
@@ -22,11 +22,16 @@
 //!   kernel arguments are what the Rust kernel's instance gives
 //!   ([`crate::kernels::Instance::peer_input`]: `fib 34` gets `34`, `matmul` gets
 //!   `512 1835103341`, the edge and the generator's seed; `knapsack` the item count and
-//!   seed, `cilksort` the key count and seed, `uts` the tree's parameters), so the peer
-//!   builds the same input as the Rust kernel (untimed), with its own port of the suite's
-//!   SplitMix64.
-//! - The kernels with peers: `fib`, `nqueens`, `par-for`, `matmul`, `tree-sum`, `knapsack`,
-//!   `cilksort`, `uts` and `uts-bin` (the kernels listing [`Contender::FORK_JOIN_PEERS`]).
+//!   seed, `cilksort` the key count and seed, `uts` the tree's parameters, `futures-fib` n,
+//!   `ring` the rounds and the laps), so the peer builds the same input as the Rust kernel
+//!   (untimed), with its own port of the suite's SplitMix64.
+//! - The kernels with peers: the fork-join kernels `fib`, `nqueens`, `par-for`, `matmul`,
+//!   `tree-sum`, `knapsack`, `cilksort`, `uts` and `uts-bin` (those listing
+//!   [`Contender::FORK_JOIN_PEERS`]: all three peers), and two whose tasks wait on each other:
+//!   `futures-fib` (C and Go: a goroutine per future with a channel as the future; an OpenMP
+//!   task per future with `depend(out)` and `taskwait depend(in)` as the get) and `ring` (Go
+//!   alone: 64 goroutines passing the token through channels; OpenMP has no idiom for tasks
+//!   that block on each other, so no C version).
 //! - The peer runs its **own plain serial version** (warm-ups, then one timed run), then its
 //!   **parallel version** the same way, and prints exactly two result lines on stdout, in
 //!   this order:
@@ -43,6 +48,16 @@
 //!   digits; `cilksort`: the same hash of the sorted keys, [`digest_words`]; `uts`:
 //!   `nodes/leaves/depth`). Blank lines are ignored; anything else on stdout is an error ([`parse_output`]).
 //! - Exit status 0; anything else is a failure, reported with the peer's stderr.
+//! - A time bound on every invocation (`--peer-timeout`, 120 s by default, [`invoke`]'s
+//!   `bound`): the peer runs as a child process whose stdout and stderr are read by threads
+//!   of their own (a full pipe never stalls it) while its exit is polled; past the bound it is
+//!   killed and reaped ([`output_within`]: no zombie, no wait for it), [`PeerError::TimedOut`].
+//!   The harness then skips that peer for the rest of the kernel (its remaining rounds and
+//!   worker counts), drops its runs of the kernel, prints a one-line reason and records it
+//!   (`KernelResult::skipped_peers`); every report shows the peer as skipped for that kernel,
+//!   and the suite goes on. Peers are bounded by this instead of the watchdog's
+//!   `--run-timeout` (which still ends the suite for a Rust contender): Go's full-size `fib`
+//!   (a goroutine per call, no cutoff) runs for minutes on one worker.
 //!
 //! The harness checks both answers against the Rust serial answer (a wrong answer stops the
 //! suite like any contender's), records the parallel time as the peer's sample at that worker
@@ -71,8 +86,10 @@
 //! skips that contender with a one-line reason; the run goes on without it.
 //! `scripts/peers.sh` installs the toolchains.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use crate::harness::Contender;
 
@@ -150,31 +167,129 @@ pub fn parse_output(stdout: &str) -> Result<PeerOutput, String> {
     Ok(PeerOutput { serial, parallel })
 }
 
-/// Runs the peer executable `exe` on one kernel input and parses what it prints.
+/// Why a peer invocation gave no result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PeerError {
+    /// It ran past the bound it was given and was killed (and reaped): the harness skips the
+    /// peer for the rest of the kernel.
+    TimedOut(Duration),
+    /// It could not start, exited with a failure, or printed something the protocol does not
+    /// allow: the message says which.
+    Failed(String),
+}
+
+impl std::fmt::Display for PeerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PeerError::TimedOut(bound) => {
+                write!(f, "the peer ran past the {} peer bound", fmt_bound(*bound))
+            }
+            PeerError::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
+/// A bound as the messages write it: `120 s`, `0.05 s`.
+pub fn fmt_bound(bound: Duration) -> String {
+    format!("{} s", bound.as_secs_f64())
+}
+
+/// Runs the peer executable `exe` on one kernel input, for at most `bound`, and parses what
+/// it prints; [`PeerError::TimedOut`] when it had to be killed.
 pub fn invoke(
     exe: &Path,
     kernel: &str,
     workers: usize,
     warmups: usize,
     input: &PeerInput,
-) -> Result<PeerOutput, String> {
-    let out = Command::new(exe)
-        .arg(kernel)
+    bound: Duration,
+) -> Result<PeerOutput, PeerError> {
+    let mut cmd = Command::new(exe);
+    cmd.arg(kernel)
         .arg(workers.to_string())
         .arg(warmups.to_string())
-        .args(&input.args)
-        .output()
-        .map_err(|e| format!("starting peer {}: {e}", exe.display()))?;
+        .args(&input.args);
+    let out = output_within(&mut cmd, bound)
+        .map_err(|e| PeerError::Failed(format!("running peer {}: {e}", exe.display())))?
+        .ok_or(PeerError::TimedOut(bound))?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
-        return Err(format!(
+        return Err(PeerError::Failed(format!(
             "peer {} exited with {}: {}",
             exe.display(),
             out.status,
             stderr.trim()
-        ));
+        )));
     }
-    parse_output(&String::from_utf8_lossy(&out.stdout))
+    parse_output(&String::from_utf8_lossy(&out.stdout)).map_err(PeerError::Failed)
+}
+
+/// [`Command::output`] with a time bound: runs `cmd` (stdin closed, stdout and stderr
+/// collected) and returns its output, or `None` when it has not exited with both pipes closed
+/// within `bound`; it is then killed and reaped before this returns.
+///
+/// Each pipe is read to its end by a thread of its own, so a chatty child never blocks on a
+/// full pipe; the child's exit is polled (a pause of at most 20 ms). After a kill the readers
+/// are left to finish on their own (they end when the last holder of the pipe is gone, which
+/// is at once for a single-process peer), so nothing here waits past the bound.
+pub fn output_within(cmd: &mut Command, bound: Duration) -> std::io::Result<Option<Output>> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stdout = read_to_end(child.stdout.take());
+    let stderr = read_to_end(child.stderr.take());
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    let mut status = None;
+    loop {
+        if status.is_none() {
+            status = match child.try_wait() {
+                Ok(s) => s,
+                Err(e) => {
+                    kill_and_reap(&mut child);
+                    return Err(e);
+                }
+            };
+        }
+        if let Some(status) = status {
+            if stdout.is_finished() && stderr.is_finished() {
+                let joined = |h: std::thread::JoinHandle<Vec<u8>>| h.join().unwrap_or_default();
+                return Ok(Some(Output {
+                    status,
+                    stdout: joined(stdout),
+                    stderr: joined(stderr),
+                }));
+            }
+        }
+        let left = bound.saturating_sub(start.elapsed());
+        if left.is_zero() {
+            if status.is_none() {
+                kill_and_reap(&mut child);
+            }
+            return Ok(None);
+        }
+        std::thread::sleep(pause.min(left));
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// Kills `child` (a no-op if it has exited) and waits for it, so no zombie is left.
+fn kill_and_reap(child: &mut Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A thread reading `pipe` to its end (nothing when there is no pipe).
+fn read_to_end(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        bytes
+    })
 }
 
 /// How a peer is built: its source files and the build function for its language.
@@ -609,10 +724,99 @@ mod tests {
         assert!(e.starts_with("peer output line 2:"), "{e}");
     }
 
+    /// A folder of this test process's and `test`'s (each test removes its own).
+    #[cfg(unix)]
+    fn test_dir(test: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "offshoot-invoke-test-{}-{test}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// An executable shell script `name` in `dir` with `body`.
+    #[cfg(unix)]
+    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[cfg(unix)]
+    fn input() -> PeerInput {
+        PeerInput {
+            args: vec!["7".to_string()],
+            answer: "13".to_string(),
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_peer_past_its_bound_is_killed_and_reaped() {
+        let dir = test_dir("bound");
+        let pid_file = dir.join("sleeper.pid");
+        let sleeper = script(
+            &dir,
+            "sleeper",
+            &format!("echo $$ > '{}'\nexec sleep 30", pid_file.display()),
+        );
+        let bound = Duration::from_secs(1);
+        let started = Instant::now();
+        let e = invoke(&sleeper, "fib", 1, 0, &input(), bound).unwrap_err();
+        assert_eq!(e, PeerError::TimedOut(bound));
+        assert_eq!(e.to_string(), "the peer ran past the 1 s peer bound");
+        // The bound, not the 30 s sleep.
+        assert!(started.elapsed() < Duration::from_secs(20));
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let stat = std::path::Path::new("/proc").join(pid.trim()).join("stat");
+        if cfg!(target_os = "linux") {
+            // Killed and reaped: no process, not even a zombie (`Z`), is left of it.
+            let left = std::fs::read_to_string(stat).unwrap_or_default();
+            assert!(!left.contains("(sleep)"), "{left}");
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_peer_within_its_bound_answers_even_through_full_pipes_and_failures_say_why() {
+        // 100,000 blank lines on stdout and 200 kB on stderr: both beyond a pipe's buffer.
+        let dir = test_dir("pipes");
+        let chatty = script(
+            &dir,
+            "chatty",
+            "yes '' | head -n 100000\nyes x | head -n 100000 >&2\n\
+             echo \"serial 0.5 13\"\necho \"parallel 0.25 $4$4\"",
+        );
+        let out = invoke(&chatty, "fib", 2, 0, &input(), Duration::from_secs(30)).unwrap();
+        assert_eq!(
+            (out.serial.answer.as_str(), out.parallel.seconds),
+            ("13", 0.25)
+        );
+        assert_eq!(
+            out.parallel.answer, "77",
+            "the kernel arguments reach the peer"
+        );
+        let failing = script(&dir, "failing", "echo 'no such kernel' >&2\nexit 2");
+        let e = invoke(&failing, "fib", 1, 0, &input(), Duration::from_secs(30)).unwrap_err();
+        assert!(
+            matches!(&e, PeerError::Failed(why) if why.contains("no such kernel")),
+            "{e:?}"
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
     /// Builds the peer and checks its serial and parallel answers at test size, on 1 and 2
-    /// workers, for every kernel that lists it; skipped (with the reason printed) where its
-    /// toolchain is missing.
-    fn peer_answers_match_rust_serial(peer: Contender, toolchain: fn() -> Result<String, String>) {
+    /// workers, for every kernel that lists it (`kernels`, in report order); skipped (with
+    /// the reason printed) where its toolchain is missing.
+    fn peer_answers_match_rust_serial(
+        peer: Contender,
+        toolchain: fn() -> Result<String, String>,
+        kernels: &[&str],
+    ) {
         let dir = cache_dir().unwrap();
         let exe = match build(peer, &dir) {
             Ok(exe) => exe,
@@ -629,10 +833,8 @@ mod tests {
             .into_iter()
             .filter(|k| k.contenders.contains(&peer))
             .collect();
-        assert!(
-            with_peer.len() >= 9,
-            "fib, nqueens, par-for, matmul, tree-sum, knapsack, cilksort, uts, uts-bin"
-        );
+        let names: Vec<&str> = with_peer.iter().map(|k| k.name).collect();
+        assert_eq!(names, kernels, "the kernels with a {} peer", peer.name());
         for k in with_peer {
             let mut inst = (k.prepare)(Size::Test);
             inst.reset();
@@ -640,7 +842,7 @@ mod tests {
             inst.accept_reference().unwrap();
             let input = inst.peer_input().unwrap();
             for workers in [1, 2] {
-                let out = invoke(&exe, k.name, workers, 0, &input)
+                let out = invoke(&exe, k.name, workers, 0, &input, Duration::from_secs(60))
                     .unwrap_or_else(|e| panic!("{}: {e}", k.name));
                 assert_eq!(out.serial.answer, input.answer, "{} serial", k.name);
                 assert_eq!(out.parallel.answer, input.answer, "{} on {workers}", k.name);
@@ -648,14 +850,21 @@ mod tests {
         }
     }
 
+    /// The fork-join kernels with peers ([`Contender::FORK_JOIN_PEERS`]), in report order.
+    const FORK_JOIN: [&str; 9] = [
+        "fib", "nqueens", "knapsack", "cilksort", "matmul", "uts", "uts-bin", "tree-sum", "par-for",
+    ];
+
     #[test]
     fn c_openmp_peer_answers_match_rust_serial() {
-        peer_answers_match_rust_serial(Contender::COpenmp, c_toolchain);
+        let kernels = [&FORK_JOIN[..], &["futures-fib"]].concat();
+        peer_answers_match_rust_serial(Contender::COpenmp, c_toolchain, &kernels);
     }
 
     #[test]
     fn go_peer_answers_match_rust_serial() {
-        peer_answers_match_rust_serial(Contender::Go, go_toolchain);
+        let kernels = [&FORK_JOIN[..], &["futures-fib", "ring"]].concat();
+        peer_answers_match_rust_serial(Contender::Go, go_toolchain, &kernels);
     }
 
     #[test]
