@@ -869,6 +869,6 @@ mod tests {
 
     #[test]
     fn java_peer_answers_match_rust_serial() {
-        peer_answers_match_rust_serial(Contender::Java, java_toolchain);
+        peer_answers_match_rust_serial(Contender::Java, java_toolchain, &FORK_JOIN);
     }
 }
