@@ -280,6 +280,7 @@ pub(crate) fn watch() -> bool {
          on something that nothing running can wake:",
         waiters(tasks, actors)
     );
+    let mut past_seed_limit = false;
     for (w, list) in &lists {
         for e in list.iter() {
             let _ = write!(
@@ -301,14 +302,12 @@ pub(crate) fn watch() -> bool {
                 text.push_str(" (a wait that cannot be ended: it goes on)");
             }
             if e.past_seed_limit {
+                past_seed_limit = true;
                 text.push_str(" (inside joins that planted no seed: see below)");
             }
         }
     }
-    if lists
-        .iter()
-        .any(|(_, l)| l.iter().any(|e| e.past_seed_limit))
-    {
+    if past_seed_limit {
         text.push_str(
             "\nA join whose worker already offers enough older work to thieves plants no seed: \
              its second closure starts only after its first returns, as in the serial program. \

@@ -292,10 +292,7 @@ fn run_kernel(
                 // No run is timed while the threads of the one before it still run.
                 let running = settle(SETTLE_BOUND);
                 if !running.is_empty() {
-                    let label = match p {
-                        Some(p) if c.pooled() => format!("{} ({}w)", c.name(), p.workers),
-                        _ => c.name().to_string(),
-                    };
+                    let label = run_label(c, p.filter(|_| c.pooled()).map(|p| p.workers));
                     unsettled.push(format!("{label}: {}", running.join(", ")));
                 }
             }
@@ -410,7 +407,7 @@ fn peer_run(
         .peers
         .exe(contender)
         .ok_or_else(|| fail("the peer was not built".to_string()))?;
-    let label = format!("{} ({workers}w)", contender.name());
+    let label = run_label(contender, Some(workers));
     progress.start(kernel, &label);
     let out = peers::invoke(exe, kernel, workers, warmups, input, plan.peer_timeout);
     progress.finish_run();
@@ -439,6 +436,15 @@ fn peer_run(
     Ok(Some((sample(&out.serial), sample(&out.parallel))))
 }
 
+/// How a run is named in progress lines and reports: `offshoot (2w)`, or `threads` for a
+/// contender with no worker count.
+fn run_label(contender: Contender, workers: Option<usize>) -> String {
+    match workers {
+        Some(w) => format!("{} ({w}w)", contender.name()),
+        None => contender.name().to_string(),
+    }
+}
+
 /// One checked-for-panic, timed run (reset untimed).
 fn one_run(
     kernel: &str,
@@ -449,10 +455,7 @@ fn one_run(
     watchdog: &Watchdog,
 ) -> Result<Sample, Failure> {
     let workers = pool.map(|p| p.workers);
-    let label = match workers {
-        Some(w) => format!("{} ({w}w)", contender.name()),
-        None => contender.name().to_string(),
-    };
+    let label = run_label(contender, workers);
     progress.start(kernel, &label);
     inst.reset();
     watchdog.set(Some(format!("kernel `{kernel}`, {label}")));
