@@ -13,7 +13,9 @@
 //!   values that tasks of another pool set.
 //! * News that would make an idle worker awake: a token wake or a kick queued for it
 //!   (`Remote::has_news`), a stop raised on it (a stop ends token waits in cancelled regions,
-//!   see `fiber/`), a job injected into its pool.
+//!   see `fiber/`), a job injected into its pool, a job in the reply to the request it left
+//!   posted when it fell asleep (`Mailbox::holds_answered_job`: the victim that answered
+//!   may go idle before the sleeper runs again).
 //! * Waits across pools: a task of pool P that enters pool Q (`Q.run`) parks on its token
 //!   until Q's job ends, listed as waiting on `ThreadPool::run` (not interruptible: the job
 //!   lives in the waiting frame), and its worker goes on or goes idle. So a wait nothing
@@ -303,7 +305,7 @@ pub(crate) fn watch() -> bool {
             }
             if e.past_seed_limit {
                 past_seed_limit = true;
-                text.push_str(" (inside joins that planted no seed: see below)");
+                text.push_str(" (maybe inside joins that planted no seed: see below)");
             }
         }
     }

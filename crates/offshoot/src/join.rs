@@ -258,6 +258,7 @@ pub(crate) unsafe fn hand_out_seed(
     unsafe { (*header.get()).write(h) };
     // SAFETY: per the contract, `f` is a live frame of this worker's chain.
     unsafe { (*f).vtable.set(None) };
+    w.note_hand_out();
     w.count_seed(-1);
     // Derived from `f`, which carries the whole seed's provenance, so the thief may get
     // back from the header to the seed's other fields.

@@ -178,6 +178,21 @@ impl Mailbox {
         }
     }
 
+    /// Whether this mailbox's owner sleeps with its request posted (`posted_at`) and the
+    /// victim has answered it with a job the owner has not yet taken: work that no other
+    /// list shows, news for the deadlock watch (`Registry::has_news`). The owner clears
+    /// `posted_at` only after it counts itself awake again (`Worker::idle_sleep`).
+    pub(crate) fn holds_answered_job(&self) -> bool {
+        // SeqCst for the reply: pairs with the victim's answer like `reply_before_sleep`;
+        // `posted_at` was set before the owner counted itself idle (a SeqCst read-modify-
+        // write the watch's SeqCst read of that count synchronises with).
+        self.posted_at().is_some()
+            && !matches!(
+                self.reply.load(Ordering::SeqCst),
+                REPLY_PENDING | REPLY_NOTHING
+            )
+    }
+
     // ----- victim side ------------------------------------------------------------------
 
     /// Takes the pending request, if any: the thief's index and what it asks for. The caller
@@ -413,6 +428,66 @@ mod loom_tests {
                     break;
                 }
                 thread::yield_now();
+            }
+            assert_eq!(thief.join().unwrap(), Some(JOB));
+        });
+    }
+
+    /// The deadlock watch against a thief that falls asleep with its request posted while
+    /// its victim answers it with a job and then goes idle (`Worker::idle_sleep`,
+    /// `answer_request`, `deadlock::watch`). The thief counts itself idle before it looks
+    /// at its reply, and awake again (bumping the generation) before it clears `posted_at`
+    /// and takes the job. A check the victim then runs — the count of awake workers, the
+    /// news, the count again — never finds every worker idle, nothing news, and the count
+    /// unchanged while the job waits in the thief's slot: that would report the task
+    /// waiting for the job as stuck (it did, before the watch saw the answered request).
+    #[test]
+    fn a_job_in_a_sleeping_thiefs_reply_slot_is_news_for_the_watch() {
+        use loom::sync::atomic::{fence, AtomicU64, AtomicU8};
+        const ONE: u64 = 1;
+        const GENERATION: u64 = 1 << 32;
+        loom::model(|| {
+            let mb = mailboxes(2);
+            let state = Arc::new(AtomicU8::new(RUNNING));
+            let awake = Arc::new(AtomicU64::new(2 * ONE));
+            let permit = Arc::new(Permit::default());
+            let (m2, s2, a2, p2) = (mb.clone(), state.clone(), awake.clone(), permit.clone());
+            let thief = thread::spawn(move || {
+                assert!(m2[1].send_request(1, &m2[0], Target::Any));
+                m2[1].set_posted_at(Some(0));
+                s2.store(IDLE_SLEEP, Ordering::SeqCst);
+                fence(Ordering::SeqCst);
+                a2.fetch_sub(ONE, Ordering::SeqCst);
+                if m2[1].reply_before_sleep() == REPLY_PENDING {
+                    p2.park();
+                }
+                s2.store(RUNNING, Ordering::SeqCst);
+                a2.fetch_add(GENERATION + ONE, Ordering::SeqCst);
+                m2[1].set_posted_at(None);
+                settle(&m2, 1, 0)
+            });
+            loop {
+                if let Some((t, _)) = mb[0].take_request(|i| &mb[i] as *const Mailbox) {
+                    mb[t].answer(JOB);
+                    fence(Ordering::SeqCst);
+                    if state.load(Ordering::SeqCst) != RUNNING {
+                        permit.unpark();
+                    }
+                    break;
+                }
+                thread::yield_now();
+            }
+            // The victim goes idle and checks, as `deadlock::watch` does.
+            awake.fetch_sub(ONE, Ordering::SeqCst);
+            let before = awake.load(Ordering::SeqCst);
+            if before & (GENERATION - 1) == 0 {
+                let news = mb[1].holds_answered_job();
+                if awake.load(Ordering::SeqCst) == before {
+                    assert!(
+                        news,
+                        "every worker idle, and the job in a reply slot unseen"
+                    );
+                }
             }
             assert_eq!(thief.join().unwrap(), Some(JOB));
         });

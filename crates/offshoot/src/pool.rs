@@ -197,13 +197,15 @@ impl Registry {
     }
 
     /// Whether something queued for this pool could still wake one of its workers: an
-    /// injected job, or a wake, kick or stop queued on a worker.
+    /// injected job, a wake, kick or stop queued on a worker, or a job answering the
+    /// request a sleeping worker left posted (its victim may have gone idle since it
+    /// answered, before the sleeper runs again).
     pub(crate) fn has_news(&self) -> bool {
         self.has_injected()
             || self
                 .workers
                 .iter()
-                .any(|w| w.remote().has_news() || w.stop_raised())
+                .any(|w| w.remote().has_news() || w.stop_raised() || w.holds_answered_job())
     }
 
     fn terminate(&self) {

@@ -109,6 +109,8 @@ const FREE_FIBERS: usize = 16;
 pub(crate) struct Saved {
     pub(crate) head: *const Frame,
     pub(crate) seeds: u32,
+    /// The worker's `held_limit` for this chain (`worker/mod.rs`).
+    pub(crate) held_limit: bool,
     pub(crate) finish: *const FinishFrame,
     pub(crate) task: u64,
 }
@@ -117,6 +119,7 @@ impl Saved {
     const EMPTY: Saved = Saved {
         head: ptr::null(),
         seeds: 0,
+        held_limit: false,
         finish: ptr::null(),
         task: 0,
     };
@@ -619,9 +622,13 @@ impl Worker {
                                         task: unsafe { (*raw).saved.get().task },
                                         reported: false,
                                         // SAFETY: as above.
-                                        past_seed_limit: (crate::worker::SEED_LIMIT
-                                            ..crate::worker::ISOLATED)
-                                            .contains(&unsafe { (*raw).saved.get().seeds }),
+                                        past_seed_limit: unsafe {
+                                            let saved = (*raw).saved.get();
+                                            saved.held_limit
+                                                || (crate::worker::SEED_LIMIT
+                                                    ..crate::worker::ISOLATED)
+                                                    .contains(&saved.seeds)
+                                        },
                                     });
                                     if stop
                                         && on.interruptible

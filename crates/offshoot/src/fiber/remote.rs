@@ -35,9 +35,10 @@ pub(crate) struct TokenParked {
     pub(crate) task: u64,
     /// Reported by the deadlock watch as a wait nothing can end (see `deadlock.rs`).
     pub(crate) reported: bool,
-    /// Its worker held `SEED_LIMIT` unstolen seeds when the task parked: the joins it
-    /// entered since may have planted no seed, so their second closures start only after
-    /// their first ones return (the deadlock report says so).
+    /// Its worker held `SEED_LIMIT` unstolen seeds when the task parked, or when a seed of
+    /// its chain was handed out (a thief's request at a poll after a join that planted
+    /// none): joins it entered then may have planted no seed, so their second closures
+    /// start only after their first ones return (the deadlock report says so).
     pub(crate) past_seed_limit: bool,
 }
 

@@ -132,6 +132,10 @@ pub(crate) struct Worker {
     /// Set while this worker looks for work on the chains of its parked fibers (see
     /// [`Worker::scanning_parked`]).
     scanning_parked: Cell<bool>,
+    /// A join seed was handed out from the running chain while it held [`SEED_LIMIT`]
+    /// unstolen seeds: joins entered then planted none, and one of them may still be open
+    /// (a hint for the deadlock report; saved with the chain).
+    pub(super) held_limit: Cell<bool>,
     current_finish: Cell<*const FinishFrame>,
     rng: Cell<u64>,
     /// Free task blocks (owner only); see `alloc_block`.
@@ -162,6 +166,7 @@ impl Worker {
             head: Cell::new(ptr::null()),
             stop_below: Cell::new(false),
             scanning_parked: Cell::new(false),
+            held_limit: Cell::new(false),
             current_finish: Cell::new(ptr::null()),
             rng: Cell::new(
                 0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
@@ -229,6 +234,7 @@ impl Worker {
     pub(crate) fn restore_chain(&self, s: Saved) {
         self.head.set(s.head);
         self.set_seed_count(s.seeds);
+        self.held_limit.set(s.held_limit);
         self.current_finish.set(s.finish);
         self.task.set(s.task);
     }
@@ -239,6 +245,7 @@ impl Worker {
         Saved {
             head: self.head.replace(ptr::null()),
             seeds: self.replace_seed_count(0),
+            held_limit: self.held_limit.replace(false),
             finish: self.current_finish.replace(ptr::null()),
             task: self.task.replace(0),
         }
@@ -339,6 +346,16 @@ impl Worker {
         LOCAL.with(|l| l.seeds.set(l.seeds.get().wrapping_add_signed(d)));
     }
 
+    /// Notes that a seed of the running chain is about to be handed out (before it is
+    /// uncounted): if the chain holds [`SEED_LIMIT`] seeds, joins entered meanwhile planted
+    /// none (see `held_limit`). Cold: only on a hand-out.
+    pub(crate) fn note_hand_out(&self) {
+        let n = self.seed_count();
+        if (SEED_LIMIT..ISOLATED).contains(&n) {
+            self.held_limit.set(true);
+        }
+    }
+
     /// The seed count of the running chain (owner thread only).
     fn seed_count(&self) -> u32 {
         debug_assert!(
@@ -356,7 +373,7 @@ impl Worker {
         LOCAL.with(|l| l.seeds.set(n));
     }
 
-    fn replace_seed_count(&self, n: u32) -> u32 {
+    pub(super) fn replace_seed_count(&self, n: u32) -> u32 {
         debug_assert!(
             ptr::eq(self, Worker::current()),
             "seed count set off its worker"
@@ -482,6 +499,12 @@ impl Worker {
     /// Whether a stop is raised on this worker and not yet taken.
     pub(crate) fn stop_raised(&self) -> bool {
         self.mailbox.stop_raised()
+    }
+
+    /// Whether this worker sleeps with a job in the reply to its posted request (see
+    /// `Mailbox::holds_answered_job`).
+    pub(crate) fn holds_answered_job(&self) -> bool {
+        self.mailbox.holds_answered_job()
     }
 
     /// The name of this worker's thread, for reports.

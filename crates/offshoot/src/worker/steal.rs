@@ -94,13 +94,14 @@ impl Worker {
                 if let Some((f, ctx)) = found_here {
                     // Handing out a join seed uncounts it from the running chain's count: move
                     // that to the parked chain it belongs to.
-                    let before = self.seed_count();
+                    // (So is the hint that the parked chain held the seed limit.)
+                    let mut s = saved.get();
+                    let before = self.replace_seed_count(s.seeds);
+                    let held = self.held_limit.replace(s.held_limit);
                     // SAFETY: as above.
                     found = Some(unsafe { ((*f).table().offer)(f, self, thief, ctx) });
-                    let uncounted = before.wrapping_sub(self.seed_count());
-                    self.set_seed_count(before);
-                    let mut s = saved.get();
-                    s.seeds = s.seeds.wrapping_sub(uncounted);
+                    s.seeds = self.replace_seed_count(before);
+                    s.held_limit = self.held_limit.replace(held);
                     saved.set(s);
                     true
                 } else {
@@ -292,11 +293,13 @@ impl Worker {
     pub(crate) fn run_stolen(&self, job: JobRef) {
         self.mailbox.raise_stop();
         let held = self.replace_seed_count(0);
+        let held_limit = self.held_limit.replace(false);
         // SAFETY: the job came through a reply to this worker's request, so this worker
         // owns it (mailbox invariant 3) and it is live until it signals completion.
         self.as_new_task(|| unsafe { job.execute(self, Mode::Stolen) });
         debug_assert_eq!(self.seed_count(), 0, "a finished job left seeds counted");
         self.set_seed_count(held);
+        self.held_limit.set(held_limit);
     }
 }
 
