@@ -107,6 +107,17 @@ pub struct Cli {
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub peers: Vec<String>,
 
+    /// Instead of the suite: run this kernel's offshoot version once with the timeline
+    /// trace on (at the mode's input size, on each --workers count; default: every core),
+    /// check its answer, and write the Perfetto/Chrome trace JSON, an SVG timeline and a
+    /// per-worker CSV into --profile-dir; print where each worker's time went.
+    #[arg(long, value_name = "KERNEL")]
+    pub profile_run: Option<String>,
+
+    /// Where --profile-run writes its files.
+    #[arg(long, value_name = "DIR", default_value = "profile")]
+    pub profile_dir: PathBuf,
+
     /// List the kernels and exit.
     #[arg(long)]
     pub list: bool,
@@ -166,10 +177,36 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cfg!(debug_assertions) && !cli.check_only {
         eprintln!("warning: this is a debug build; timings are meaningless (use --release)");
     }
+    if let Some(name) = &cli.profile_run {
+        return run_profile(cli, name);
+    }
     match cli.mode {
         Mode::Micro => run_micro(cli),
         Mode::Quick | Mode::Full => run_suite(cli),
     }
+}
+
+/// `--profile-run KERNEL`: see [`crate::profile`].
+fn run_profile(cli: &Cli, name: &str) -> Result<(), String> {
+    let kernel = kernels::find(name.trim()).ok_or_else(|| {
+        let names: Vec<&str> = kernels::all().iter().map(|k| k.name).collect();
+        format!("unknown kernel `{name}`; kernels: {}", names.join(", "))
+    })?;
+    let size = match cli.mode {
+        Mode::Full => Size::Full,
+        Mode::Quick => Size::Quick,
+        Mode::Micro => return Err("--profile-run runs a kernel: use quick or full".to_string()),
+    };
+    let workers = if cli.workers.is_empty() {
+        vec![machine::available_parallelism()]
+    } else {
+        worker_counts(cli)?
+    };
+    for w in workers {
+        let p = crate::profile::profile_run(&kernel, size, w, &cli.profile_dir)?;
+        print!("{}", crate::profile::render(&p));
+    }
+    Ok(())
 }
 
 /// The command line as a cargo invocation, for the reports.

@@ -15,6 +15,7 @@ pub mod machine;
 pub mod micro;
 pub mod par;
 pub mod peers;
+pub mod profile;
 pub mod report;
 pub mod rng;
 pub mod svg;

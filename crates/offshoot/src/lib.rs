@@ -159,6 +159,7 @@ mod stack;
 mod stats;
 pub mod sync;
 mod token;
+pub mod trace;
 mod tsan;
 mod unwind;
 mod worker;

@@ -58,6 +58,8 @@ pub(crate) struct Registry {
     terminating: AtomicBool,
     /// Whether the deadlock watch may end the waits of this pool's tasks.
     deadlock_detection: bool,
+    /// The trace logs, if the pool records a trace (`trace.rs`).
+    pub(crate) trace: Option<Box<crate::trace::Recorder>>,
     /// Batches of free task blocks passed between the workers' free lists.
     pub(crate) spare_blocks: SpareBlocks,
     /// The rayon-style handlers set through `ThreadPoolBuilder` (`compat.rs`; run by
@@ -486,6 +488,8 @@ pub struct Builder {
     stack_size: Option<usize>,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     no_deadlock_detection: bool,
+    /// Events per worker's trace log; 0: no trace (`trace.rs`).
+    trace_events: usize,
     /// Start, exit and panic handlers (set by `ThreadPoolBuilder`, `compat.rs`; see
     /// `detached.rs`).
     pub(crate) hooks: Hooks,
@@ -497,6 +501,7 @@ impl fmt::Debug for Builder {
             .field("workers", &self.workers)
             .field("stack_size", &self.stack_size)
             .field("deadlock_detection", &!self.no_deadlock_detection)
+            .field("trace_events", &self.trace_events)
             .finish_non_exhaustive()
     }
 }
@@ -595,6 +600,29 @@ impl Builder {
         self
     }
 
+    /// Records a timeline trace of the pool (see [`trace`](crate::trace)): the tasks each
+    /// worker runs, the work handed between workers, parks, resumes and sleeps, and the
+    /// regions the program names ([`trace::region`](crate::trace::region)), in a log of
+    /// `events_per_worker` events per worker, allocated now (48 bytes per event;
+    /// [`trace::DEFAULT_EVENTS_PER_WORKER`](crate::trace::DEFAULT_EVENTS_PER_WORKER) is a
+    /// good start). A full log keeps its oldest events and counts the rest as dropped. 0
+    /// (the default) records nothing. Take the trace with [`ThreadPool::trace`].
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder()
+    ///     .workers(2)
+    ///     .trace(offshoot::trace::DEFAULT_EVENTS_PER_WORKER)
+    ///     .build()
+    ///     .unwrap();
+    /// pool.run(|| offshoot::par_for(0..1000, |_| ()));
+    /// let json = pool.trace().unwrap().to_chrome_json(); // for ui.perfetto.dev
+    /// assert!(json.contains("\"thread_name\""));
+    /// ```
+    pub fn trace(mut self, events_per_worker: usize) -> Builder {
+        self.trace_events = events_per_worker;
+        self
+    }
+
     fn worker_count(&self) -> Result<usize, BuildError> {
         let n = match self.workers {
             Some(n) => n,
@@ -636,6 +664,8 @@ impl Builder {
                 busy: AtomicUsize::new(0),
                 terminating: AtomicBool::new(false),
                 deadlock_detection: !self.no_deadlock_detection,
+                trace: (self.trace_events > 0)
+                    .then(|| Box::new(crate::trace::Recorder::new(n, self.trace_events))),
                 spare_blocks: SpareBlocks::new(),
                 start: Mutex::new(Start {
                     reported: vec![false; n],
@@ -859,6 +889,24 @@ impl ThreadPool {
     /// ```
     pub fn stats(&self) -> Stats {
         self.registry.stats()
+    }
+
+    /// A snapshot of the pool's timeline trace, if it was built to record one
+    /// ([`Builder::trace`]); `None` otherwise. The pool goes on recording: a later
+    /// snapshot holds everything this one does and more.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder().workers(2).trace(1 << 14).build().unwrap();
+    /// pool.run(|| offshoot::join(|| (), || ()));
+    /// let trace = pool.trace().unwrap();
+    /// assert!(trace.slices().iter().any(|s| s.kind == offshoot::trace::SliceKind::Task));
+    /// assert!(offshoot::ThreadPool::builder().workers(1).build().unwrap().trace().is_none());
+    /// ```
+    pub fn trace(&self) -> Option<crate::trace::Trace> {
+        let reg = &self.registry;
+        reg.trace
+            .as_ref()
+            .map(|r| r.snapshot(|i| reg.worker(i).thread_name()))
     }
 
     /// The index of the current thread's worker if it belongs to this pool.

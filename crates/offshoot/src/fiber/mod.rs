@@ -150,6 +150,8 @@ pub(crate) struct Fiber {
     unpublished_slot: Cell<usize>,
     /// The link in `Remote::ready` while queued there by another thread.
     ready_link: AtomicPtr<Fiber>,
+    /// While parked in a traced pool: the tasks that were open on it (`trace.rs`).
+    trace_open: Cell<Vec<u64>>,
 }
 
 impl Linked for Fiber {
@@ -260,6 +262,7 @@ impl Sched {
             shared_slot: Cell::new(NO_SLOT),
             unpublished_slot: Cell::new(NO_SLOT),
             ready_link: AtomicPtr::new(ptr::null_mut()),
+            trace_open: Cell::new(Vec::new()),
         });
         // SAFETY: the line above initialised the box.
         Ok(unsafe { slot.assume_init() })
@@ -537,6 +540,7 @@ impl Worker {
             let fp: *mut Fiber = &mut *cur;
             let saved = cur.saved.get();
             self.restore_chain(saved);
+            self.trace_resume(&cur.trace_open);
             self.with_sched(|s| s.running = fp);
             overflow::enter(cur.guard);
             let r = cur.co.resume(Resume::Go);
@@ -563,6 +567,11 @@ impl Worker {
                     }
                 }
                 CoroutineResult::Yield(why) => {
+                    let what = match why {
+                        Suspend::ParkToken(on) => on.what,
+                        _ => "a condition",
+                    };
+                    self.trace_suspend(what, &cur.trace_open);
                     // SAFETY: `cur` just suspended to park, and `take_chain` above moved this
                     // worker's chain into its `saved`: the chain's frames live on its stack,
                     // which is neither unwound nor unmapped while it is parked (frame.rs:

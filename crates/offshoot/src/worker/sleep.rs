@@ -266,11 +266,13 @@ impl Worker {
                 && (!own_post || self.mailbox.reply_before_sleep() == REPLY_PENDING)
         };
         if quiet() && !crate::deadlock::watch() {
+            self.trace_sleep(true);
             if reg.busy_workers() == 0 && !own_post {
                 std::thread::park();
             } else {
                 std::thread::park_timeout(nap);
             }
+            self.trace_sleep(false);
             if quiet() {
                 crate::deadlock::watch();
             }

@@ -45,6 +45,7 @@ impl Worker {
         };
         let answer = match work {
             Some(job) => {
+                self.trace_hand_out(thief, job.0 as u64);
                 self.stats.answered_work.bump();
                 self.stats.materialized.bump();
                 job.0 as u64
@@ -294,9 +295,14 @@ impl Worker {
         self.mailbox.raise_stop();
         let held = self.replace_seed_count(0);
         let held_limit = self.held_limit.replace(false);
-        // SAFETY: the job came through a reply to this worker's request, so this worker
-        // owns it (mailbox invariant 3) and it is live until it signals completion.
-        self.as_new_task(|| unsafe { job.execute(self, Mode::Stolen) });
+        self.as_new_task(|| {
+            let task = self.task_id();
+            self.trace_task_begin(task, job.0 as u64);
+            // SAFETY: the job came through a reply to this worker's request, so this worker
+            // owns it (mailbox invariant 3) and it is live until it signals completion.
+            unsafe { job.execute(self, Mode::Stolen) };
+            self.trace_task_end(task);
+        });
         debug_assert_eq!(self.seed_count(), 0, "a finished job left seeds counted");
         self.set_seed_count(held);
         self.held_limit.set(held_limit);
