@@ -20,8 +20,8 @@
 //!   and hand back their balances in `post_stop` (`mesh::tokio`);
 //! - offshoot-tasks: one task per account (`offshoot::scope`) reading its
 //!   `offshoot::sync::unbounded` channel, with the same stash (offshoot's channels
-//!   have no select), and the calling task as the teller; a `None` message stops an
-//!   account, which writes its balance to its own slot;
+//!   have no select), and the calling task as the teller (`mesh::tasks`); a `None`
+//!   message ends an account's loop, leaving its balance in place;
 //! - threads: one thread per account with the same stash, and the calling thread as
 //!   the teller; a `None` message stops an account, which returns its balance
 //!   (`mesh::threads`).
@@ -41,7 +41,7 @@ use std::sync::Arc;
 use offshoot::actor::{self, ActorRef, Selector, SelectorContext, SelectorRef};
 
 use super::mesh::{self, Member, Sink};
-use super::{mix, CONTENDERS, GONE};
+use super::{mix, CONTENDERS};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -328,37 +328,6 @@ pub fn tokio(rt: &tokio::runtime::Runtime, b: Bank) -> Books {
     books(b.transfers, accounts.iter().map(|a| a.balance))
 }
 
-/// A channel account's loop (`offshoot_tasks`): account `me` takes what `recv`
-/// gives until `None`, reaching account `to` with `send(to, msg)` and the teller with
-/// `done()`; returns its balance.
-fn account(
-    me: usize,
-    mut recv: impl FnMut() -> Option<Msg>,
-    send: impl Fn(usize, Msg),
-    done: impl Fn(),
-) -> i64 {
-    let mut account = Stashing::new(me);
-    while let Some(m) = recv() {
-        account.receive(m, &send, &done);
-    }
-    account.balance
-}
-
-/// The channel teller (`offshoot_tasks`): sends the T orders with `send(to, msg)`,
-/// waits for T completions with `completed()`, then stops every account.
-fn tell(b: Bank, send: impl Fn(usize, Option<Msg>), mut completed: impl FnMut()) {
-    for k in 0..b.transfers {
-        let t = b.transfer(k);
-        send(t.from, Some(Msg::Order(t)));
-    }
-    for _ in 0..b.transfers {
-        completed();
-    }
-    for a in 0..b.accounts {
-        send(a, None);
-    }
-}
-
 /// One thread per account; the calling thread is the teller.
 pub fn threads(b: Bank) -> Books {
     let (accounts, orders) = mesh_of(b);
@@ -369,30 +338,9 @@ pub fn threads(b: Bank) -> Books {
 /// One task per account; the calling task is the teller. Call inside
 /// `offshoot::ThreadPool::run`.
 pub fn offshoot_tasks(b: Bank) -> Books {
-    let (senders, inboxes): (Vec<_>, Vec<_>) = (0..b.accounts)
-        .map(|_| offshoot::sync::unbounded::<Option<Msg>>())
-        .unzip();
-    let (to_teller, teller) = offshoot::sync::unbounded::<()>();
-    let mut balances = vec![0i64; b.accounts];
-    offshoot::scope(|s| {
-        for ((me, inbox), balance) in inboxes.into_iter().enumerate().zip(&mut balances) {
-            let (others, to_teller) = (senders.clone(), to_teller.clone());
-            s.spawn(move |_| {
-                *balance = account(
-                    me,
-                    || inbox.recv().expect(GONE),
-                    |to, m| others[to].send(Some(m)).expect(GONE),
-                    || to_teller.send(()).expect(GONE),
-                );
-            });
-        }
-        tell(
-            b,
-            |to, m| senders[to].send(m).expect(GONE),
-            || teller.recv().expect(GONE),
-        );
-    });
-    books(b.transfers, balances)
+    let (accounts, orders) = mesh_of(b);
+    let accounts = mesh::tasks(accounts, orders, b.transfers);
+    books(b.transfers, accounts.iter().map(|a| a.balance))
 }
 
 fn prepare(size: Size) -> Box<dyn Instance> {

@@ -13,6 +13,10 @@
 //!   an actor counting down the completions, then putting an `offshoot::sync::Promise`
 //!   the calling task waits for; the calling task then stops the actors, whose exits
 //!   (their states dropped) hand back their counts;
+//! - offshoot-tasks: one task per actor in an `offshoot::scope`, its mailbox an
+//!   `offshoot::sync` channel, the calling task as the sink counting the completions on a
+//!   channel of its own (`mesh::tasks`); a `None` message ends an actor's loop, leaving
+//!   its counts in place;
 //! - tokio: the same actors in ractor (`mesh::tokio`); the sink is a ractor actor,
 //!   awaited; the actors are drained and hand back their counts in `post_stop`;
 //! - threads: one thread per actor with an `std::sync::mpsc` mailbox, the calling
@@ -29,7 +33,7 @@
 use std::hint::black_box;
 
 use super::mesh::{self, Member};
-use super::{mix, ACTOR_CONTENDERS};
+use super::{mix, CONTENDERS};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -39,7 +43,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "N actors ping pseudo-random neighbours M times each, every ping answered by a pong",
     cutoff: "none",
     source: "Savina (shamsimam/savina) Big",
-    contenders: ACTOR_CONTENDERS,
+    contenders: CONTENDERS,
     prepare,
 };
 
@@ -210,6 +214,13 @@ pub fn tokio(rt: &tokio::runtime::Runtime, b: Big) -> Counts {
     total(mesh::tokio(rt, nodes, starts, b.actors))
 }
 
+/// One task per actor; the calling task is the sink. Call inside
+/// `offshoot::ThreadPool::run`.
+pub fn offshoot_tasks(b: Big) -> Counts {
+    let (nodes, starts) = mesh_of(b);
+    total(mesh::tasks(nodes, starts, b.actors))
+}
+
 /// One thread per actor; the calling thread is the sink.
 pub fn threads(b: Big) -> Counts {
     let (nodes, starts) = mesh_of(b);
@@ -231,6 +242,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |b| serial(*b),
             |b| offshoot(*b),
         )
+        .with_offshoot_tasks(|b| offshoot_tasks(*b))
         .with_tokio(|rt, b| tokio(rt, *b))
         .with_threads(|b| threads(*b)),
     )
@@ -252,6 +264,7 @@ mod tests {
         check(&b, threads(b)).unwrap();
         let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
         check(&b, pool.run(|| offshoot(b))).unwrap();
+        check(&b, pool.run(|| offshoot_tasks(b))).unwrap();
         // One ping counted at actor 0 instead of its target: only the weighted sum moves.
         let k = (0..40).find(|&k| b.target(k / 10, k) != 0).unwrap();
         let moved = right
@@ -265,6 +278,7 @@ mod tests {
             pings: 0,
         };
         assert_eq!(pool.run(|| offshoot(none)), (0, 0, 0, 0));
+        assert_eq!(pool.run(|| offshoot_tasks(none)), (0, 0, 0, 0));
         assert_eq!(threads(none), (0, 0, 0, 0));
     }
 

@@ -10,6 +10,12 @@
 //! - offshoot: the mall and the creatures are `offshoot::actor` actors (the creatures'
 //!   addresses travel in the messages); they report to shared atomics, and the calling
 //!   task waits in an `offshoot::finish`;
+//! - offshoot-tasks: one task per creature in an `offshoot::scope` and the calling task
+//!   as the mall, reading the visits from an `offshoot::sync` channel; a visit carries a
+//!   fresh `offshoot::sync::Promise` and the creature waits on it (every visit brings
+//!   exactly one news): the mall puts a partner or the order to leave there, and a
+//!   creature that was given a partner puts its new colour into the partner's promise.
+//!   A creature task returns when sent away;
 //! - tokio: the same actors in ractor; the mall stops after the last creature, the
 //!   creatures stop when sent away;
 //! - threads: one thread per creature with its `std::sync::mpsc` mailbox; the calling
@@ -35,8 +41,9 @@ use std::sync::mpsc;
 use std::sync::Arc;
 
 use offshoot::actor::{self, Actor, ActorRef, Context};
+use offshoot::sync::Promise;
 
-use super::{cast, joined, spawn_ractor, ACTOR_CONTENDERS, GONE};
+use super::{cast, joined, spawn_ractor, CONTENDERS, GONE};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -47,7 +54,7 @@ pub const INFO: KernelInfo = KernelInfo {
         "a mall actor pairs creature actors for M meetings; each pair takes the complement colour",
     cutoff: "none",
     source: "Savina (shamsimam/savina) Chameneos",
-    contenders: ACTOR_CONTENDERS,
+    contenders: CONTENDERS,
     prepare,
 };
 
@@ -409,6 +416,43 @@ pub fn tokio(rt: &tokio::runtime::Runtime, m: Mall) -> Tally {
     census.tally()
 }
 
+/// A creature's life without actors (threads and offshoot-tasks): creature `i` visits the
+/// mall with `visit(colour)`, which waits for and returns its news (every visit brings
+/// exactly one: a partner, a partner's colour or the order to leave), and tells a
+/// partner its new colour with `tell`, until it is sent away (it reports to `census`
+/// then).
+fn live<A>(
+    i: usize,
+    census: &Census,
+    mut visit: impl FnMut(u8) -> Told<A>,
+    tell: impl Fn(&A, Told<A>),
+) {
+    let mut me = Chameneo::new(i);
+    let mut colour = me.colour;
+    loop {
+        match me.told(visit(colour), census) {
+            Deed::Visit(next, partner) => {
+                if let Some(first) = partner {
+                    tell(&first, Told::Change(next));
+                }
+                colour = next;
+            }
+            Deed::Stop => return,
+        }
+    }
+}
+
+/// The mall without actors (threads and offshoot-tasks): pairs the visits `visit()`
+/// gives until every creature is gone, telling them their news with `tell`.
+fn serve<A>(m: Mall, mut visit: impl FnMut() -> (u8, A), tell: impl Fn(&A, Told<A>)) {
+    let mut matcher = Matcher::new(m);
+    let mut closed = m.creatures == 0;
+    while !closed {
+        let (colour, who) = visit();
+        closed = matcher.visit(colour, who, &tell);
+    }
+}
+
 /// A creature thread's address (a newtype: the message names it).
 struct TAddr(mpsc::Sender<Told<TAddr>>);
 
@@ -416,32 +460,65 @@ struct TAddr(mpsc::Sender<Told<TAddr>>);
 pub fn threads(m: Mall) -> Tally {
     let census = Census::default();
     let (to_mall, visits) = mpsc::channel::<(u8, TAddr)>();
+    let tell = |a: &TAddr, news| a.0.send(news).expect(GONE);
     std::thread::scope(|s| {
         for i in 0..m.creatures {
             let (to_me, inbox) = mpsc::channel();
             let (to_mall, census) = (to_mall.clone(), &census);
             s.spawn(move || {
-                let mut me = Chameneo::new(i);
-                to_mall.send((me.colour, TAddr(to_me.clone()))).expect(GONE);
-                for news in inbox.iter() {
-                    match me.told(news, census) {
-                        Deed::Visit(colour, partner) => {
-                            if let Some(first) = partner {
-                                first.0.send(Told::Change(colour)).expect(GONE);
-                            }
-                            to_mall.send((colour, TAddr(to_me.clone()))).expect(GONE);
-                        }
-                        Deed::Stop => return,
-                    }
-                }
+                let visit = |colour| {
+                    to_mall.send((colour, TAddr(to_me.clone()))).expect(GONE);
+                    inbox.recv().expect(GONE)
+                };
+                live(i, census, visit, tell);
             });
         }
-        let mut matcher = Matcher::new(m);
-        let mut closed = m.creatures == 0;
-        while !closed {
-            let (colour, who) = visits.recv().expect(GONE);
-            closed = matcher.visit(colour, who, |a, news| a.0.send(news).expect(GONE));
+        serve(m, || visits.recv().expect(GONE), tell);
+    });
+    census.tally()
+}
+
+/// Where a creature task waits for the news of one visit: a one-shot reply that the mall
+/// or the partner puts (a newtype: the news names it).
+#[derive(Clone, Default)]
+struct Reply(Promise<Told<Reply>>);
+
+impl Reply {
+    /// Puts the news (each visit's reply is put once).
+    fn put(&self, news: Told<Reply>) {
+        let once = self.0.put(news).is_ok();
+        assert!(once, "chameneos: one news per visit");
+    }
+
+    /// Waits for the news.
+    fn take(&self) -> Told<Reply> {
+        match self.0.get() {
+            Told::Partner(c, first) => Told::Partner(*c, first.clone()),
+            Told::Change(c) => Told::Change(*c),
+            Told::Stop => Told::Stop,
         }
+    }
+}
+
+/// One task per creature (`offshoot::scope`); a visit sends the mall the creature's
+/// colour and a fresh `Reply` promise, and waits on the promise; the calling task is
+/// the mall. Call inside `offshoot::ThreadPool::run`.
+pub fn offshoot_tasks(m: Mall) -> Tally {
+    let census = Census::default();
+    let (to_mall, visits) = offshoot::sync::unbounded::<(u8, Reply)>();
+    offshoot::scope(|s| {
+        for i in 0..m.creatures {
+            let (to_mall, census) = (to_mall.clone(), &census);
+            s.spawn(move |_| {
+                let visit = |colour| {
+                    let reply = Reply::default();
+                    to_mall.send((colour, reply.clone())).expect(GONE);
+                    reply.take()
+                };
+                live(i, census, visit, Reply::put);
+            });
+        }
+        serve(m, || visits.recv().expect(GONE), Reply::put);
     });
     census.tally()
 }
@@ -464,6 +541,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |m| serial(*m),
             |m| offshoot(*m),
         )
+        .with_offshoot_tasks(|m| offshoot_tasks(*m))
         .with_tokio(|rt, m| tokio(rt, *m))
         .with_threads(|m| threads(*m)),
     )
@@ -495,6 +573,7 @@ mod tests {
         assert_eq!(threads(m), right);
         let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
         assert_eq!(pool.run(|| offshoot(m)), right);
+        assert_eq!(pool.run(|| offshoot_tasks(m)), right);
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .build()

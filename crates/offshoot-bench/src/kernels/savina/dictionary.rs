@@ -13,6 +13,9 @@
 //!   other gets; a `put` runs in the handler when no get is in flight and otherwise
 //!   waits, all mailboxes but `ReadDone` disabled, for the gets to report back;
 //! - offshoot-actors: the server a plain actor serving one request at a time;
+//! - offshoot-tasks: no server: the map sits in an `offshoot::sync::RwLock` and each
+//!   client is a task making its own requests in order, a `get` under `read()` (in
+//!   parallel with other gets), a `put` under `write()`;
 //! - tokio: ractor actors, the server serving one request at a time;
 //! - threads: a server thread and a thread per client over `std::sync::mpsc`.
 //!
@@ -147,6 +150,7 @@ mod tests {
         let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
         rw::check(&d, pool.run(|| rw::offshoot(&d))).unwrap();
         rw::check(&d, pool.run(|| rw::offshoot_actors(&d))).unwrap();
+        rw::check(&d, pool.run(|| rw::offshoot_tasks(&d))).unwrap();
         // Without writes, the map is unchanged; the checksum sees a changed value.
         let reads = Dict { writes: 0, ..d };
         let mut map = reads.store();

@@ -15,6 +15,11 @@
 //!   calling task is the producer and waits in an `offshoot::finish`;
 //! - offshoot-actors: the same with a plain actor combiner, which keeps a stash (a
 //!   `VecDeque`) per branch in its state and combines when every stash has a value;
+//! - offshoot-tasks: one task per stage in an `offshoot::scope`, each looping over its
+//!   `offshoot::sync` channel; the combiner is an `offshoot::sync::spawn_future` that
+//!   receives from each branch's channel in turn (the blocking join: it parks on a slow
+//!   branch while the faster ones' outputs wait in their channels) and whose value is
+//!   the total; the calling task is the producer, then gets the future;
 //! - tokio: ractor actors, the combiner with the same stashes; it stops after the last
 //!   sample and the stages are drained;
 //! - threads: one thread per stage and one combiner thread that receives from each
@@ -235,10 +240,16 @@ fn produce<J: Join + Clone>(bank: Bank, join: J) {
             }
         })
         .collect();
+    feed(bank, &firsts, |first, x| first.send(x));
+}
+
+/// The producer: sends every sample, in order, to the first stage of each branch with
+/// `send`.
+fn feed<S>(bank: Bank, firsts: &[S], send: impl Fn(&S, f64)) {
     for k in 0..bank.samples {
         let x = bank.sample(k);
-        for first in &firsts {
-            first.send(x);
+        for first in firsts {
+            send(first, x);
         }
     }
 }
@@ -447,42 +458,75 @@ pub fn tokio(rt: &tokio::runtime::Runtime, bank: Bank) -> Bits {
     out.get()
 }
 
+/// Wires the branches on channels (threads and offshoot-tasks): `channel()` makes one,
+/// `start(fir, inputs, next)` starts a stage that filters what comes on `inputs` and
+/// sends it on to `next`. Returns each branch's first input and its output.
+fn wire<S, R>(
+    bank: Bank,
+    channel: impl Fn() -> (S, R),
+    mut start: impl FnMut(Fir, R, S),
+) -> (Vec<S>, Vec<R>) {
+    let mut firsts = Vec::new();
+    let mut outputs = Vec::new();
+    for chain in bank.chains() {
+        let (mut to, output) = channel();
+        outputs.push(output);
+        for fir in chain.into_iter().rev() {
+            let (to_stage, inputs) = channel();
+            start(fir, inputs, to);
+            to = to_stage;
+        }
+        firsts.push(to);
+    }
+    (firsts, outputs)
+}
+
+/// The blocking join (threads and offshoot-tasks): the total over the N samples, each
+/// sample's output taken from every branch's `outputs` in turn with `recv`.
+fn join_in_turn<R>(bank: Bank, outputs: &[R], recv: impl Fn(&R) -> f64) -> f64 {
+    let mut total = 0.0;
+    for _ in 0..bank.samples {
+        total = combine(total, outputs.iter().map(&recv));
+    }
+    total
+}
+
 /// One thread per stage and a combiner thread; the calling thread is the producer.
 pub fn threads(bank: Bank) -> Bits {
     std::thread::scope(|s| {
-        let mut firsts = Vec::new();
-        let mut outputs = Vec::new();
-        for chain in bank.chains() {
-            let (mut to, output) = mpsc::channel::<f64>();
-            outputs.push(output);
-            for mut fir in chain.into_iter().rev() {
-                let (to_stage, inputs) = mpsc::channel::<f64>();
-                let next = to;
-                s.spawn(move || {
-                    for x in inputs {
-                        next.send(fir.step(x)).expect(GONE);
-                    }
-                });
-                to = to_stage;
-            }
-            firsts.push(to);
-        }
-        let combiner = s.spawn(move || {
-            let mut total = 0.0;
-            for _ in 0..bank.samples {
-                let row = outputs.iter().map(|branch| branch.recv().expect(GONE));
-                total = combine(total, row);
-            }
-            total
+        let (firsts, outputs) = wire(bank, mpsc::channel::<f64>, |mut fir, inputs, next| {
+            s.spawn(move || {
+                for x in inputs {
+                    next.send(fir.step(x)).expect(GONE);
+                }
+            });
         });
-        for k in 0..bank.samples {
-            let x = bank.sample(k);
-            for first in &firsts {
-                first.send(x).expect(GONE);
-            }
-        }
+        let combiner = s.spawn(move || join_in_turn(bank, &outputs, |b| b.recv().expect(GONE)));
+        feed(bank, &firsts, |first, x| first.send(x).expect(GONE));
         drop(firsts); // the stages' loops end
         Bits(combiner.join().expect(GONE))
+    })
+}
+
+/// One task per stage in an `offshoot::scope`, each looping over its `offshoot::sync`
+/// channel, and the combiner a `spawn_future` whose value is the total; the calling task
+/// is the producer. Call inside `offshoot::ThreadPool::run`.
+pub fn offshoot_tasks(bank: Bank) -> Bits {
+    offshoot::scope(|s| {
+        let channel = offshoot::sync::unbounded::<f64>;
+        let (firsts, outputs) = wire(bank, channel, |mut fir, inputs, next| {
+            s.spawn(move |_| {
+                for x in inputs.iter() {
+                    next.send(fir.step(x)).expect(GONE);
+                }
+            });
+        });
+        let total = offshoot::sync::spawn_future(move || {
+            join_in_turn(bank, &outputs, |b| b.recv().expect(GONE))
+        });
+        feed(bank, &firsts, |first, x| first.send(x).expect(GONE));
+        drop(firsts); // the stages' loops end
+        Bits(*total.get())
     })
 }
 
@@ -506,6 +550,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |b| offshoot(*b),
         )
         .with_offshoot_actors(|b| offshoot_actors(*b))
+        .with_offshoot_tasks(|b| offshoot_tasks(*b))
         .with_tokio(|rt, b| tokio(rt, *b))
         .with_threads(|b| threads(*b)),
     )
@@ -529,6 +574,7 @@ mod tests {
         let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
         assert_eq!(pool.run(|| offshoot(bank)), right);
         assert_eq!(pool.run(|| offshoot_actors(bank)), right);
+        assert_eq!(pool.run(|| offshoot_tasks(bank)), right);
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .build()

@@ -17,6 +17,11 @@
 //! - offshoot-actors: the same with a plain actor per series, which stashes the
 //!   requests that arrive while it waits in a `VecDeque` in its state and takes them up
 //!   after the reply;
+//! - offshoot-tasks: one task per series and per rate actor in an `offshoot::scope`, a
+//!   series reading the manager's requests from its `offshoot::sync` channel; for each
+//!   term it sends its rate task an `offshoot::sync::Promise` and waits on it (the
+//!   blocking ask: the series task parks, so the requests wait in its channel, and its
+//!   worker runs other tasks meanwhile); the calling task is the manager;
 //! - tokio: ractor actors with the same stash; the series stop after their final term,
 //!   the manager after the last, and the rate actors are drained;
 //! - threads: one thread per series and per rate actor; a series sends its request and
@@ -35,6 +40,7 @@ use std::marker::PhantomData;
 use std::sync::mpsc;
 
 use offshoot::actor::{self, Actor, ActorRef, Context, Selector, SelectorContext, SelectorRef};
+use offshoot::sync::Promise;
 
 use super::{cast, joined, spawn_ractor, Bits, FloatOut, GONE, SELECTOR_CONTENDERS};
 use crate::kernels::plain::Plain;
@@ -504,6 +510,33 @@ pub fn tokio(rt: &tokio::runtime::Runtime, m: Map) -> Bits {
     out.get()
 }
 
+/// A series that waits for its rate where it asks (threads and offshoot-tasks): takes
+/// the manager's requests from `mails` in order, `ask()` giving the rate before each
+/// term; returns the final term, which the last request (`Get`) asks for.
+fn asking(x: f64, mails: impl IntoIterator<Item = Mail>, mut ask: impl FnMut() -> f64) -> f64 {
+    let mut x = x;
+    for mail in mails {
+        match mail {
+            Mail::Next => x = step(ask(), x),
+            Mail::Get => return x,
+            Mail::Rate(_) => unreachable!("logistic-map: replies come apart"),
+        }
+    }
+    panic!("{GONE}")
+}
+
+/// The manager's end (threads and offshoot-tasks): the sum of the T final terms that
+/// `report()` gives, in series order.
+fn collect(m: Map, mut report: impl FnMut() -> (usize, f64)) -> Bits {
+    let mut finals = Finals::new(m.series);
+    let mut sum = None;
+    for _ in 0..m.series {
+        let (i, x) = report();
+        sum = finals.put(i, x);
+    }
+    Bits(sum.unwrap_or(0.0))
+}
+
 /// One thread per series and per rate actor; the calling thread is the manager.
 pub fn threads(m: Map) -> Bits {
     let (to_manager, reports) = mpsc::channel::<(usize, f64)>();
@@ -520,30 +553,52 @@ pub fn threads(m: Map) -> Bits {
                 });
                 let (to_me, mails) = mpsc::channel::<Mail>();
                 let to_manager = to_manager.clone();
-                let mut x = m.start(i);
                 s.spawn(move || {
-                    for mail in mails {
-                        match mail {
-                            Mail::Next => {
-                                to_rate.send(()).expect(GONE);
-                                x = step(replies.recv().expect(GONE), x);
-                            }
-                            Mail::Get => return to_manager.send((i, x)).expect(GONE),
-                            Mail::Rate(_) => unreachable!("logistic-map: replies come apart"),
-                        }
-                    }
+                    let x = asking(m.start(i), mails, || {
+                        to_rate.send(()).expect(GONE);
+                        replies.recv().expect(GONE)
+                    });
+                    to_manager.send((i, x)).expect(GONE);
                 });
                 to_me
             })
             .collect();
         ask_all(m, &series, |s, mail| s.send(mail).expect(GONE));
-        let mut finals = Finals::new(m.series);
-        let mut sum = None;
-        for _ in 0..m.series {
-            let (i, x) = reports.recv().expect(GONE);
-            sum = finals.put(i, x);
-        }
-        Bits(sum.unwrap_or(0.0))
+        collect(m, || reports.recv().expect(GONE))
+    })
+}
+
+/// One task per series and per rate actor in an `offshoot::scope`; a series asks its
+/// rate task by sending it an `offshoot::sync::Promise` and waits on the promise; the
+/// calling task is the manager. Call inside `offshoot::ThreadPool::run`.
+pub fn offshoot_tasks(m: Map) -> Bits {
+    let (to_manager, reports) = offshoot::sync::unbounded::<(usize, f64)>();
+    offshoot::scope(|s| {
+        let series: Vec<_> = (0..m.series)
+            .map(|i| {
+                let (to_rate, requests) = offshoot::sync::unbounded::<Promise<f64>>();
+                let r = m.rate(i);
+                s.spawn(move |_| {
+                    for reply in requests.iter() {
+                        reply.put(r).expect("logistic-map: one reply per request");
+                    }
+                });
+                let (to_me, mails) = offshoot::sync::unbounded::<Mail>();
+                let to_manager = to_manager.clone();
+                s.spawn(move |_| {
+                    let x = asking(m.start(i), mails.iter(), || {
+                        let reply = Promise::new();
+                        to_rate.send(reply.clone()).expect(GONE);
+                        *reply.get()
+                    });
+                    to_manager.send((i, x)).expect(GONE);
+                    // Dropping `to_rate` ends the rate task's loop.
+                });
+                to_me
+            })
+            .collect();
+        ask_all(m, &series, |s, mail| s.send(mail).expect(GONE));
+        collect(m, || reports.recv().expect(GONE))
     })
 }
 
@@ -563,6 +618,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
             |m| offshoot(*m),
         )
         .with_offshoot_actors(|m| offshoot_actors(*m))
+        .with_offshoot_tasks(|m| offshoot_tasks(*m))
         .with_tokio(|rt, m| tokio(rt, *m))
         .with_threads(|m| threads(*m)),
     )
@@ -585,6 +641,7 @@ mod tests {
         let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
         assert_eq!(pool.run(|| offshoot(m)), right);
         assert_eq!(pool.run(|| offshoot_actors(m)), right);
+        assert_eq!(pool.run(|| offshoot_tasks(m)), right);
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .build()

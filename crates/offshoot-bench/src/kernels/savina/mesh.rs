@@ -2,15 +2,16 @@
 //! sink, written once for the kernels whose actors share that shape (`bank`'s ractor and
 //! thread accounts, `big`'s actors on every contender): a [`Member`] is one actor's
 //! logic, and [`offshoot`], [`tokio`] and [`threads`] run a mesh of them on plain
-//! `offshoot::actor` actors, ractor actors and OS threads.
+//! `offshoot::actor` actors, ractor actors and OS threads, [`tasks`] on offshoot tasks.
 //!
 //! Each runner starts the members and the sink, gives every member the addresses of the
 //! others and of the sink (a first `Link` message on the actors, before any other),
 //! sends the `orders` in their order, waits for `completions` calls of `done`, then stops
 //! the members (which hold handles to each other) and returns their final states in
-//! member order.
+//! member order. [`tasks`] runs the same mesh without actors: a task per member, each
+//! looping `recv` on its `offshoot::sync` channel, and the calling task as the sink.
 //!
-//! Invariant: the three runners deliver the same messages in the same per-sender order.
+//! Invariant: the four runners deliver the same messages in the same per-sender order.
 
 use std::sync::{mpsc, Arc, Mutex};
 
@@ -307,4 +308,40 @@ pub(crate) fn threads<M: Member>(
         }
         threads.into_iter().map(|t| t.join().expect(GONE)).collect()
     })
+}
+
+/// The mesh on offshoot tasks: one task per member in an `offshoot::scope`, its mailbox
+/// an `offshoot::sync::unbounded` channel; the members borrow each other's senders (the
+/// scope outlives them), and their completions advance an `offshoot::sync::EventCount`
+/// that the calling task, the sink, waits on. A `None` message ends a member's loop,
+/// leaving its final state in place. Call inside `offshoot::ThreadPool::run`.
+pub(crate) fn tasks<M: Member>(
+    mut members: Vec<M>,
+    orders: impl IntoIterator<Item = (usize, M::Msg)> + Send,
+    completions: u64,
+) -> Vec<M> {
+    let (senders, inboxes): (Vec<_>, Vec<_>) = members
+        .iter()
+        .map(|_| offshoot::sync::unbounded::<Option<M::Msg>>())
+        .unzip();
+    let completed = offshoot::sync::EventCount::new();
+    offshoot::scope(|s| {
+        let (senders, completed) = (&senders, &completed);
+        for (member, inbox) in members.iter_mut().zip(inboxes) {
+            s.spawn(move |_| {
+                for msg in inbox.iter().map_while(|m| m) {
+                    let send = |to: usize, m| senders[to].send(Some(m)).expect(GONE);
+                    member.receive(msg, send, || {
+                        completed.advance();
+                    });
+                }
+            });
+        }
+        for (to, m) in orders {
+            senders[to].send(Some(m)).expect(GONE);
+        }
+        completed.wait_until(completions);
+        senders.iter().for_each(|s| s.send(None).expect(GONE));
+    });
+    members
 }

@@ -11,8 +11,12 @@
 //! - offshoot-tasks: the same program without actors, as a Go or CSP programmer writes
 //!   it: each actor is a task (`offshoot::scope`) that loops `recv` on an
 //!   `offshoot::sync` channel, its mailbox; a send is a channel send, a reply goes back
-//!   over a channel passed in the message, and a waiting `recv` parks the task, not its
-//!   worker;
+//!   over a channel or an `offshoot::sync::Promise` passed in the message, and a waiting
+//!   `recv` parks the task, not its worker. Where another shape of tasks is what a user
+//!   writes, the kernel uses it and its doc says so (the reader-writer servers become an
+//!   `offshoot::sync::RwLock` that the client tasks take, `filter-bank`'s combiner a
+//!   `spawn_future` whose value is the total, the sink counting `big`'s and `bank`'s
+//!   completions an `offshoot::sync::EventCount`);
 //! - offshoot-actors (the kernels whose offshoot version uses selectors): the same
 //!   program with plain `offshoot::actor` actors, which stash in their state what a
 //!   selector leaves waiting in a disabled mailbox (Imam's thesis, ch. 5);
@@ -24,8 +28,9 @@
 //!   blocking baseline; the calling thread plays the driver).
 //!
 //! Invariant: every contender of a kernel sends the same messages in the same
-//! per-sender order and returns the same answer, which the serial loop and a closed
-//! form check.
+//! per-sender order (a tasks version that drops a message for a call or a count does the
+//! same work in the same per-sender order) and returns the same answer, which the serial
+//! loop and a closed form check.
 
 pub mod bank;
 pub mod big;
@@ -55,25 +60,9 @@ pub(crate) const CONTENDERS: &[crate::harness::Contender] = &[
     crate::harness::Contender::Threads,
 ];
 
-/// The kernels with no `offshoot-tasks` version: offshoot's actors, ractor, OS threads.
-pub(crate) const ACTOR_CONTENDERS: &[crate::harness::Contender] = &[
-    crate::harness::Contender::Offshoot,
-    crate::harness::Contender::Tokio,
-    crate::harness::Contender::Threads,
-];
-
-/// [`ACTOR_CONTENDERS`] and offshoot's plain actors (`offshoot-actors`), for the kernels
-/// whose offshoot version uses selectors.
+/// [`CONTENDERS`] and offshoot's plain actors (`offshoot-actors`), for the kernels whose
+/// offshoot version uses selectors.
 pub(crate) const SELECTOR_CONTENDERS: &[crate::harness::Contender] = &[
-    crate::harness::Contender::Offshoot,
-    crate::harness::Contender::OffshootActors,
-    crate::harness::Contender::Tokio,
-    crate::harness::Contender::Threads,
-];
-
-/// [`SELECTOR_CONTENDERS`] and offshoot's tasks with channels (`offshoot-tasks`), for the
-/// selector kernels that also have a version on tasks (`nqueens-prio`).
-pub(crate) const PRIORITY_CONTENDERS: &[crate::harness::Contender] = &[
     crate::harness::Contender::Offshoot,
     crate::harness::Contender::OffshootActors,
     crate::harness::Contender::OffshootTasks,

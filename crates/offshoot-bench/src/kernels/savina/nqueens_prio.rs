@@ -54,7 +54,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use offshoot::actor::{self, Actor, ActorRef, Context, Mailbox, Numbered, Selector};
 use offshoot::actor::{SelectorContext, SelectorRef};
 
-use super::{cast, joined, spawn_ractor, PRIORITY_CONTENDERS};
+use super::{cast, joined, spawn_ractor, SELECTOR_CONTENDERS};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -64,7 +64,7 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "a master hands out n-queens boards to workers, deepest first, until K solutions",
     cutoff: "boards of depth T solved serially by a worker",
     source: "Savina (shamsimam/savina) NQueens first-K solutions (nqueenk); Imam's thesis (002) ch. 5 priorities with selectors",
-    contenders: PRIORITY_CONTENDERS,
+    contenders: SELECTOR_CONTENDERS,
     prepare,
 };
 

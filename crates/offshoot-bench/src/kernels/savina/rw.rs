@@ -20,6 +20,13 @@
 //!   their requests;
 //! - offshoot-actors: the same clients, the server a plain actor serving each request in
 //!   its handler, one at a time, as an actor-library user writes it;
+//! - offshoot-tasks: no server: the store sits in an `offshoot::sync::RwLock` and each
+//!   client is a task of an `offshoot::scope` that serves its own requests in its order,
+//!   a read under `read()` (reads in parallel with each other), a write under `write()`
+//!   (alone); a task that waits for the lock parks, its worker runs other clients. The
+//!   lock plays the selector's part (readers in parallel, a waiting writer keeps later
+//!   readers out: offshoot's lock prefers writers), and the request-reply round trip
+//!   becomes a call;
 //! - tokio: ractor actors, the server serving one request at a time in its handler;
 //! - threads: a server thread and one thread per client, `std::sync::mpsc` channels for
 //!   the requests and one per client for the replies.
@@ -91,6 +98,7 @@ pub(crate) fn instance<W: Workload>(w: W, label: String) -> Box<dyn crate::kerne
     Box::new(
         crate::kernels::plain::Plain::checked(w, label, check, serial, offshoot)
             .with_offshoot_actors(offshoot_actors)
+            .with_offshoot_tasks(offshoot_tasks)
             .with_tokio(tokio)
             .with_threads(threads),
     )
@@ -293,6 +301,32 @@ pub(crate) fn offshoot_actors<W: Workload>(w: &W) -> Answer {
             shown,
         }))
     })
+}
+
+/// The clients as tasks sharing the store behind an `offshoot::sync::RwLock`; call
+/// inside `offshoot::ThreadPool::run`.
+pub(crate) fn offshoot_tasks<W: Workload>(w: &W) -> Answer {
+    let w = *w;
+    let store = offshoot::sync::RwLock::new(w.store());
+    let mut sums = vec![0u64; w.clients() as usize];
+    offshoot::scope(|s| {
+        for (c, sum) in sums.iter_mut().enumerate() {
+            let store = &store;
+            s.spawn(move |_| {
+                for j in 0..w.requests() {
+                    let op = w.op(c as u64, j);
+                    let reply = if W::S::is_read(op) {
+                        store.read().read(op)
+                    } else {
+                        store.write().write(op)
+                    };
+                    *sum = sum.wrapping_add(reply);
+                }
+            });
+        }
+    });
+    let sum = sums.into_iter().fold(0u64, u64::wrapping_add);
+    (sum, store.into_inner().checksum())
 }
 
 /// ractor's server: its state is the store, whose checksum goes to `shown` in

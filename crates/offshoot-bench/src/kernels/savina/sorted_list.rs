@@ -17,6 +17,9 @@
 //!   flight and otherwise waits, all mailboxes but `ReadDone` disabled, for the reads to
 //!   report back;
 //! - offshoot-actors: the server a plain actor serving one request at a time;
+//! - offshoot-tasks: no server: the list sits in an `offshoot::sync::RwLock` and each
+//!   client is a task making its own requests in order, a `contains` or `size` under
+//!   `read()` (in parallel with other reads), an `insert` under `write()`;
 //! - tokio: ractor actors, the server serving one request at a time;
 //! - threads: a server thread and a thread per client over `std::sync::mpsc`.
 //!
@@ -226,6 +229,7 @@ mod tests {
         let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
         rw::check(&s, pool.run(|| rw::offshoot(&s))).unwrap();
         rw::check(&s, pool.run(|| rw::offshoot_actors(&s))).unwrap();
+        rw::check(&s, pool.run(|| rw::offshoot_tasks(&s))).unwrap();
         assert!(rw::check(&s, (right.0.wrapping_add(1), right.1)).is_err());
         assert!(rw::check(&s, (right.0, list.checksum())).is_err());
     }
