@@ -114,6 +114,11 @@ pub struct Cli {
     #[arg(long, value_name = "KERNEL")]
     pub profile_run: Option<String>,
 
+    /// Which of the kernel's offshoot versions --profile-run runs (offshoot, offshoot-tasks,
+    /// offshoot-actors, offshoot-fj, offshoot-ct, offshoot-af).
+    #[arg(long, value_name = "NAME", default_value = "offshoot")]
+    pub profile_contender: String,
+
     /// Where --profile-run writes its files.
     #[arg(long, value_name = "DIR", default_value = "profile")]
     pub profile_dir: PathBuf,
@@ -203,7 +208,13 @@ fn run_profile(cli: &Cli, name: &str) -> Result<(), String> {
         worker_counts(cli)?
     };
     for w in workers {
-        let p = crate::profile::profile_run(&kernel, size, w, &cli.profile_dir)?;
+        let p = crate::profile::profile_run(
+            &kernel,
+            &cli.profile_contender,
+            size,
+            w,
+            &cli.profile_dir,
+        )?;
         print!("{}", crate::profile::render(&p));
     }
     Ok(())

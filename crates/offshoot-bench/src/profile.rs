@@ -21,6 +21,8 @@ use crate::kernels::{KernelInfo, Size};
 pub struct Profile {
     /// The kernel's input, e.g. `fib(32)`.
     pub input: String,
+    /// The contender profiled (`offshoot`, `offshoot-tasks`, ...).
+    pub contender: String,
     /// Worker count.
     pub workers: usize,
     /// The run's wall time on the traced pool and on the same pool size without a trace.
@@ -60,20 +62,34 @@ pub struct WorkerRow {
     pub stolen: usize,
 }
 
-/// Runs `kernel` at `size` on `workers` workers with the trace on, checks the answer, and
-/// writes `<dir>/<kernel>-<workers>w.trace.json`, `.timeline.svg` and `.workers.csv`.
+/// Runs `kernel`'s version `contender` (one of offshoot's) at `size` on `workers` workers
+/// with the trace on, checks the answer, and writes `<dir>/<kernel>-<workers>w.trace.json`
+/// (`<kernel>-<contender>-<workers>w` for a contender other than `offshoot`),
+/// `.timeline.svg` and `.workers.csv`.
 pub fn profile_run(
     kernel: &KernelInfo,
+    contender: &str,
     size: Size,
     workers: usize,
     dir: &Path,
 ) -> Result<Profile, String> {
-    if !kernel
-        .contenders
-        .contains(&crate::harness::Contender::Offshoot)
-    {
+    let run: fn(&mut dyn crate::kernels::Instance) = match contender {
+        "offshoot" => |i| i.offshoot(),
+        "offshoot-ct" => |i| i.offshoot_ct(),
+        "offshoot-af" => |i| i.offshoot_af(),
+        "offshoot-fj" => |i| i.offshoot_fj(),
+        "offshoot-actors" => |i| i.offshoot_actors(),
+        "offshoot-tasks" => |i| i.offshoot_tasks(),
+        other => {
+            return Err(format!(
+                "cannot profile `{other}`: only offshoot's versions run on a traced pool \
+                 (offshoot, offshoot-ct, offshoot-af, offshoot-fj, offshoot-actors, offshoot-tasks)"
+            ))
+        }
+    };
+    if !kernel.contenders.iter().any(|c| c.name() == contender) {
         return Err(format!(
-            "{} has no offshoot version to profile",
+            "{} has no {contender} version to profile",
             kernel.name
         ));
     }
@@ -92,7 +108,7 @@ pub fn profile_run(
         for _ in 0..runs {
             inst.reset();
             let t = Instant::now();
-            pool.run(|| inst.offshoot());
+            pool.run(|| run(&mut *inst));
             last = t.elapsed();
             inst.check()
                 .map_err(|e| format!("{}: wrong answer on offshoot: {e}", kernel.name))?;
@@ -108,13 +124,17 @@ pub fn profile_run(
     let rows = worker_rows(&trace);
 
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let stem = format!("{}-{workers}w", kernel.name);
+    let stem = if contender == "offshoot" {
+        format!("{}-{workers}w", kernel.name)
+    } else {
+        format!("{}-{contender}-{workers}w", kernel.name)
+    };
     let json = dir.join(format!("{stem}.trace.json"));
     let svg = dir.join(format!("{stem}.timeline.svg"));
     let csv = dir.join(format!("{stem}.workers.csv"));
     let input = inst.input();
     let title = format!(
-        "offshoot: {} {input}, {workers} worker{}, traced run {:.3} ms",
+        "{contender}: {} {input}, {workers} worker{}, traced run {:.3} ms",
         kernel.name,
         if workers == 1 { "" } else { "s" },
         traced.as_secs_f64() * 1e3
@@ -124,6 +144,7 @@ pub fn profile_run(
     write(&csv, &rows_csv(&rows))?;
     Ok(Profile {
         input,
+        contender: contender.to_string(),
         workers,
         traced,
         untraced,
@@ -225,11 +246,12 @@ pub fn render(p: &Profile) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{} on {} worker{}: serial {} ms, offshoot {} ms, traced {} ms ({:.2}x untraced); {} events{}",
+        "{} on {} worker{}: serial {} ms, {} {} ms, traced {} ms ({:.2}x untraced); {} events{}",
         p.input,
         p.workers,
         if p.workers == 1 { "" } else { "s" },
         ms(p.serial),
+        p.contender,
         ms(p.untraced),
         ms(p.traced),
         p.traced.as_secs_f64() / p.untraced.as_secs_f64().max(1e-9),
