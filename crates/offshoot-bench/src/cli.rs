@@ -99,11 +99,11 @@ pub struct Cli {
     #[arg(long, value_name = "SECONDS", default_value = "120", value_parser = parse_bound)]
     pub peer_timeout: Duration,
 
-    /// Peers in other languages to run, comma-separated (`c-openmp`, `go`, `java`), `all`, or
-    /// `none`. Default: every peer whose toolchain is installed with `--check-only` (their
-    /// answers are checked), none in a timed run — a peer without a cutoff takes seconds a
-    /// run (Go's goroutine per call on `fib`: 15 s at quick size), which would break quick
-    /// mode's minute; name them to time them.
+    /// Peers in other languages to run, comma-separated (`c-openmp`, `go`, `java`,
+    /// `c-openmp-clang`, `cpp-tbb`), `all`, or `none`. Default: every peer whose toolchain
+    /// is installed with `--check-only` (their answers are checked), none in a timed run — a
+    /// peer without a cutoff takes seconds a run (Go's goroutine per call on `fib`: 15 s at
+    /// quick size), which would break quick mode's minute; name them to time them.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub peers: Vec<String>,
 
@@ -593,13 +593,23 @@ mod tests {
         };
         // Timed runs leave them out unless named; check-only runs check them all.
         assert_eq!(peers(&[]).unwrap(), []);
-        let every = [Contender::COpenmp, Contender::Go, Contender::Java];
+        let every = [
+            Contender::COpenmp,
+            Contender::Go,
+            Contender::Java,
+            Contender::COpenmpClang,
+            Contender::CppTbb,
+        ];
         assert_eq!(peers(&["--check-only"]).unwrap(), every);
         assert_eq!(peers(&["--peers", "all"]).unwrap(), every);
         assert_eq!(peers(&["--peers", "go"]).unwrap(), [Contender::Go]);
         assert_eq!(
             peers(&["--peers", "java,c-openmp"]).unwrap(),
             [Contender::Java, Contender::COpenmp]
+        );
+        assert_eq!(
+            peers(&["--peers", "cpp-tbb,c-openmp-clang"]).unwrap(),
+            [Contender::CppTbb, Contender::COpenmpClang]
         );
         assert_eq!(peers(&["--peers", "none"]).unwrap(), []);
         let bound = |args: &[&str]| {
@@ -615,7 +625,7 @@ mod tests {
         }
         let e = peers(&["--peers", "kotlin"]).unwrap_err();
         assert!(
-            e.contains("unknown peer `kotlin`; peers: c-openmp, go, java"),
+            e.contains("unknown peer `kotlin`; peers: c-openmp, go, java, c-openmp-clang, cpp-tbb"),
             "{e}"
         );
     }

@@ -233,7 +233,8 @@ pub fn summary_table(report: &Report) -> String {
         out,
         "\nsummary: each cell is a contender's median time ÷ the plain serial program's median \
          (lower is better; below 1.00 is faster than serial, 0.50 is a 2× speed-up); a peer in \
-         another language (c-openmp, go, java) is divided by its own language's serial program, and its \
+         another language (c-openmp, go, java, c-openmp-clang, cpp-tbb) is divided by its own \
+         language's serial program, and its \
          `/rs` column by the Rust serial program.\n\
          `offshoot ÷ best peer`: offshoot's ratio ÷ the best other runtime's ratio at the same \
          worker count, each to its own serial program (below 1.00: offshoot is faster; the \
@@ -443,8 +444,12 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          `-O2 -fopenmp`; `go`: a goroutine per fork and a `sync.WaitGroup`, channels where \
          tasks wait, `peers/go/main.go`, `go build`; `java`: a `ForkJoinPool` with \
          `RecursiveTask`s and a parallel stream, `peers/java/Peer.java`, `javac`, \
-         `java -XX:+UseParallelGC`): an external program run once per worker count per round, \
-         which times its own serial version (`c-serial`, `go-serial`, `java-serial`) and its \
+         `java -XX:+UseParallelGC`; `c-openmp-clang`: the same `omp.c` built by clang \
+         `-O2 -fopenmp=libomp`, LLVM's OpenMP runtime; `cpp-tbb`: C++ with oneTBB's \
+         `parallel_invoke`, `task_group` and `parallel_reduce` in a `task_arena`, \
+         `peers/cpp/tbb.cpp`, g++ `-O2 -ltbb`): an external program run once per worker count \
+         per round, which times its own serial version (`c-serial`, `go-serial`, \
+         `java-serial`, `clang-serial`, `cpp-serial`) and its \
          parallel version after a warm-up run of each (Java: three, for its JIT compiler); its \
          answers are checked against the Rust serial answer. Its `÷ serial` is its median ÷ \
          its own serial program's median, its `÷ rust serial` the same median \

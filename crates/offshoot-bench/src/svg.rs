@@ -35,6 +35,8 @@ fn color(c: Contender) -> RGBColor {
         Contender::COpenmp => RGBColor(0x1f, 0x78, 0xb4),
         Contender::Go => RGBColor(0x00, 0xad, 0xd8),
         Contender::Java => RGBColor(0xb2, 0x18, 0x2b),
+        Contender::COpenmpClang => RGBColor(0xa6, 0xce, 0xe3),
+        Contender::CppTbb => RGBColor(0x33, 0xa0, 0x2c),
         Contender::Serial => RGBColor(0x44, 0x44, 0x44),
     }
 }

@@ -55,11 +55,21 @@ pub enum Contender {
     /// `new ForkJoinPool(workers)`: `RecursiveTask`s with `fork`/`join`, a parallel stream for
     /// the loop): a peer in another language, like [`Contender::COpenmp`].
     Java,
+    /// The C/OpenMP peer's `peers/c/omp.c` built by clang against LLVM's OpenMP runtime
+    /// (`clang -O2 -fopenmp=libomp`) instead of gcc's libgomp: the same program on the other
+    /// OpenMP runtime, a peer like [`Contender::COpenmp`] with its own serial series
+    /// (`clang-serial`, clang's code).
+    COpenmpClang,
+    /// C++ with oneTBB (`peers/cpp/tbb.cpp`, `g++ -O2 -std=c++17 ... -ltbb`):
+    /// `tbb::parallel_invoke` and `tbb::task_group` for the recursive kernels,
+    /// `tbb::parallel_reduce` for the loop, in a `tbb::task_arena(workers)`: a peer in another
+    /// language, like [`Contender::COpenmp`].
+    CppTbb,
 }
 
 impl Contender {
     /// Every parallel contender, in report order.
-    pub const PARALLEL: [Contender; 13] = [
+    pub const PARALLEL: [Contender; 15] = [
         Contender::Offshoot,
         Contender::OffshootCt,
         Contender::OffshootAf,
@@ -73,6 +83,8 @@ impl Contender {
         Contender::COpenmp,
         Contender::Go,
         Contender::Java,
+        Contender::COpenmpClang,
+        Contender::CppTbb,
     ];
 
     /// The contenders of the fork-join kernels (most of the suite).
@@ -89,6 +101,8 @@ impl Contender {
         Contender::COpenmp,
         Contender::Go,
         Contender::Java,
+        Contender::COpenmpClang,
+        Contender::CppTbb,
     ];
 
     /// The search kernels' contenders: offshoot's eureka, its token and
@@ -136,7 +150,7 @@ impl Contender {
     /// Whether it is a peer in another language: an external program with its own serial
     /// version, run as a process ([`crate::peers`]), never through [`Pools::run`].
     pub fn is_peer(self) -> bool {
-        matches!(self, Contender::COpenmp | Contender::Go | Contender::Java)
+        self.peer_serial_name().is_some()
     }
 
     /// The name of a peer's own serial program (`c-serial`); `None` for the Rust contenders,
@@ -146,6 +160,8 @@ impl Contender {
             Contender::COpenmp => Some("c-serial"),
             Contender::Go => Some("go-serial"),
             Contender::Java => Some("java-serial"),
+            Contender::COpenmpClang => Some("clang-serial"),
+            Contender::CppTbb => Some("cpp-serial"),
             _ => None,
         }
     }
@@ -167,6 +183,8 @@ impl Contender {
             Contender::COpenmp => "c-openmp",
             Contender::Go => "go",
             Contender::Java => "java",
+            Contender::COpenmpClang => "c-openmp-clang",
+            Contender::CppTbb => "cpp-tbb",
         }
     }
 
@@ -240,7 +258,11 @@ impl Pools {
                 inst.chili(&mut scope);
             }
             Contender::Tokio => inst.tokio(&self.tokio),
-            Contender::COpenmp | Contender::Go | Contender::Java => {
+            Contender::COpenmp
+            | Contender::Go
+            | Contender::Java
+            | Contender::COpenmpClang
+            | Contender::CppTbb => {
                 panic!("{} is a peer process, not run in a pool", contender.name())
             }
         }

@@ -146,6 +146,18 @@ pub struct Comparison {
     /// Java's median ÷ the Rust serial median.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub java_rust_ratio: Option<f64>,
+    /// C/OpenMP built by clang (libomp): its median ÷ the median of its own serial program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub c_openmp_clang_ratio: Option<f64>,
+    /// C/OpenMP built by clang (libomp): its median ÷ the Rust serial median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub c_openmp_clang_rust_ratio: Option<f64>,
+    /// C++/oneTBB's median ÷ the median of its own C++ serial program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpp_tbb_ratio: Option<f64>,
+    /// C++/oneTBB's median ÷ the Rust serial median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpp_tbb_rust_ratio: Option<f64>,
     /// The fastest of the kernel's other contenders, by ratio to its own serial program.
     pub best_peer: String,
     /// offshoot's ratio ÷ the best peer's ratio, each to its own serial program (< 1:
@@ -171,6 +183,8 @@ impl Comparison {
             Contender::COpenmp => self.c_openmp_ratio,
             Contender::Go => self.go_ratio,
             Contender::Java => self.java_ratio,
+            Contender::COpenmpClang => self.c_openmp_clang_ratio,
+            Contender::CppTbb => self.cpp_tbb_ratio,
         }
     }
 
@@ -181,6 +195,8 @@ impl Comparison {
             Contender::COpenmp => self.c_openmp_rust_ratio,
             Contender::Go => self.go_rust_ratio,
             Contender::Java => self.java_rust_ratio,
+            Contender::COpenmpClang => self.c_openmp_clang_rust_ratio,
+            Contender::CppTbb => self.cpp_tbb_rust_ratio,
             c => self.ratio(c),
         }
     }
@@ -305,6 +321,10 @@ impl KernelResult {
                     go_rust_ratio: rust_ratio(Contender::Go),
                     java_ratio: ratio(Contender::Java),
                     java_rust_ratio: rust_ratio(Contender::Java),
+                    c_openmp_clang_ratio: ratio(Contender::COpenmpClang),
+                    c_openmp_clang_rust_ratio: rust_ratio(Contender::COpenmpClang),
+                    cpp_tbb_ratio: ratio(Contender::CppTbb),
+                    cpp_tbb_rust_ratio: rust_ratio(Contender::CppTbb),
                     best_peer: best_peer.name().to_string(),
                     offshoot_vs_best_peer: offshoot / best,
                 })

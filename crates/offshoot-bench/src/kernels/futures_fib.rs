@@ -18,7 +18,10 @@
 //!   future that sends fib(n-1) on a channel of capacity 1 (the future), received after
 //!   fib(n-2) (the get); C with OpenMP, a task per future writing fib(n-1) with
 //!   `depend(out: a)` and a `taskwait depend(in: a)` (OpenMP 5.0) as the get, which waits for
-//!   that task alone. Each runs its own plain recursion as its serial version.
+//!   that task alone (built by gcc, `c-openmp`, and by clang on libomp, `c-openmp-clang`);
+//!   C++ with oneTBB, which has no future type, a `tbb::task_group` running the one task
+//!   that computes fib(n-1) as the future and its `wait` as the get. Each runs its own plain
+//!   recursion as its serial version.
 //!
 //! Inputs: test fib(12), quick fib(22), full fib(27): about 2.9·10^4 and
 //! 3.2·10^5 futures (fib(n+1) - 1 of them).
@@ -48,6 +51,8 @@ pub const INFO: KernelInfo = KernelInfo {
         Contender::Tokio,
         Contender::COpenmp,
         Contender::Go,
+        Contender::COpenmpClang,
+        Contender::CppTbb,
     ],
     prepare,
 };

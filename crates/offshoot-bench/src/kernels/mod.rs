@@ -15,11 +15,11 @@
 //! and the [`Instance`] methods of the others are never called (their default
 //! bodies panic, naming the kernel's mistake).
 //!
-//! Peers in other languages ([`crate::peers`]: `c-openmp`, `go`, `java`) run the same algorithm on
-//! the same input as external programs; a kernel that lists them
-//! ([`Contender::FORK_JOIN_PEERS`]: `fib`, `nqueens`, `par-for`, `matmul`, `tree-sum`,
-//! `knapsack`, `cilksort`, `uts`, `uts-bin`; and of the waiting kernels `futures-fib`, with
-//! both peers, and `ring`, with `go`) gives them their arguments and expected answer through
+//! Peers in other languages ([`crate::peers`]: `c-openmp`, `go`, `java`, `c-openmp-clang`,
+//! `cpp-tbb`) run the same algorithm on the same input as external programs; a kernel that
+//! lists them ([`Contender::FORK_JOIN_PEERS`]: `fib`, `nqueens`, `par-for`, `matmul`,
+//! `tree-sum`, `knapsack`, `cilksort`, `uts`, `uts-bin`; and of the waiting kernels
+//! `futures-fib`, with all but `java`, and `ring`, with `go`) gives them their arguments and expected answer through
 //! [`Instance::peer_input`].
 //!
 //! Order of work: offshoot's and rayon's `join(a, b)` run `a` on the calling

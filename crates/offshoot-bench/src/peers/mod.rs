@@ -8,7 +8,11 @@
 //! [`Contender::COpenmp`] contender; `peers/go/`: Go with a goroutine per fork, or channels
 //! where the tasks wait on each other, the [`Contender::Go`] contender;
 //! `peers/java/Peer.java`: Java's `ForkJoinPool` with `RecursiveTask`s and a parallel
-//! stream, the [`Contender::Java`] contender), built by the suite itself (see *Building*).
+//! stream, the [`Contender::Java`] contender; `peers/cpp/tbb.cpp`: C++ with oneTBB's
+//! `parallel_invoke`, `task_group` and `parallel_reduce`, the [`Contender::CppTbb`]
+//! contender; and `omp.c` once more, built by clang against LLVM's OpenMP runtime instead of
+//! gcc's libgomp, the [`Contender::COpenmpClang`] contender), built by the suite itself (see
+//! *Building*).
 //! The harness invokes it once per (kernel, worker count) slot of every round, as
 //!
 //! ```text
@@ -16,7 +20,8 @@
 //! ```
 //!
 //! - `<kernel>` is the kernel's suite name (`fib`, `par-for`, ...); `<workers>` the worker
-//!   count (OpenMP: `omp_set_num_threads`; Java: `new ForkJoinPool(workers)`); `<warm-ups>`
+//!   count (OpenMP: `omp_set_num_threads`; Java: `new ForkJoinPool(workers)`; oneTBB: a
+//!   `task_arena(workers)` under a `global_control` of `max_allowed_parallelism`); `<warm-ups>`
 //!   how many untimed runs precede each timed one (1 when timing, 0 in `--check-only` mode;
 //!   the Java peer adds two more untimed runs when it is above 0, for its JIT compiler); the
 //!   kernel arguments are what the Rust kernel's instance gives
@@ -27,9 +32,10 @@
 //!   (untimed), with its own port of the suite's SplitMix64.
 //! - The kernels with peers: the fork-join kernels `fib`, `nqueens`, `par-for`, `matmul`,
 //!   `tree-sum`, `knapsack`, `cilksort`, `uts` and `uts-bin` (those listing
-//!   [`Contender::FORK_JOIN_PEERS`]: all three peers), and two whose tasks wait on each other:
-//!   `futures-fib` (C and Go: a goroutine per future with a channel as the future; an OpenMP
-//!   task per future with `depend(out)` and `taskwait depend(in)` as the get) and `ring` (Go
+//!   [`Contender::FORK_JOIN_PEERS`]: every peer), and two whose tasks wait on each other:
+//!   `futures-fib` (all but Java: a goroutine per future with a channel as the future; an
+//!   OpenMP task per future with `depend(out)` and `taskwait depend(in)` as the get, in both
+//!   C builds; a oneTBB `task_group` per future, its `wait` as the get) and `ring` (Go
 //!   alone: 64 goroutines passing the token through channels; OpenMP has no idiom for tasks
 //!   that block on each other, so no C version).
 //! - The peer runs its **own plain serial version** (warm-ups, then one timed run), then its
@@ -62,7 +68,8 @@
 //! The harness checks both answers against the Rust serial answer (a wrong answer stops the
 //! suite like any contender's), records the parallel time as the peer's sample at that worker
 //! count and the serial time in the peer's serial series (`c-serial`, one series over all
-//! invocations; `go-serial` for Go, `java-serial` for Java), and reports the peer's ratio to **its own language's serial time** (the
+//! invocations; `go-serial` for Go, `java-serial` for Java, `clang-serial` for the clang
+//! build, `cpp-serial` for C++), and reports the peer's ratio to **its own language's serial time** (the
 //! `÷ serial` column, [`crate::harness::Comparison::ratio`]) and to the Rust serial time
 //! ([`crate::harness::Comparison::rust_ratio`]). `offshoot ÷ best peer` compares ratios to
 //! each contender's own serial program, so a peer is judged on what its runtime makes of its
@@ -82,8 +89,13 @@
 //! `javac` on the `PATH`; the standard library alone, no build tool), and its "executable"
 //! a shell script that runs those classes with `java -Xss64m -XX:+UseParallelGC
 //! -XX:MaxRAMPercentage=75` (why each: `JAVA_FLAGS` here); a JVM start adds a fraction of a
-//! second to each invocation, outside the timed calls. A missing toolchain or a failed build
-//! skips that contender with a one-line reason; the run goes on without it.
+//! second to each invocation, outside the timed calls. The clang build is `clang -O2
+//! -fopenmp=libomp -ffp-contract=off` (`$CLANG`, else `clang`), the C++ peer `g++ -O2
+//! -std=c++17 -ffp-contract=off ... -ltbb` (`$CXX`, else `g++`); their toolchain check also
+//! preprocesses the runtime's header (libomp's `omp.h`, oneTBB's `tbb/version.h`), whose
+//! version joins the cache key, so a compiler without the runtime is a missing toolchain.
+//! A missing toolchain or a failed build skips that contender with a one-line reason; the
+//! run goes on without it.
 //! `scripts/peers.sh` installs the toolchains.
 
 use std::io::Read;
@@ -92,6 +104,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::harness::Contender;
+
+mod native;
 
 /// What a peer needs for one kernel input: its command-line arguments and the answer it
 /// must print (the Rust serial answer, in the peer's format).
@@ -325,6 +339,18 @@ const RECIPES: &[Recipe] = &[
         build: build_java,
         toolchain: java_toolchain,
     },
+    Recipe {
+        contender: Contender::COpenmpClang,
+        files: &[("omp.c", include_str!("../../peers/c/omp.c"))],
+        build: |src, exe| native::CLANG_OPENMP.build(src, exe),
+        toolchain: || native::CLANG_OPENMP.toolchain(),
+    },
+    Recipe {
+        contender: Contender::CppTbb,
+        files: &[("tbb.cpp", include_str!("../../peers/cpp/tbb.cpp"))],
+        build: |src, exe| native::GXX_TBB.build(src, exe),
+        toolchain: || native::GXX_TBB.toolchain(),
+    },
 ];
 
 /// The first error line of a failed build's output (or its first line).
@@ -501,47 +527,12 @@ fn make_executable(_: &Path) -> Result<(), String> {
     Err("the java peer's launcher is a shell script: Unix only".to_string())
 }
 
-const C_FLAGS: [&str; 4] = ["-O2", "-fopenmp", "-ffp-contract=off", "-std=gnu11"];
-
-fn c_compiler() -> String {
-    std::env::var("CC")
-        .ok()
-        .filter(|c| !c.trim().is_empty())
-        .unwrap_or_else(|| "gcc".to_string())
-}
-
 fn c_toolchain() -> Result<String, String> {
-    let cc = c_compiler();
-    let out = Command::new(&cc)
-        .arg("--version")
-        .output()
-        .map_err(|_| format!("`{cc}` not found (scripts/peers.sh installs gcc)"))?;
-    let version = String::from_utf8_lossy(&out.stdout);
-    Ok(format!(
-        "{cc} {} {}",
-        version.lines().next().unwrap_or(""),
-        C_FLAGS.join(" ")
-    ))
+    native::GCC_OPENMP.toolchain()
 }
 
 fn build_c_openmp(src: &Path, exe: &Path) -> Result<(), String> {
-    let cc = c_compiler();
-    let out = Command::new(&cc)
-        .args(C_FLAGS)
-        .arg("-o")
-        .arg(exe)
-        .arg(src.join("omp.c"))
-        .arg("-lm")
-        .output()
-        .map_err(|e| format!("running `{cc}`: {e}"))?;
-    if out.status.success() {
-        return Ok(());
-    }
-    Err(format!(
-        "`{cc} {}` failed (is libgomp installed? scripts/peers.sh): {}",
-        C_FLAGS.join(" "),
-        first_error(&out.stderr)
-    ))
+    native::GCC_OPENMP.build(src, exe)
 }
 
 /// FNV-1a, 64 bits: the cache key of a built peer (stable across Rust versions, unlike
@@ -870,5 +861,19 @@ mod tests {
     #[test]
     fn java_peer_answers_match_rust_serial() {
         peer_answers_match_rust_serial(Contender::Java, java_toolchain, &FORK_JOIN);
+    }
+
+    #[test]
+    fn c_openmp_clang_peer_answers_match_rust_serial() {
+        let kernels = [&FORK_JOIN[..], &["futures-fib"]].concat();
+        let toolchain = || native::CLANG_OPENMP.toolchain();
+        peer_answers_match_rust_serial(Contender::COpenmpClang, toolchain, &kernels);
+    }
+
+    #[test]
+    fn cpp_tbb_peer_answers_match_rust_serial() {
+        let kernels = [&FORK_JOIN[..], &["futures-fib"]].concat();
+        let toolchain = || native::GXX_TBB.toolchain();
+        peer_answers_match_rust_serial(Contender::CppTbb, toolchain, &kernels);
     }
 }
