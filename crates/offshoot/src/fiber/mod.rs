@@ -93,8 +93,8 @@ pub(crate) enum Resume {
 pub(crate) enum Suspend {
     /// Its scheduler loop found a ready fiber: this one is free now.
     Idle,
-    /// A task on it waits on the condition stored in the fiber.
-    ParkCond,
+    /// A task on it waits on the condition stored in the fiber, described for the trace.
+    ParkCond(&'static str),
     /// A task on it waits on its token, for this.
     ParkToken(WaitOn),
 }
@@ -362,7 +362,8 @@ impl Worker {
     /// Parks the running task until `cond()` holds, letting the worker run other work
     /// meanwhile. Whoever makes `cond` true must then call `kick` on this worker. Returns
     /// false (without waiting) if the task cannot park: not on a fiber, or no stack.
-    pub(crate) fn park_until(&self, cond: &dyn Fn() -> bool) -> bool {
+    /// `what` says what the condition waits for (the trace shows it).
+    pub(crate) fn park_until(&self, what: &'static str, cond: &dyn Fn() -> bool) -> bool {
         if !self.on_fiber() || !self.ensure_next_fiber() {
             return false;
         }
@@ -372,7 +373,7 @@ impl Worker {
         let f = self.with_sched(|s| s.running);
         // SAFETY: `on_fiber` said a fiber runs: this one, live.
         unsafe { (*f).cond.set(Some(c)) };
-        self.suspend(Suspend::ParkCond);
+        self.suspend(Suspend::ParkCond(what));
         self.resumed();
         true
     }
@@ -569,7 +570,8 @@ impl Worker {
                 CoroutineResult::Yield(why) => {
                     let what = match why {
                         Suspend::ParkToken(on) => on.what,
-                        _ => "a condition",
+                        Suspend::ParkCond(what) => what,
+                        Suspend::Idle => unreachable!("handled above"),
                     };
                     self.trace_suspend(what, &cur.trace_open);
                     // SAFETY: `cur` just suspended to park, and `take_chain` above moved this
@@ -592,7 +594,7 @@ impl Worker {
                         // `wake_cancelled_parked`).
                         let stop = self.stop_raised();
                         match why {
-                            Suspend::ParkCond => {
+                            Suspend::ParkCond(_) => {
                                 // The condition may hold already (its maker kicks only after
                                 // this fiber is listed, or before this test).
                                 // SAFETY: the condition lives on the parked stack; `raw` is a

@@ -313,6 +313,12 @@ impl Worker {
         self.settle_request(v)
     }
 
+    /// Whether this worker sleeps for lack of work (a hint: it may wake any moment).
+    pub(crate) fn is_idle_sleeping(&self) -> bool {
+        // Relaxed: a hint for choosing a victim; the request handshake decides.
+        self.sleep_state.load(Ordering::Relaxed) == IDLE_SLEEP
+    }
+
     /// Wakes this worker if it sleeps for lack of work. Returns whether it did.
     ///
     /// With a `poster`, a request to it is posted on this worker's behalf when this worker

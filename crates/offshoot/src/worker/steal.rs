@@ -19,6 +19,9 @@
 use std::ptr;
 
 use super::sleep::{SPIN_LOOKS, WITHDRAW_AFTER};
+
+/// How many random victims a thief draws at most to find one that is not asleep.
+const VICTIM_PICKS: usize = 4;
 use super::Worker;
 use crate::finish::{FinishFrame, FinishState};
 use crate::frame::{Frame, FrameKind, StolenJobFrame};
@@ -61,6 +64,15 @@ impl Worker {
         // its sleep state before posting the request this worker took (acquire), so this
         // reads that state or a later one.
         t.unpark_if_sleeping();
+        // Work went out and more is left here: wake one more sleeper, with a request to this
+        // worker posted for it (its slot was just freed). Planting seeds tells nobody, and a
+        // thief that takes a job wakes only one sleeper (`Registry::busy`), so without this a
+        // pool of many workers that were all asleep when work arrived comes up one sleeper
+        // per steal, while the first busy workers sit on seeds (16 workers: a millisecond).
+        // With two workers the thief is the only other worker.
+        if answer != REPLY_NOTHING && reg.num_workers() > 2 && self.has_offerable_work() {
+            reg.wake_one(Some(self));
+        }
     }
 
     /// Finds the oldest frame with work in the region `target` allows and takes work from
@@ -213,12 +225,29 @@ impl Worker {
 
     /// A random worker other than this one, or `None` in a one-worker pool.
     pub(crate) fn random_victim(&self) -> Option<usize> {
-        let n = self.registry().num_workers();
+        let reg = self.registry();
+        let n = reg.num_workers();
         if n < 2 {
             return None;
         }
-        let r = (self.next_random() % (n as u64 - 1)) as usize;
-        Some(if r >= self.index { r + 1 } else { r })
+        let pick = || {
+            let r = (self.next_random() % (n as u64 - 1)) as usize;
+            if r >= self.index {
+                r + 1
+            } else {
+                r
+            }
+        };
+        // A worker asleep for lack of work has nothing to give and a closed mailbox: with
+        // many workers, prefer one that runs (a few random picks; the last one stands).
+        let mut v = pick();
+        for _ in 1..VICTIM_PICKS.min(n - 1) {
+            if !reg.worker(v).is_idle_sleeping() {
+                break;
+            }
+            v = pick();
+        }
+        Some(v)
     }
 
     /// Sends one request to `victim` and waits for its answer, answering requests sent to

@@ -55,7 +55,9 @@ impl Worker {
                 }
             }
             if (thief == self.index || !patience.spinning())
-                && self.park_until(&|| job.done.load(Ordering::SeqCst))
+                && self.park_until("join (its stolen half)", &|| {
+                    job.done.load(Ordering::SeqCst)
+                })
             {
                 patience.reset();
                 continue;
@@ -98,7 +100,7 @@ impl Worker {
                 }
             }
             let ready = || state.outstanding() == 0 || state.inbox_len() > 0;
-            if !patience.spinning() && self.park_until(&ready) {
+            if !patience.spinning() && self.park_until("finish (its tasks)", &ready) {
                 patience.reset();
                 continue;
             }
