@@ -393,3 +393,70 @@ fn polling_a_pending_future_again_replaces_its_waker() {
         assert_eq!(Arc::strong_count(&wakers[7]), 1);
     });
 }
+
+/// A value nobody can get any more (its handle dropped while a thief ran its task) is
+/// dropped before the finish that owns the task returns, as a scope drops what its tasks
+/// captured. The value's destructor waits a moment for the finish to return: if the count
+/// went back only after the finish learned that the task ended (as it once did), the
+/// finish returns meanwhile and the destructor sees it; as it is, it cannot.
+#[test]
+fn a_value_whose_handle_is_gone_is_dropped_before_its_finish_returns() {
+    use std::sync::atomic::AtomicBool;
+    use std::time::{Duration, Instant};
+    struct Probe {
+        returned: Arc<AtomicBool>,
+        saw_return: Arc<AtomicBool>,
+    }
+    impl Drop for Probe {
+        fn drop(&mut self) {
+            let start = Instant::now();
+            while !self.returned.load(Ordering::SeqCst)
+                && start.elapsed() < Duration::from_millis(100)
+            {
+                std::thread::yield_now();
+            }
+            let seen = self.returned.load(Ordering::SeqCst);
+            self.saw_return.store(seen, Ordering::SeqCst);
+        }
+    }
+    bounded(|| {
+        let p = pool(2);
+        for round in 0..3 {
+            let returned = Arc::new(AtomicBool::new(false));
+            let saw_return = Arc::new(AtomicBool::new(false));
+            let started = Arc::new(AtomicBool::new(false));
+            let gone = Arc::new(AtomicBool::new(false));
+            p.run(|| {
+                offshoot::finish(|| {
+                    let (r, s, st, g) = (
+                        returned.clone(),
+                        saw_return.clone(),
+                        started.clone(),
+                        gone.clone(),
+                    );
+                    let f = spawn_future(move || {
+                        st.store(true, Ordering::SeqCst);
+                        while !g.load(Ordering::SeqCst) {
+                            std::thread::yield_now();
+                        }
+                        Probe {
+                            returned: r,
+                            saw_return: s,
+                        }
+                    });
+                    assert!(
+                        common::poll_until(|| started.load(Ordering::SeqCst)),
+                        "no thief took the task"
+                    );
+                    drop(f);
+                    gone.store(true, Ordering::SeqCst);
+                });
+                returned.store(true, Ordering::SeqCst);
+            });
+            assert!(
+                !saw_return.load(Ordering::SeqCst),
+                "round {round}: the value was dropped after its finish returned"
+            );
+        }
+    })
+}

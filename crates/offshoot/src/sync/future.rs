@@ -216,19 +216,41 @@ where
         unsafe {
             let finish = (*h).finish;
             match mode {
-                Mode::Discard => Self::settle_unrun(h, &*finish),
+                Mode::Discard => {
+                    Self::settle_unrun(h, &*finish);
+                    Self::release_task(h, &*finish);
+                }
                 Mode::Inline => {
                     run_task(w, &*finish, || Self::run(h, Runner::Task));
                     Self::settle_unrun(h, &*finish);
+                    Self::release_task(h, &*finish);
                 }
+                // Inside the proxy: the count goes back before the finish learns that the
+                // task ended.
                 Mode::Stolen => run_stolen_task(
                     w,
                     finish,
                     || Self::run(h, Runner::Task),
-                    |st| Self::settle_unrun(h, st),
+                    |st| {
+                        Self::settle_unrun(h, st);
+                        Self::release_task(h, st);
+                    },
                 ),
             }
-            Header::release(h, 1);
+        }
+    }
+
+    /// Gives back the task's count while its finish still waits for the task: when the
+    /// handles are gone, the last count drops the value (or the closure) here, so a value
+    /// nobody can get is dropped before the finish that ran its task returns (as a scope
+    /// drops what its tasks captured); a panic of that drop fails the finish.
+    ///
+    /// # Safety
+    /// `h` is a live block holding the task's count; `state` is its finish, alive.
+    unsafe fn release_task(h: *const Header, state: &FinishState) {
+        // SAFETY: per the contract; nothing reads the block after this.
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| unsafe { Header::release(h, 1) })) {
+            state.fail_with(p);
         }
     }
 

@@ -352,12 +352,23 @@ trait Boss {
 /// then report it done.
 fn work(q: Queens, worker: usize, b: Board, boss: &impl Boss) {
     let mut solutions = Vec::new();
-    let children = extend(q, &b, |c| boss.report(Report::Work(c)), &mut solutions);
+    let mut kids = Vec::new();
+    let children = extend(q, &b, |c| kids.push(c), &mut solutions);
+    // The report first, then the children: the master counts a board's children when it
+    // takes the report (`Ledger::done`), so a child must not be taken — handed out, done,
+    // and counted off — before that, or the count of open boards can reach zero while the
+    // parent's report is still on its way, and the master stops early (it did, about once
+    // in 100 runs of 8-queens on 3 threads). The report reaches the master before anything
+    // sent after it: one channel is first-in first-out per sender, and a selector serves
+    // its `Done` mailbox (0) before the boards' mailboxes.
     boss.report(Report::Done {
         worker,
         solutions,
         children,
     });
+    for c in kids {
+        boss.report(Report::Work(c));
+    }
 }
 
 /// What every master keeps but its queue: the solutions, the idle workers, and the
