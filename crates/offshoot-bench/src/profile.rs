@@ -194,14 +194,14 @@ pub fn worker_rows(trace: &Trace) -> Vec<WorkerRow> {
         match s.kind {
             SliceKind::Task => {
                 if s.depth == 0 {
-                    r.busy += s.end - s.start;
+                    r.busy += s.end.saturating_sub(s.start);
                 }
                 if s.parked_on.is_some() {
                     r.parks += 1;
                 }
                 tasks[s.worker].push(s.task);
             }
-            SliceKind::Sleep => r.asleep += s.end - s.start,
+            SliceKind::Sleep => r.asleep += s.end.saturating_sub(s.start),
             SliceKind::Region => {}
         }
     }
@@ -559,9 +559,11 @@ mod tests {
         let steals = trace.steals().len();
         assert_eq!(rows.iter().map(|r| r.stolen).sum::<usize>(), steals);
         assert_eq!(rows.iter().map(|r| r.handed_out).sum::<usize>(), steals);
-        let window = trace.duration() - first_start(&trace);
+        let window = trace.duration().saturating_sub(first_start(&trace));
         for r in &rows {
-            assert!(r.busy + r.asleep + r.looking >= window - Duration::from_nanos(1));
+            assert!(
+                r.busy + r.asleep + r.looking >= window.saturating_sub(Duration::from_nanos(1))
+            );
         }
         assert!(
             rows.iter().any(|r| r.tasks > 0),

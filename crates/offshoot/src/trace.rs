@@ -16,6 +16,8 @@
 //!   publishes the event by storing `len + 1` (release); a snapshot on any thread reads
 //!   `len` (acquire) and copies the events below it, which are never written again. No
 //!   lock, no allocation on the recording path.
+//! * Times in a log never decrease (`push` holds a time that would step back at the
+//!   previous one), so a slice never ends before it begins.
 //! * Bounded memory: a full log keeps its oldest events and drops later ones, counting
 //!   them ([`Trace::dropped`]); a slice whose end was dropped ends at the log's last
 //!   event.
@@ -42,6 +44,11 @@ use crate::worker::Worker;
 /// The default number of events a worker's log holds when tracing is on (48 bytes each:
 /// 12 MiB per worker).
 pub const DEFAULT_EVENTS_PER_WORKER: usize = 1 << 18;
+
+/// How far apart the clocks of two threads may read for the same moment (a virtual
+/// machine's clock can differ by a little across CPUs): a hand-out is matched with a start
+/// on the thief that reads up to this much earlier.
+const CLOCK_SKEW_NS: u64 = 10_000;
 
 /// What an event records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,10 +113,17 @@ impl Log {
         }
     }
 
-    /// Appends an event (owner thread only).
-    fn push(&self, e: Event) {
+    /// Appends an event (owner thread only). Its time is never before the previous
+    /// event's: a clock that steps back a little (a virtual machine's, read on another
+    /// CPU) must not make a slice end before it began.
+    fn push(&self, mut e: Event) {
         // Relaxed: only this thread stores `len`.
         let n = self.len.load(Ordering::Relaxed);
+        if let Some(prev) = n.checked_sub(1).and_then(|i| self.events.get(i)) {
+            // SAFETY: events below `len` were written (by this thread) and are never
+            // written again.
+            e.ts = e.ts.max(unsafe { (*prev.get()).assume_init_ref() }.ts);
+        }
         match self.events.get(n) {
             Some(slot) => {
                 // SAFETY: slot `n` is at `len`, not yet published: no reader touches it,
@@ -522,16 +536,17 @@ impl Trace {
                 let Some(list) = outs.get_mut(&e.arg) else {
                     continue;
                 };
+                // Times of two threads: the clock may disagree by a little across CPUs.
                 if let Some(pos) = list
                     .iter()
-                    .rposition(|&(ts, _, thief)| thief == w && ts <= e.ts)
+                    .rposition(|&(ts, _, thief)| thief == w && ts <= e.ts + CLOCK_SKEW_NS)
                 {
                     let (ts, victim, _) = list.remove(pos);
                     steals.push(Steal {
                         victim,
                         thief: w,
                         at: Duration::from_nanos(ts),
-                        started: Duration::from_nanos(e.ts),
+                        started: Duration::from_nanos(e.ts.max(ts)),
                         task: e.id,
                     });
                 }
