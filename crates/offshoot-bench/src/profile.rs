@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use offshoot::trace::{SliceKind, Trace};
+use offshoot::trace::{Slice, SliceKind, Trace};
 
 use crate::kernels::{KernelInfo, Size};
 
@@ -168,20 +168,16 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// When the first slice of `trace` begins (the pool is built before the run starts).
-fn first_start(trace: &Trace) -> Duration {
-    trace
-        .slices()
-        .iter()
-        .map(|s| s.start)
-        .min()
-        .unwrap_or_default()
+/// When the first of `slices` begins (the pool is built before the run starts).
+fn first_start(slices: &[Slice]) -> Duration {
+    slices.iter().map(|s| s.start).min().unwrap_or_default()
 }
 
 /// Where each worker's time went, from the trace's slices and steals, over the time from
 /// the first slice to the last event.
 pub fn worker_rows(trace: &Trace) -> Vec<WorkerRow> {
-    let total = trace.duration().saturating_sub(first_start(trace));
+    let slices = trace.slices();
+    let total = trace.duration().saturating_sub(first_start(&slices));
     let mut rows: Vec<WorkerRow> = (0..trace.workers())
         .map(|worker| WorkerRow {
             worker,
@@ -189,7 +185,7 @@ pub fn worker_rows(trace: &Trace) -> Vec<WorkerRow> {
         })
         .collect();
     let mut tasks: Vec<Vec<u64>> = vec![Vec::new(); trace.workers()];
-    for s in trace.slices() {
+    for s in slices {
         let r = &mut rows[s.worker];
         match s.kind {
             SliceKind::Task => {
@@ -305,7 +301,8 @@ pub fn timeline_svg(trace: &Trace, title: &str) -> String {
     let cols = plot_w as usize;
     let n = trace.workers().max(1);
     let h = TOP + ROW * n as f64 + 90.0;
-    let t0 = first_start(trace).as_nanos() as f64;
+    let slices = trace.slices();
+    let t0 = first_start(&slices).as_nanos() as f64;
     let total = (trace.duration().as_nanos() as f64 - t0).max(1.0);
     let x_of = |d: Duration| LEFT + plot_w * ((d.as_nanos() as f64 - t0) / total);
     // Per worker and pixel column: nanoseconds in tasks (by nesting depth 0 / deeper),
@@ -316,7 +313,7 @@ pub fn timeline_svg(trace: &Trace, title: &str) -> String {
     let mut region = vec![vec![0f64; cols]; n];
     let col_ns = total / cols as f64;
     let mut parks = Vec::new();
-    for s in trace.slices() {
+    for s in slices {
         let grid = match (s.kind, s.depth) {
             (SliceKind::Task, 0) => &mut busy,
             (SliceKind::Task, _) => &mut nested,
@@ -559,7 +556,9 @@ mod tests {
         let steals = trace.steals().len();
         assert_eq!(rows.iter().map(|r| r.stolen).sum::<usize>(), steals);
         assert_eq!(rows.iter().map(|r| r.handed_out).sum::<usize>(), steals);
-        let window = trace.duration().saturating_sub(first_start(&trace));
+        let window = trace
+            .duration()
+            .saturating_sub(first_start(&trace.slices()));
         for r in &rows {
             assert!(
                 r.busy + r.asleep + r.looking >= window.saturating_sub(Duration::from_nanos(1))

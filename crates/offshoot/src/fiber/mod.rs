@@ -636,9 +636,7 @@ impl Worker {
                                         past_seed_limit: unsafe {
                                             let saved = (*raw).saved.get();
                                             saved.held_limit
-                                                || (crate::worker::SEED_LIMIT
-                                                    ..crate::worker::ISOLATED)
-                                                    .contains(&saved.seeds)
+                                                || crate::worker::at_seed_limit(saved.seeds)
                                         },
                                     });
                                     if stop

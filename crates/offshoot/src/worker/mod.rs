@@ -53,6 +53,12 @@ pub(crate) const SEED_LIMIT: u32 = 8;
 /// every `join` takes its no-seed path, where it checks for it first.
 pub(crate) const ISOLATED: u32 = 1 << 30;
 
+/// Whether a chain holding `seeds` unstolen seeds is at the seed limit, where a `join`
+/// plants none (an `isolated` section's mark, [`ISOLATED`], is not a count).
+pub(crate) fn at_seed_limit(seeds: u32) -> bool {
+    (SEED_LIMIT..ISOLATED).contains(&seeds)
+}
+
 /// The error of a parallel construct inside an `isolated` section.
 #[cold]
 #[inline(never)]
@@ -350,8 +356,7 @@ impl Worker {
     /// uncounted): if the chain holds [`SEED_LIMIT`] seeds, joins entered meanwhile planted
     /// none (see `held_limit`). Cold: only on a hand-out.
     pub(crate) fn note_hand_out(&self) {
-        let n = self.seed_count();
-        if (SEED_LIMIT..ISOLATED).contains(&n) {
+        if at_seed_limit(self.seed_count()) {
             self.held_limit.set(true);
         }
     }
