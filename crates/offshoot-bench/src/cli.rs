@@ -110,7 +110,9 @@ pub struct Cli {
     /// Instead of the suite: run this kernel's offshoot version once with the timeline
     /// trace on (at the mode's input size, on each --workers count; default: every core),
     /// check its answer, and write the Perfetto/Chrome trace JSON, an SVG timeline and a
-    /// per-worker CSV into --profile-dir; print where each worker's time went.
+    /// per-worker CSV into --profile-dir; print where each worker's time went. It also runs
+    /// once measuring work and span (offshoot::metrics) and writes a Cilkscale CSV and an SVG
+    /// of the speedup bounds with the speedups measured at 1, 2, 4, ... workers.
     #[arg(long, value_name = "KERNEL")]
     pub profile_run: Option<String>,
 

@@ -19,3 +19,4 @@ pub mod profile;
 pub mod report;
 pub mod rng;
 pub mod svg;
+pub mod workspan;

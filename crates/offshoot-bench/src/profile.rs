@@ -7,6 +7,11 @@
 //! The run is timed on the traced pool and on a pool of the same size without the trace
 //! (each after an untimed warm-up run on that pool), so the table also says what
 //! recording cost.
+//!
+//! It also runs once on a pool that measures work and span (`offshoot::metrics`, see
+//! `workspan.rs`): the work, span, parallelism and burdened span go to the table and to a
+//! CSV with Cilkscale's columns, and a plot of the speedup bounds has the speedups measured
+//! on plain pools of 1, 2, 4, ... workers (up to the profiled count) as points.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -37,7 +42,13 @@ pub struct Profile {
     pub events: usize,
     /// See `events`.
     pub dropped: u64,
-    /// The files written: trace JSON, timeline SVG, table CSV.
+    /// The work/span row of the run on a measuring pool.
+    pub workspan: offshoot::metrics::Row,
+    /// That run's wall time (what measuring cost, next to `untraced`).
+    pub measured: Duration,
+    /// Speedups over the serial time on plain pools: (workers, speedup).
+    pub speedups: crate::workspan::Points,
+    /// The files written: trace JSON, timeline SVG, table CSV, work/span CSV, speedup SVG.
     pub files: Vec<PathBuf>,
 }
 
@@ -116,6 +127,40 @@ pub fn profile_run(
         Ok(last)
     };
     let untraced = timed(&pool(workers, 0)?, 2)?;
+    // Speedups at 1, 2, 4, ... workers (and the profiled count), on plain pools.
+    let mut speedups = Vec::new();
+    let mut n = 1;
+    while n <= workers {
+        let t = if n == workers {
+            untraced
+        } else {
+            timed(&pool(n, 0)?, 2)?
+        };
+        speedups.push((n, serial.as_secs_f64() / t.as_secs_f64().max(1e-12)));
+        n = if n * 2 > workers && n < workers {
+            workers
+        } else {
+            n * 2
+        };
+    }
+    let metered_pool = offshoot::ThreadPool::builder()
+        .workers(workers)
+        .metrics(offshoot::metrics::Mode::Measured)
+        .build()
+        .map_err(|e| format!("cannot build a pool of {workers} workers: {e}"))?;
+    let measured = timed(&metered_pool, 2)?;
+    let report = metered_pool.metrics().expect("a measuring pool");
+    let workspan = report
+        .rows()
+        .iter()
+        .rev()
+        .find(|r| r.tag.is_empty())
+        .cloned()
+        .expect("a row for the run");
+    // Only the last run's rows (the warm-up recorded one too).
+    let mut last_run = offshoot::metrics::CSV_HEADER.to_string() + "\n";
+    last_run.push_str(report.to_csv().lines().last().unwrap_or(""));
+    last_run.push('\n');
     // The traced pool runs it once (the input is warm from the runs above), so the trace
     // shows that run alone.
     let traced_pool = pool(workers, offshoot::trace::DEFAULT_EVENTS_PER_WORKER)?;
@@ -142,6 +187,18 @@ pub fn profile_run(
     write(&json, &trace.to_chrome_json())?;
     write(&svg, &timeline_svg(&trace, &title))?;
     write(&csv, &rows_csv(&rows))?;
+    let ws_csv = dir.join(format!("{stem}.workspan.csv"));
+    let ws_svg = dir.join(format!("{stem}.speedup.svg"));
+    write(&ws_csv, &last_run)?;
+    write(
+        &ws_svg,
+        &crate::workspan::speedup_svg(
+            &workspan,
+            &speedups,
+            workers.max(16),
+            &format!("{contender}: {} {input}: speedup bounds", kernel.name),
+        ),
+    )?;
     Ok(Profile {
         input,
         contender: contender.to_string(),
@@ -152,7 +209,10 @@ pub fn profile_run(
         rows,
         events: trace.events(),
         dropped: trace.dropped(),
-        files: vec![json, svg, csv],
+        workspan,
+        measured,
+        speedups,
+        files: vec![json, svg, csv, ws_csv, ws_svg],
     })
 }
 
@@ -277,6 +337,30 @@ pub fn render(p: &Profile) -> String {
             r.stolen
         );
     }
+    let w = &p.workspan;
+    let _ = writeln!(
+        s,
+        "work {} ms, span {} ms, parallelism {:.1}, burdened span {} ms ({:.1}); measured run {} ms ({:.2}x untraced)",
+        ms(w.work),
+        ms(w.span),
+        w.parallelism(),
+        ms(w.burdened_span),
+        w.burdened_parallelism(),
+        ms(p.measured),
+        p.measured.as_secs_f64() / p.untraced.as_secs_f64().max(1e-9),
+    );
+    let _ = writeln!(
+        s,
+        "speedup over serial: {}",
+        p.speedups
+            .iter()
+            .map(|(n, x)| {
+                let (upper, burdened) = w.speedup_bounds(*n);
+                format!("{n}w {x:.2}x (bounds {upper:.2}, burdened {burdened:.2})")
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     for f in &p.files {
         let _ = writeln!(s, "wrote {}", f.display());
     }

@@ -68,6 +68,8 @@ pub(crate) struct FinishState {
     /// The eureka registered on this finish (`eureka::finish`), with its lifetime erased:
     /// the registering call unregisters before the eureka's borrow ends.
     eureka: Option<crate::eureka::RegisteredRef>,
+    /// The work and span of the tasks that ended, when the pool measures them (`metrics/`).
+    pub(crate) meter: crate::metrics::Acc,
 }
 
 // SAFETY: the raw pointers are to the owner worker (alive as long as its registry) and to
@@ -90,6 +92,7 @@ impl FinishState {
             owner,
             inbox: Mutex::new(Vec::new()),
             inbox_len: AtomicUsize::new(0),
+            meter: crate::metrics::Acc::new(),
             // A root finish's current frame is the worker's own, unrelated to it.
             parent: if root || current.is_null() {
                 ptr::null()
@@ -561,6 +564,25 @@ impl<F: FnOnce() + Send> HeapJob<F> {
     /// A task for `func` in `state`. `w` is the calling thread's worker, if any (its block
     /// cache is used; from outside a pool blocks come from the allocator).
     fn into_job(func: F, w: Option<&Worker>, state: *const FinishState) -> JobRef {
+        // In a pool that measures work and span the task begins a strand of its own, from
+        // the spawner's clock if the spawner runs on a worker of that pool (from zero if
+        // not: its work still counts).
+        // SAFETY: the state is live (the caller holds a count or runs in its extent); its
+        // owner worker lives as long as its registry.
+        let owner = unsafe { &*(*state).owner };
+        if owner.meter().on() {
+            let here = w.map_or_else(Worker::current, |w| w as *const Worker);
+            // SAFETY: a non-null current worker is run by this thread.
+            let start = match unsafe { here.as_ref() } {
+                Some(h) if ptr::eq(h.registry(), owner.registry()) => h.meter().checkpoint(),
+                _ => crate::metrics::Clock::ZERO,
+            };
+            return HeapJob::into_job_raw(metered_task(start, state, func), w, state);
+        }
+        Self::into_job_raw(func, w, state)
+    }
+
+    fn into_job_raw(func: F, w: Option<&Worker>, state: *const FinishState) -> JobRef {
         let job = HeapJob {
             execute: Self::execute,
             finish: state,
@@ -607,6 +629,26 @@ impl<F: FnOnce() + Send> HeapJob<F> {
             // SAFETY: handed out, so its count was taken (see `run_stolen_task`).
             Mode::Stolen => unsafe { run_stolen_task(w, finish, func, |_| {}) },
         }
+    }
+}
+
+/// A task of the finish `state` as a strand of its own that begins at `start` and reports
+/// its work and span to the finish when it ends (`metrics/`).
+fn metered_task<F: FnOnce() + Send>(
+    start: crate::metrics::Clock,
+    state: *const FinishState,
+    f: F,
+) -> impl FnOnce() + Send {
+    let state = state as usize;
+    move || {
+        // SAFETY: a task runs on a worker, which is current on its thread.
+        let w = unsafe { &*Worker::current() };
+        let saved = w.meter().begin(start);
+        f();
+        // SAFETY: as above (a parked task resumes on the worker that ran it).
+        let end = unsafe { (*Worker::current()).meter().end(saved) };
+        // SAFETY: the finish waits for this task, so its state is live.
+        unsafe { (*(state as *const FinishState)).meter.child(&start, &end) };
     }
 }
 
@@ -891,9 +933,16 @@ fn finish_frame_core<R>(
             None
         }
     };
+    // Work/span (`metrics/`): the body's strand ends here; what the owner does until every
+    // task has ended (running them, each a strand of its own, or waiting) is not its time.
+    let body_end = w.meter().on().then(|| w.meter().checkpoint());
     frame.drain(w);
     w.wait_finish(&state, &frame);
     frame.unlink(w);
+    if let Some(tail) = body_end {
+        // The finish ends after the longest of its tasks.
+        w.meter().set(state.meter.merge_into(tail));
+    }
     match state.take_failure() {
         None => Ok(r.expect("offshoot: finish body neither returned nor failed")),
         Some(f) => Err(f),

@@ -61,9 +61,20 @@ use crate::worker::Worker;
 /// ```
 pub fn isolated<R>(body: impl FnOnce() -> R) -> R {
     enter_check();
-    let _all = global().write();
-    run_marked(body)
+    let _all = crate::metrics::waiting(|| global().write());
+    // Work/span (`metrics/`): this section comes after every section that ended before it.
+    crate::metrics::absorb(&GLOBAL_STAMP);
+    crate::metrics::absorb(&OBJECTS_STAMP);
+    let r = run_marked(body);
+    crate::metrics::raise(&GLOBAL_STAMP);
+    r
 }
+
+/// The span at which the last global section ended (`metrics/`; raised under the write lock).
+static GLOBAL_STAMP: crate::metrics::Stamp = crate::metrics::Stamp::new();
+/// The longest span at which any section on objects ended (raised under the read lock, so
+/// a global section, which takes the write lock, comes after all of them).
+static OBJECTS_STAMP: crate::metrics::Stamp = crate::metrics::Stamp::new();
 
 /// Runs `body` isolated from every other isolated section whose objects intersect
 /// `objects` (and from every global one); sections on disjoint objects run in parallel.
@@ -102,9 +113,23 @@ pub fn isolated_on<O: IsolatedObjects, R>(objects: O, body: impl FnOnce() -> R) 
     keys.sort_unstable();
     keys.dedup();
     let entries = Entries::take(&keys);
-    let _shared = global().read();
-    let _locks: Vec<_> = entries.0.iter().map(|e| e.lock.lock()).collect();
-    run_marked(body)
+    let (_shared, _locks) = crate::metrics::waiting(|| {
+        let shared = global().read();
+        let locks: Vec<_> = entries.0.iter().map(|e| e.lock.lock()).collect();
+        (shared, locks)
+    });
+    // Work/span (`metrics/`): after the last global section and the last section on each
+    // of these objects (an object's stamp lasts while a section uses or waits for it).
+    crate::metrics::absorb(&GLOBAL_STAMP);
+    for e in &entries.0 {
+        crate::metrics::absorb(&e.stamp);
+    }
+    let r = run_marked(body);
+    for e in &entries.0 {
+        crate::metrics::raise(&e.stamp);
+    }
+    crate::metrics::raise(&OBJECTS_STAMP);
+    r
 }
 
 /// What [`isolated_on`] isolates on: objects, by address.
@@ -168,10 +193,18 @@ struct Entry {
     key: usize,
     lock: Mutex<()>,
     users: std::sync::atomic::AtomicUsize,
+    /// The span at which the last section on this object ended (`metrics/`).
+    stamp: crate::metrics::Stamp,
 }
 
 /// The objects in use, by address.
 static TABLE: LazyLock<std::sync::Mutex<HashMap<usize, Arc<Entry>>>> =
+    LazyLock::new(Default::default);
+
+/// Work/span (`metrics/`): the stamps of objects no section uses now, kept so that the next
+/// section on the object comes after the last (under the table's lock). Only objects
+/// isolated on in a pool that measures get here (a stamp never raised stays zero).
+static RETIRED: LazyLock<std::sync::Mutex<HashMap<usize, crate::metrics::Span>>> =
     LazyLock::new(Default::default);
 
 /// The entries of one section, in address order; released (and removed from the table
@@ -186,9 +219,14 @@ impl Entries {
             keys.iter()
                 .map(|&k| {
                     let e = t.entry(k).or_insert_with(|| {
+                        let stamp = crate::metrics::Stamp::new();
+                        if let Some(s) = retired().remove(&k) {
+                            stamp.raise(s);
+                        }
                         Arc::new(Entry {
                             key: k,
                             lock: Mutex::new(()),
+                            stamp,
                             users: 0.into(),
                         })
                     });
@@ -208,9 +246,17 @@ impl Drop for Entries {
         for e in &self.0 {
             if e.users.fetch_sub(1, Relaxed) == 1 {
                 t.remove(&e.key);
+                let span = e.stamp.get();
+                if span != crate::metrics::Span::default() {
+                    retired().insert(e.key, span);
+                }
             }
         }
     }
+}
+
+fn retired() -> std::sync::MutexGuard<'static, HashMap<usize, crate::metrics::Span>> {
+    RETIRED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A nested `isolated` is an error (it could wait for its own section, or take objects out

@@ -110,8 +110,12 @@ where
 {
     if Worker::seeds_full() {
         // An isolated section marks itself with a count above every real one (on any
-        // thread): a join there is an error, raised before the worker is touched.
-        Worker::check_not_isolated("join");
+        // thread): a join there is an error, raised before the worker is touched. The
+        // workers of a pool that measures work and span mark theirs too (`metrics/`).
+        if Worker::marked() {
+            // A tuple built here, as for `join_outside` below.
+            return join_marked((a, b));
+        }
         // Enough older seeds wait for thieves: this join runs as two plain calls (and still
         // polls). Thieves take the oldest seed first, so a younger one would only be taken
         // after all of those; by then this join has usually returned.
@@ -146,6 +150,77 @@ where
     RB: Send,
 {
     crate::pool::ThreadPool::global().run(|| join(a, b))
+}
+
+/// `join` on a thread whose seed count carries a mark: inside an `isolated` section (an
+/// error), or on a worker of a pool that measures work and span.
+#[cold]
+#[inline(never)]
+fn join_marked<A, B, RA, RB>((a, b): (A, B)) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    Worker::check_not_isolated("join");
+    // SAFETY: a marked count other than the isolated one is set only on a worker's thread
+    // (`Worker::run`), whose worker belongs to a live registry.
+    let w = unsafe { &*Worker::current() };
+    join_metered(w, a, b)
+}
+
+/// A pointer that a closure may carry to another thread: the `join` that owns the pointee
+/// outlives both sides (see the module invariants).
+struct SendPtr<T>(*mut T);
+// SAFETY: see the type's docs; each pointee is written by one side and read by the join
+// after both sides finished.
+unsafe impl<T> Send for SendPtr<T> {}
+
+/// `join` on a worker of a pool that measures work and span (`metrics/`): both sides start
+/// from the clock at the call; afterwards the clock is their join (the longer span, both
+/// works). The second side begins a strand of its own, on whichever worker runs it.
+fn join_metered<A, B, RA, RB>(w: &Worker, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let c0 = w.meter().checkpoint();
+    let mut ca = crate::metrics::Clock::ZERO;
+    let mut cb = crate::metrics::Clock::ZERO;
+    let (pa, pb) = (SendPtr(&mut ca as *mut _), SendPtr(&mut cb as *mut _));
+    let a2 = move || {
+        let pa = pa;
+        let r = a();
+        // SAFETY: `ca` outlives the join; only this side writes it. This side runs on the
+        // joining thread, whose worker is current.
+        unsafe { *pa.0 = (*Worker::current()).meter().checkpoint() };
+        r
+    };
+    let b2 = move || {
+        let pb = pb;
+        // SAFETY: whichever worker runs this side is current on its thread.
+        let saved = unsafe { (*Worker::current()).meter().begin(c0) };
+        let r = b();
+        // SAFETY: as above (a parked side resumes on the worker that ran it); `cb` outlives
+        // the join and only this side writes it.
+        unsafe { *pb.0 = (*Worker::current()).meter().end(saved) };
+        r
+    };
+    let r = if w.seed_count() >= crate::worker::SEED_LIMIT {
+        w.poll();
+        let ra = a2();
+        (ra, b2())
+    } else {
+        // SAFETY: `w` is the current worker (the caller's contract).
+        unsafe { join_in_worker(w, a2, b2) }
+    };
+    // SAFETY: the joining thread's worker is current (this task resumes where it parked).
+    let w = unsafe { &*Worker::current() };
+    w.meter().set(crate::metrics::Clock::join(c0, ca, cb));
+    r
 }
 
 /// Like [`join`], for closures that can fail: the first `Err` (or panic) wins, the other

@@ -147,6 +147,7 @@ mod job;
 mod join;
 mod loops;
 mod mailbox;
+pub mod metrics;
 mod overflow;
 mod par_iter;
 pub mod phaser;

@@ -84,6 +84,8 @@ struct LoopFrame<'a, L: LoopBody> {
     end: Cell<usize>,
     /// Pieces handed out, in hand-out order (each covers a range below the previous one).
     pieces: Pieces<Piece<'a, L>>,
+    /// The loop's work/span record in a pool that measures (`metrics/`), else null.
+    meter: *const crate::metrics::LoopMeter,
 }
 
 /// A part of a loop handed to a thief: `lo..hi`, and the thief's combined result.
@@ -94,6 +96,8 @@ struct Piece<'a, L: LoopBody> {
     lo: usize,
     hi: usize,
     result: UnsafeCell<Option<L::Acc>>,
+    /// The loop's work/span record, or null (see `LoopFrame`).
+    meter: *const crate::metrics::LoopMeter,
 }
 
 /// A frame of kind `Loop` that splits its remaining work on request (a loop's range, a
@@ -151,6 +155,7 @@ impl<L: LoopBody> SplitFrame for LoopFrame<'_, L> {
             lo: mid,
             hi: end,
             result: UnsafeCell::new(None),
+            meter: f.meter,
         };
         // SAFETY: only the owner (this worker, answering a request) touches the list.
         unsafe { f.pieces.hand_out(piece, thief, ctx) }
@@ -315,7 +320,7 @@ impl<L: LoopBody> Piece<'_, L> {
             run_as_thief(
                 h,
                 w,
-                || run_range(w, piece.body, piece.lo, piece.hi),
+                || run_range_in(w, piece.body, piece.lo, piece.hi, piece.meter),
                 |v| *piece.result.get() = Some(v),
             );
             thief_done(h, w, &proxy);
@@ -329,6 +334,35 @@ impl<L: LoopBody> Piece<'_, L> {
 /// the body's block loop can be inlined and vectorised without LTO.
 #[inline]
 pub(crate) fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize) -> L::Acc {
+    if w.meter().on() {
+        return run_range_metered(w, body, lo, hi);
+    }
+    run_range_in(w, body, lo, hi, std::ptr::null())
+}
+
+/// [`run_range`] in a pool that measures work and span (`metrics/`): every block of
+/// iterations, here or in a piece a thief took, is a strand from the loop's start; the
+/// loop ends after the longest.
+#[cold]
+#[inline(never)]
+fn run_range_metered<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize) -> L::Acc {
+    let meter = crate::metrics::LoopMeter::new(w.meter().checkpoint());
+    let r = run_range_in(w, body, lo, hi, &meter);
+    // SAFETY: the loop ran on this thread's worker (a parked loop resumes there).
+    let w = unsafe { &*Worker::current() };
+    meter.merge(w.meter());
+    r
+}
+
+/// [`run_range`] with the loop's work/span record `meter` (null: none).
+#[inline]
+fn run_range_in<L: LoopBody>(
+    w: &Worker,
+    body: &L,
+    lo: usize,
+    hi: usize,
+    meter: *const crate::metrics::LoopMeter,
+) -> L::Acc {
     Worker::check_not_isolated("a parallel loop");
     let frame = LoopFrame {
         frame: Frame {
@@ -339,6 +373,7 @@ pub(crate) fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize)
         next: Cell::new(lo),
         end: Cell::new(hi),
         pieces: Pieces::new(),
+        meter,
     };
     let fp = &frame as *const LoopFrame<L> as *const Frame;
     w.push(fp);
@@ -363,7 +398,14 @@ pub(crate) fn run_range<L: LoopBody>(w: &Worker, body: &L, lo: usize, hi: usize)
             // and a request answered there must split only what lies beyond the block.
             frame.next.set(stop);
             let t = Instant::now();
-            body.run(&mut local, &mut acc, next, stop);
+            if meter.is_null() {
+                body.run(&mut local, &mut acc, next, stop);
+            } else {
+                // SAFETY: the record lives in the frame of the loop's owner, which waits
+                // for every piece before it leaves.
+                unsafe { &*meter }
+                    .block(stop - next, || body.run(&mut local, &mut acc, next, stop));
+            }
             w.poll();
             let took = t.elapsed();
             if took < FAST {

@@ -60,6 +60,8 @@ pub(crate) struct Registry {
     deadlock_detection: bool,
     /// The trace logs, if the pool records a trace (`trace.rs`).
     pub(crate) trace: Option<Box<crate::trace::Recorder>>,
+    /// The work/span rows, if the pool measures them (`metrics/`).
+    pub(crate) metrics: Option<Box<crate::metrics::Collector>>,
     /// Batches of free task blocks passed between the workers' free lists.
     pub(crate) spare_blocks: SpareBlocks,
     /// The rayon-style handlers set through `ThreadPoolBuilder` (`compat.rs`; run by
@@ -227,6 +229,14 @@ impl Registry {
         s
     }
 
+    /// The loose work of the pool's workers so far (nanoseconds, units; `metrics/`).
+    fn loose_work(&self) -> (u64, u64) {
+        self.workers.iter().fold((0, 0), |(n, u), w| {
+            let (wn, wu) = w.meter().loose();
+            (n + wn, u + wu)
+        })
+    }
+
     /// Runs `f` as the root of a finish on one of this pool's workers, from a thread that
     /// is not one of them, and waits for it.
     fn run_outside<F, R>(&self, f: F) -> R
@@ -340,10 +350,31 @@ impl<F: FnOnce() -> R + Send, R: Send> RootJob<F, R> {
         let job = unsafe { &*(h as *const Self) };
         // SAFETY: the job is executed once, by the worker that popped it.
         let f = unsafe { (*job.func.get()).take() }.expect("offshoot: root job run twice");
+        // A pool that measures records the run as a row (`metrics/`): the root strand
+        // starts after every span measured before (`Clock::run_start`); the loose work of
+        // the pool's workers meanwhile is added.
+        let metered = w.meter().on().then(|| {
+            let loose = w.registry().loose_work();
+            let start = crate::metrics::Clock::run_start();
+            (loose, start, w.meter().begin(start))
+        });
         let r = catch_unwind(AssertUnwindSafe(|| match finish_root(w, |_| f()) {
             Ok(v) => v,
             Err(failure) => crate::finish::resume_failure(failure),
         }));
+        if let Some((loose0, start, saved)) = metered {
+            // The root task's fiber resumes only on the worker that ran it.
+            let end = w.meter().end(saved);
+            end.finish_run();
+            let mut end = end.since(&start);
+            let reg = w.registry();
+            let loose = reg.loose_work();
+            end.work_ns += loose.0.saturating_sub(loose0.0);
+            end.work_units += loose.1.saturating_sub(loose0.1);
+            if let Some(c) = reg.metrics.as_deref() {
+                c.record("", end);
+            }
+        }
         let r = match r {
             Err(p) if is_stopped(&p) => {
                 Err(Box::new("offshoot: internal error: a stop escaped to ThreadPool::run") as _)
@@ -490,6 +521,8 @@ pub struct Builder {
     no_deadlock_detection: bool,
     /// Events per worker's trace log; 0: no trace (`trace.rs`).
     trace_events: usize,
+    /// Whether and how the pool measures work and span (`metrics/`).
+    metrics: Option<crate::metrics::Mode>,
     /// Start, exit and panic handlers (set by `ThreadPoolBuilder`, `compat.rs`; see
     /// `detached.rs`).
     pub(crate) hooks: Hooks,
@@ -502,6 +535,7 @@ impl fmt::Debug for Builder {
             .field("stack_size", &self.stack_size)
             .field("deadlock_detection", &!self.no_deadlock_detection)
             .field("trace_events", &self.trace_events)
+            .field("metrics", &self.metrics)
             .finish_non_exhaustive()
     }
 }
@@ -623,6 +657,33 @@ impl Builder {
         self
     }
 
+    /// Measures work and span (see [`metrics`](crate::metrics)): in time as Cilkscale does
+    /// ([`Mode::Measured`](crate::metrics::Mode::Measured)), or only in the units the
+    /// program charges with [`metrics::do_work`](crate::metrics::do_work)
+    /// ([`Mode::Abstract`](crate::metrics::Mode::Abstract)). Each `run` and each
+    /// [`metrics::region`](crate::metrics::region) records a row; take them with
+    /// [`ThreadPool::metrics`]. A pool built without it measures nothing and pays nothing.
+    /// Measuring slows a program of tiny tasks several times (every `join` is timed).
+    ///
+    /// ```
+    /// use offshoot::metrics::Mode;
+    /// let pool = offshoot::ThreadPool::builder().workers(2).metrics(Mode::Measured).build().unwrap();
+    /// let v: Vec<u64> = (0..10_000).collect();
+    /// let sum = pool.run(|| {
+    ///     use offshoot::prelude::*;
+    ///     v.par_iter().map(|x| x * x).sum::<u64>()
+    /// });
+    /// assert_eq!(sum, v.iter().map(|x| x * x).sum::<u64>());
+    /// let report = pool.metrics().unwrap();
+    /// let run = &report.rows()[0];
+    /// assert!(run.work >= run.span);
+    /// println!("{report}");
+    /// ```
+    pub fn metrics(mut self, mode: crate::metrics::Mode) -> Builder {
+        self.metrics = Some(mode);
+        self
+    }
+
     fn worker_count(&self) -> Result<usize, BuildError> {
         let n = match self.workers {
             Some(n) => n,
@@ -657,7 +718,7 @@ impl Builder {
         let registry = Arc::new_cyclic(|weak: &std::sync::Weak<Registry>| {
             let me = weak.as_ptr();
             Registry {
-                workers: (0..n).map(|i| Worker::new(i, me)).collect(),
+                workers: (0..n).map(|i| Worker::new(i, me, self.metrics)).collect(),
                 injector: Mutex::new(VecDeque::new()),
                 injected: AtomicUsize::new(0),
                 sleepers: AtomicIsize::new(0),
@@ -666,6 +727,9 @@ impl Builder {
                 deadlock_detection: !self.no_deadlock_detection,
                 trace: (self.trace_events > 0)
                     .then(|| Box::new(crate::trace::Recorder::new(n, self.trace_events))),
+                metrics: self
+                    .metrics
+                    .map(|m| Box::new(crate::metrics::Collector::new(m))),
                 spare_blocks: SpareBlocks::new(),
                 start: Mutex::new(Start {
                     reported: vec![false; n],
@@ -907,6 +971,29 @@ impl ThreadPool {
         reg.trace
             .as_ref()
             .map(|r| r.snapshot(|i| reg.worker(i).thread_name()))
+    }
+
+    /// The work/span rows recorded so far, if the pool measures them
+    /// ([`Builder::metrics`]); `None` otherwise. The pool goes on recording.
+    ///
+    /// ```
+    /// use offshoot::metrics::Mode;
+    /// let pool = offshoot::ThreadPool::builder().workers(2).metrics(Mode::Abstract).build().unwrap();
+    /// pool.run(|| offshoot::metrics::do_work(3));
+    /// assert_eq!(pool.metrics().unwrap().rows()[0].work_units, 3);
+    /// pool.clear_metrics();
+    /// assert!(pool.metrics().unwrap().rows().is_empty());
+    /// assert!(offshoot::ThreadPool::builder().workers(1).build().unwrap().metrics().is_none());
+    /// ```
+    pub fn metrics(&self) -> Option<crate::metrics::Report> {
+        self.registry.metrics.as_ref().map(|c| c.report())
+    }
+
+    /// Forgets the work/span rows recorded so far (see [`ThreadPool::metrics`]).
+    pub fn clear_metrics(&self) {
+        if let Some(c) = &self.registry.metrics {
+            c.clear();
+        }
     }
 
     /// The index of the current thread's worker if it belongs to this pool.

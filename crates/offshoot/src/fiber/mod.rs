@@ -152,6 +152,8 @@ pub(crate) struct Fiber {
     ready_link: AtomicPtr<Fiber>,
     /// While parked in a traced pool: the tasks that were open on it (`trace.rs`).
     trace_open: Cell<Vec<u64>>,
+    /// The work/span clock of the strand that parked on this fiber (`metrics/strand.rs`).
+    meter_saved: Cell<crate::metrics::strand::Saved>,
 }
 
 impl Linked for Fiber {
@@ -263,6 +265,7 @@ impl Sched {
             unpublished_slot: Cell::new(NO_SLOT),
             ready_link: AtomicPtr::new(ptr::null_mut()),
             trace_open: Cell::new(Vec::new()),
+            meter_saved: Cell::new(Default::default()),
         });
         // SAFETY: the line above initialised the box.
         Ok(unsafe { slot.assume_init() })
@@ -542,6 +545,9 @@ impl Worker {
             let saved = cur.saved.get();
             self.restore_chain(saved);
             self.trace_resume(&cur.trace_open);
+            if self.meter().on() {
+                self.meter().resume(cur.meter_saved.get());
+            }
             self.with_sched(|s| s.running = fp);
             overflow::enter(cur.guard);
             let r = cur.co.resume(Resume::Go);
@@ -549,6 +555,9 @@ impl Worker {
             // The fiber is suspended; nothing else runs here.
             self.with_sched(|s| s.running = ptr::null_mut());
             cur.saved.set(self.take_chain());
+            if self.meter().on() {
+                cur.meter_saved.set(self.meter().suspend());
+            }
             match r {
                 CoroutineResult::Return(()) => break,
                 CoroutineResult::Yield(Suspend::Idle) => {

@@ -119,6 +119,11 @@ struct State {
     events: BTreeMap<u64, Arc<Event<()>>>,
     singles: BTreeMap<u64, Arc<Event<()>>>,
     singles_done: u64,
+    /// Work/span (`metrics/`): the latest span among each pending phase's signals, and
+    /// the span at which the phases that ended did (a phase ends after the one before it,
+    /// so one value covers them all).
+    signal_spans: BTreeMap<u64, crate::metrics::Span>,
+    ended_span: crate::metrics::Span,
 }
 
 impl Inner {
@@ -143,7 +148,21 @@ impl State {
             }
             woken.push(e.remove());
         }
+        while let Some(e) = self.signal_spans.first_entry() {
+            if *e.key() >= self.ended {
+                break;
+            }
+            self.ended_span = self.ended_span.max(e.remove());
+        }
         woken
+    }
+
+    /// Work/span: the span at which phase `phase` ended, for a member that waited for it
+    /// (a member that lags behind the phaser by more than one phase gets a later one).
+    fn end_span(&self, phase: u64) -> crate::metrics::Span {
+        self.signal_spans
+            .range(..=phase)
+            .fold(self.ended_span, |a, (_, s)| a.max(*s))
     }
 
     /// The event to park on until phase `phase` has ended, or `None` if it has (or no
@@ -367,6 +386,11 @@ impl Registration {
     /// Counts a member's signal of phase `*sig` in `s` (the locked state) and moves it to
     /// the next; returns the events of the phases that ended.
     fn count_signal(sig: &mut u64, s: &mut State) -> Vec<Arc<Event<()>>> {
+        if let Some(m) = crate::metrics::current_on() {
+            let span = m.checkpoint().span();
+            let e = s.signal_spans.entry(*sig).or_default();
+            *e = e.max(span);
+        }
         s.remove(*sig);
         *sig += 1;
         s.add(*sig);
@@ -405,6 +429,11 @@ impl Registration {
     fn park_on(&self, event: Option<Arc<Event<()>>>, phase: u64) {
         if let Some(e) = event {
             e.wait_on(WaitOn::new("Phaser", Arc::as_ptr(&self.inner)).in_phase(phase));
+        }
+        if let Some(m) = crate::metrics::current_on() {
+            // Work/span: the wait ends after the phase's last signal.
+            let span = self.inner.lock().end_span(phase);
+            m.absorb(span);
         }
     }
 

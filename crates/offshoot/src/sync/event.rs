@@ -74,6 +74,9 @@ impl<T> Pending<T> {
 pub struct Event<T> {
     value: OnceLock<T>,
     pending: Mutex<Pending<T>>,
+    /// The span at which the value was set (`metrics/`): raised before the value is
+    /// published, absorbed by whoever reads it.
+    stamp: crate::metrics::Stamp,
 }
 
 impl<T> Default for Event<T> {
@@ -100,6 +103,7 @@ impl<T> Event<T> {
         Event {
             value: OnceLock::new(),
             pending: Mutex::new(Pending::EMPTY),
+            stamp: crate::metrics::Stamp::new(),
         }
     }
 
@@ -114,6 +118,7 @@ impl<T> Event<T> {
         Event {
             value: OnceLock::new(),
             pending: Mutex::new(Pending::EMPTY),
+            stamp: crate::metrics::Stamp::new(),
         }
     }
 
@@ -128,7 +133,10 @@ impl<T> Event<T> {
     /// ```
     pub fn set(&self, value: T) -> Result<(), T> {
         let mut value = Some(value);
-        self.value.get_or_init(|| value.take().expect("set once"));
+        self.value.get_or_init(|| {
+            crate::metrics::raise(&self.stamp);
+            value.take().expect("set once")
+        });
         if let Some(v) = value {
             return Err(v);
         }
@@ -163,7 +171,11 @@ impl<T> Event<T> {
     /// assert_eq!(e.get(), Some(&3));
     /// ```
     pub fn get(&self) -> Option<&T> {
-        self.value.get()
+        let v = self.value.get();
+        if v.is_some() {
+            crate::metrics::absorb(&self.stamp);
+        }
+        v
     }
 
     /// Whether the value is set.
@@ -195,6 +207,12 @@ impl<T> Event<T> {
 
     /// [`Event::wait`], reported as waiting `on` (the construct built on this event).
     pub(crate) fn wait_on(&self, on: WaitOn) -> &T {
+        let v = crate::metrics::waiting(|| self.wait_on_unstamped(on));
+        crate::metrics::absorb(&self.stamp);
+        v
+    }
+
+    fn wait_on_unstamped(&self, on: WaitOn) -> &T {
         loop {
             if let Some(v) = self.value.get() {
                 return v;

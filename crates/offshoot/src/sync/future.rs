@@ -85,6 +85,17 @@ struct Ops {
     in_block: bool,
     /// Drops what the block holds and frees it.
     destroy: unsafe fn(*const Header),
+    /// The value is a [`Stamped`] (made in a pool that measures work and span).
+    stamped: bool,
+}
+
+/// The value of a future made in a pool that measures work and span (`metrics/`): the
+/// user's value first (so the value's offset is the same), then the span at which the
+/// task ended, which a `get` absorbs.
+#[repr(C)]
+struct Stamped<T> {
+    value: T,
+    span: crate::metrics::Span,
 }
 
 union Payload<F, T> {
@@ -145,6 +156,13 @@ where
         value_offset: std::mem::offset_of!(Self, payload),
         in_block: Self::IN_BLOCK,
         destroy: Self::destroy,
+        stamped: false,
+    };
+
+    /// `OPS` for a block whose value is a `Stamped`.
+    const OPS_STAMPED: Ops = Ops {
+        stamped: true,
+        ..Self::OPS
     };
 
     /// Whether the block fits a recycled task block.
@@ -389,14 +407,57 @@ where
     let (w, frame) = innermost_frame("offshoot::sync::spawn_future", INSIDE_ANY_FINISH);
     // SAFETY: `innermost_frame` returns this thread's worker and its live current frame.
     let (w, frame) = unsafe { (&*w, &*frame) };
+    if w.meter().on() {
+        // Work/span (`metrics/`): the task begins a strand at the spawner's clock, reports
+        // to its finish, and stamps its value with the span it ended at.
+        let start = w.meter().checkpoint();
+        let state = frame.state() as usize;
+        let g = move || {
+            // SAFETY: a task runs on a worker, current on its thread (a parked one resumes
+            // there); the finish waits for the task, so its state is live.
+            unsafe {
+                let saved = (*Worker::current()).meter().begin(start);
+                let value = f();
+                let end = (*Worker::current()).meter().end(saved);
+                (*(state as *const crate::finish::FinishState))
+                    .meter
+                    .child(&start, &end);
+                Stamped {
+                    value,
+                    span: end.span(),
+                }
+            }
+        };
+        return new_future::<T, _, Stamped<T>>(w, frame, g, true);
+    }
+    new_future::<T, F, T>(w, frame, f, false)
+}
+
+/// Makes the block of a future whose closure `f` gives a `V` (the user's `T`, or a
+/// `Stamped<T>` if `stamped`) and pends it on `frame`.
+fn new_future<T, F, V>(
+    w: &Worker,
+    frame: &crate::finish::FinishFrame,
+    f: F,
+    stamped: bool,
+) -> TaskFuture<T>
+where
+    T: Send + Sync + 'static,
+    V: Send + Sync + 'static,
+    F: FnOnce() -> V + Send + 'static,
+{
     let block = Block {
         header: Header {
             job: LinkedJob {
-                execute: Block::<F, T>::execute,
+                execute: Block::<F, V>::execute,
                 below: std::cell::Cell::new(ptr::null()),
             },
             finish: frame.state(),
-            ops: &Block::<F, T>::OPS,
+            ops: if stamped {
+                &Block::<F, V>::OPS_STAMPED
+            } else {
+                &Block::<F, V>::OPS
+            },
             event: AtomicPtr::new(ptr::null_mut()),
             refs: RefCount::new(2),
             phase: AtomicU8::new(PENDING),
@@ -405,8 +466,8 @@ where
             func: ManuallyDrop::new(f),
         }),
     };
-    let p: *mut Block<F, T> = if Block::<F, T>::IN_BLOCK {
-        let b = crate::worker::alloc_block(Some(w)) as *mut Block<F, T>;
+    let p: *mut Block<F, V> = if Block::<F, V>::IN_BLOCK {
+        let b = crate::worker::alloc_block(Some(w)) as *mut Block<F, V>;
         // SAFETY: a task block is big and aligned enough (IN_BLOCK) and unused.
         unsafe { b.write(block) };
         b
@@ -443,6 +504,19 @@ impl<T> TaskFuture<T> {
         // payload union starts with it) and stays until the block is freed, which this
         // handle prevents.
         unsafe { &*Self::value_ptr(self.header.as_ptr()) }
+    }
+
+    /// Work/span (`metrics/`): the getter's strand waits for the task's end. Called once
+    /// `phase` is DONE.
+    fn absorb_stamp(&self) {
+        if self.header().ops.stamped {
+            // SAFETY: a stamped block's value is a `Stamped<T>` (its `ops` says so), written
+            // once the phase is DONE and kept until the block is freed, which this handle
+            // prevents.
+            let span =
+                unsafe { (*(Self::value_ptr(self.header.as_ptr()) as *const Stamped<T>)).span };
+            crate::metrics::absorb_span(span);
+        }
     }
 
     /// Takes the task back from this worker's pending lists and runs it here, if it waits
@@ -499,8 +573,11 @@ impl<T> TaskFuture<T> {
         if h.phase() == PENDING {
             self.run_here();
         }
-        match h.wait(crate::fiber::WaitOn::new("TaskFuture", h)) {
-            DONE => self.value(),
+        match crate::metrics::waiting(|| h.wait(crate::fiber::WaitOn::new("TaskFuture", h))) {
+            DONE => {
+                self.absorb_stamp();
+                self.value()
+            }
             _ => panic!("offshoot: the future's computation panicked or was cancelled"),
         }
     }
@@ -516,7 +593,10 @@ impl<T> TaskFuture<T> {
     /// });
     /// ```
     pub fn try_get(&self) -> Option<&T> {
-        (self.header().phase() == DONE).then(|| self.value())
+        (self.header().phase() == DONE).then(|| {
+            self.absorb_stamp();
+            self.value()
+        })
     }
 
     /// Whether the computation has ended (with a value or a failure).

@@ -270,6 +270,7 @@ where
                 })
                 .collect(),
             left: AtomicUsize::new(deps.len() + 1),
+            stamp: crate::metrics::Stamp::new(),
             job: std::sync::Mutex::new(Some((ticket, f))),
         })
     });
@@ -296,6 +297,8 @@ struct DataDriven<F> {
     deps: Box<[(&'static str, usize, AtomicBool)]>,
     /// Dependencies not ready yet, plus one for the declaration itself.
     left: AtomicUsize,
+    /// The latest span among the dependencies' puts and the declaration (`metrics/`).
+    stamp: crate::metrics::Stamp,
     /// The finish count and the body, until started or failed.
     job: std::sync::Mutex<Option<(crate::finish::Reservation, F)>>,
 }
@@ -303,13 +306,19 @@ struct DataDriven<F> {
 impl<F: FnOnce() + Send + 'static> DataDriven<F> {
     /// One dependency (or the declaration) is done; the last one starts the task.
     fn fire(&self) {
+        // Work/span: the task starts after the latest of the puts and the declaration.
+        crate::metrics::raise(&self.stamp);
         // AcqRel: the last decrement sees every other callback's (and the declaration's)
         // writes before it starts the task.
         if self.left.fetch_sub(1, Ordering::AcqRel) == 1 {
             let taken = super::lock(&self.job).take();
             if let Some((ticket, f)) = taken {
                 crate::deadlock::remove_pending(self.key);
-                ticket.spawn(f);
+                let after = self.stamp.get();
+                ticket.spawn(move || {
+                    crate::metrics::absorb_span(after);
+                    f()
+                });
             }
         }
     }

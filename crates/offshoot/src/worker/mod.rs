@@ -53,10 +53,17 @@ pub(crate) const SEED_LIMIT: u32 = 8;
 /// every `join` takes its no-seed path, where it checks for it first.
 pub(crate) const ISOLATED: u32 = 1 << 30;
 
+/// The base of the seed count on the workers of a pool that measures work and span
+/// (`metrics/`): far above [`SEED_LIMIT`], so that every `join` takes its no-seed path,
+/// where the one test that finds an `isolated` section's mark finds this one too and takes
+/// the measuring path. The count proper is the thread-local value minus the worker's base
+/// (`seed_count`, `set_seed_count`), so every other use of it is unchanged.
+pub(crate) const METERED: u32 = 1 << 29;
+
 /// Whether a chain holding `seeds` unstolen seeds is at the seed limit, where a `join`
-/// plants none (an `isolated` section's mark, [`ISOLATED`], is not a count).
+/// plants none (the marks [`METERED`] and [`ISOLATED`] are not counts).
 pub(crate) fn at_seed_limit(seeds: u32) -> bool {
-    (SEED_LIMIT..ISOLATED).contains(&seeds)
+    (SEED_LIMIT..METERED).contains(&seeds)
 }
 
 /// The error of a parallel construct inside an `isolated` section.
@@ -156,6 +163,10 @@ pub(crate) struct Worker {
     task_seq: Cell<u64>,
     /// The fibers this worker runs tasks on (`fiber/`).
     fibers: crate::fiber::FiberState,
+    /// 0, or [`METERED`] on the workers of a pool that measures work and span.
+    seed_base: u32,
+    /// The work/span clock of the running strand (`metrics/strand.rs`).
+    meter: crate::metrics::strand::Strand,
 }
 
 // SAFETY: the `Cell`s are accessed only by the owning worker thread (module invariant);
@@ -165,7 +176,11 @@ unsafe impl Sync for Worker {}
 unsafe impl Send for Worker {}
 
 impl Worker {
-    pub(crate) fn new(index: usize, registry: *const Registry) -> Worker {
+    pub(crate) fn new(
+        index: usize,
+        registry: *const Registry,
+        metrics: Option<crate::metrics::Mode>,
+    ) -> Worker {
         Worker {
             index,
             registry,
@@ -185,7 +200,15 @@ impl Worker {
             task: Cell::new(0),
             task_seq: Cell::new(0),
             fibers: crate::fiber::FiberState::new(),
+            seed_base: if metrics.is_some() { METERED } else { 0 },
+            meter: crate::metrics::strand::Strand::new(metrics),
         }
+    }
+
+    /// The work/span clock of the strand this worker runs (`metrics/strand.rs`).
+    #[inline(always)]
+    pub(crate) fn meter(&self) -> &crate::metrics::strand::Strand {
+        &self.meter
     }
 
     /// The worker the calling thread runs, or null outside every pool.
@@ -314,6 +337,13 @@ impl Worker {
         LOCAL.with(|l| l.seeds.get()) >= SEED_LIMIT
     }
 
+    /// Whether the thread's seed count carries a mark ([`METERED`] or [`ISOLATED`]): `join`
+    /// tests this on its no-seed path (where a count at or above [`SEED_LIMIT`] sent it).
+    #[inline(always)]
+    pub(crate) fn marked() -> bool {
+        LOCAL.with(|l| l.seeds.get()) >= METERED
+    }
+
     /// Panics, naming `what`, if the calling code runs inside an `isolated` section (which
     /// marks itself by setting the thread's seed count to [`ISOLATED`]).
     #[inline(always)]
@@ -362,12 +392,12 @@ impl Worker {
     }
 
     /// The seed count of the running chain (owner thread only).
-    fn seed_count(&self) -> u32 {
+    pub(crate) fn seed_count(&self) -> u32 {
         debug_assert!(
             ptr::eq(self, Worker::current()),
             "seed count read off its worker"
         );
-        LOCAL.with(|l| l.seeds.get())
+        LOCAL.with(|l| l.seeds.get()).wrapping_sub(self.seed_base)
     }
 
     fn set_seed_count(&self, n: u32) {
@@ -375,7 +405,7 @@ impl Worker {
             ptr::eq(self, Worker::current()),
             "seed count set off its worker"
         );
-        LOCAL.with(|l| l.seeds.set(n));
+        LOCAL.with(|l| l.seeds.set(n.wrapping_add(self.seed_base)));
     }
 
     pub(super) fn replace_seed_count(&self, n: u32) -> u32 {
@@ -383,7 +413,9 @@ impl Worker {
             ptr::eq(self, Worker::current()),
             "seed count set off its worker"
         );
-        LOCAL.with(|l| l.seeds.replace(n))
+        LOCAL
+            .with(|l| l.seeds.replace(n.wrapping_add(self.seed_base)))
+            .wrapping_sub(self.seed_base)
     }
 
     pub(crate) fn current_finish(&self) -> *const FinishFrame {
@@ -548,7 +580,11 @@ impl Worker {
         crate::deadlock::woke();
         let _awake = Awake;
         let _starting = Starting(self);
-        LOCAL.with(|l| l.worker.set(self));
+        // Both together: a count of at least one means the worker is set.
+        LOCAL.with(|l| {
+            l.worker.set(self);
+            l.seeds.set(self.seed_base);
+        });
         self.drive(stack_size);
         debug_assert_eq!(self.seed_count(), 0, "a worker ended with seeds counted");
         // Both together: a count of at least one must never outlive the worker it implies.

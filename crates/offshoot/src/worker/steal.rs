@@ -17,6 +17,7 @@
 //!   not keep it from planting the seeds a worker waiting for it can take back.
 
 use std::ptr;
+use std::sync::atomic::Ordering;
 
 use super::sleep::{SPIN_LOOKS, WITHDRAW_AFTER};
 
@@ -59,6 +60,12 @@ impl Worker {
             }
         };
         let t = reg.worker(thief);
+        if answer != REPLY_NOTHING && self.meter.on() {
+            // Relaxed: the answer's store below (a release) publishes it (`metrics/strand.rs`).
+            t.meter
+                .handed_at
+                .store(crate::metrics::strand::now_ns().max(1), Ordering::Relaxed);
+        }
         t.mailbox.answer(answer);
         // The thief may sleep with this request posted (`idle_sleep`): wake it. It stored
         // its sleep state before posting the request this worker took (acquire), so this
@@ -324,6 +331,7 @@ impl Worker {
         self.mailbox.raise_stop();
         let held = self.replace_seed_count(0);
         let held_limit = self.held_limit.replace(false);
+        let metered = self.meter.on().then(|| self.meter.enter_job());
         self.as_new_task(|| {
             let task = self.task_id();
             self.trace_task_begin(task, job.0 as u64);
@@ -332,6 +340,9 @@ impl Worker {
             unsafe { job.execute(self, Mode::Stolen) };
             self.trace_task_end(task);
         });
+        if let Some(saved) = metered {
+            self.meter.leave_job(saved);
+        }
         debug_assert_eq!(self.seed_count(), 0, "a finished job left seeds counted");
         self.set_seed_count(held);
         self.held_limit.set(held_limit);

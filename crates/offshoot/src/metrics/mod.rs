@@ -1,0 +1,253 @@
+//! Work and span: how much a computation does in all, how long its longest chain of
+//! dependent steps is, and so how much parallelism it has — measured in time (as
+//! OpenCilk's Cilkscale does) or counted in abstract units that the program charges with
+//! [`do_work`] (as HJlib's abstract execution metrics do).
+//!
+//! Turn it on for a pool with [`Builder::metrics`](crate::Builder::metrics). Each
+//! [`ThreadPool::run`](crate::ThreadPool::run) then records one row for the whole run (tag
+//! `""`), and each [`region`] one row under its tag; [`ThreadPool::metrics`] returns them
+//! as a [`Report`] (a table, or a CSV with Cilkscale's columns).
+//!
+//! ```
+//! use offshoot::metrics::{self, Mode};
+//! let pool = offshoot::ThreadPool::builder().workers(2).metrics(Mode::Abstract).build().unwrap();
+//! fn fib(n: u32) -> u64 {
+//!     metrics::do_work(1);
+//!     if n < 2 { return n as u64; }
+//!     let (a, b) = offshoot::join(|| fib(n - 1), || fib(n - 2));
+//!     a + b
+//! }
+//! pool.run(|| fib(10));
+//! let row = &pool.metrics().unwrap().rows()[0];
+//! assert_eq!(row.work_units, 177); // one unit per call
+//! assert_eq!(row.span_units, 10); // the longest chain: fib(10), fib(9), ..., fib(1)
+//! ```
+//!
+//! # What is measured
+//!
+//! *Work* is the total time (units) spent in the program's own code, on every worker. *Span*
+//! is the time (units) of the longest path through the computation's dependences, following
+//! the rules of 002 §2.5.1:
+//! * `join`: both sides start where the join was called; after it, the longer side.
+//! * `spawn` (and `scope`'s spawn, data-driven tasks, actors' drain tasks): a task starts
+//!   where it was spawned — a data-driven task (`sync::spawn_when`) where the last of its
+//!   promises was put if that is later — and a finish (scope, `run`) ends after the
+//!   longest of its tasks.
+//! * futures and promises: a `get` ends no earlier than the put (or the future's task)
+//!   that gave the value.
+//! * `isolated` sections: each starts after the previous one ended (they are serialised).
+//! * phasers: a wait for a phase ends no earlier than the last signal of that phase.
+//! * parallel loops and iterators: iterations run in parallel, each from the loop's start.
+//!   A loop runs in blocks of iterations (see `par_for`); the span of each block counts as
+//!   its time divided by its length, so the loop's span is that of its slowest block's
+//!   average iteration.
+//!
+//! The *burdened span* adds, for every steal on a path, the time from the victim's hand-out
+//! to the thief's start of the stolen work: what that steal cost the path. Parallelism is
+//! work ÷ span: the speedup no number of workers can exceed.
+//!
+//! Not followed as dependences (their time still counts as work): channels, monitors,
+//! locks other than `isolated`, barriers and events (a wait there is a dependence this
+//! measure does not see, so the span can come out shorter than the true one), and scoped
+//! futures (a stolen one's time is work in no span). Time a task spends parked is in
+//! nobody's work.
+//!
+//! # Cost
+//!
+//! Off (the default), nothing: the hooks sit where a pool is told apart anyway (a `join`
+//! at the seed limit already tests for an `isolated` section; a metered pool's workers mark
+//! their seed count the same way). On, in [`Mode::Measured`], every strand boundary reads
+//! the clock (a `join` reads it three times), so a program made of tiny tasks runs several
+//! times slower (fib without a cutoff: see `docs/BENCHMARKS.md`); [`Mode::Abstract`] reads
+//! no clock. Either mode makes every `join` take a slower path than a plain call.
+//!
+//! Rows assume one `run` at a time on the pool: the loose work of jobs that begin no strand
+//! of their own is summed over the pool's workers while the run lasts.
+
+mod clock;
+mod leaves;
+mod report;
+pub(crate) mod strand;
+
+use std::sync::Mutex;
+
+pub(crate) use clock::{Acc, Clock, Span, Stamp};
+pub(crate) use leaves::LoopMeter;
+pub use report::{Report, Row, CSV_HEADER};
+
+use crate::worker::Worker;
+
+/// How a pool measures work and span ([`Builder::metrics`](crate::Builder::metrics)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Time (as Cilkscale): every strand is timed; [`do_work`] units are counted too.
+    Measured,
+    /// Only the units the program charges with [`do_work`] (as HJlib's abstract metrics):
+    /// deterministic, independent of the machine, and cheaper (no clock is read).
+    Abstract,
+}
+
+/// Charges `units` abstract units of work to the running task (HJlib's `doWork`). Outside
+/// a pool that measures, it does nothing.
+///
+/// ```
+/// let pool = offshoot::ThreadPool::builder()
+///     .workers(1)
+///     .metrics(offshoot::metrics::Mode::Abstract)
+///     .build()
+///     .unwrap();
+/// pool.run(|| {
+///     offshoot::metrics::do_work(2);
+///     offshoot::join(|| offshoot::metrics::do_work(3), || offshoot::metrics::do_work(4));
+/// });
+/// let row = &pool.metrics().unwrap().rows()[0];
+/// assert_eq!((row.work_units, row.span_units), (9, 6));
+/// ```
+pub fn do_work(units: u64) {
+    let w = Worker::current();
+    if !w.is_null() {
+        // SAFETY: a non-null current worker is run by this thread.
+        let s = unsafe { (*w).meter() };
+        if s.on() {
+            s.add_units(units);
+        }
+    }
+}
+
+/// Runs `f` and records its work and span as a row tagged `tag` in the pool's
+/// [`Report`]: what the computation did between the region's start and its end, along the
+/// calling task's strand (everything `f` joins or finishes). Outside a pool that measures,
+/// it just runs `f`.
+///
+/// ```
+/// use offshoot::metrics::{self, Mode};
+/// let pool = offshoot::ThreadPool::builder().workers(2).metrics(Mode::Abstract).build().unwrap();
+/// pool.run(|| {
+///     metrics::do_work(5);
+///     metrics::region("halves", || {
+///         offshoot::join(|| metrics::do_work(10), || metrics::do_work(10));
+///     });
+/// });
+/// let report = pool.metrics().unwrap();
+/// let halves = report.rows().iter().find(|r| r.tag == "halves").unwrap();
+/// assert_eq!((halves.work_units, halves.span_units), (20, 10));
+/// ```
+pub fn region<R>(tag: &str, f: impl FnOnce() -> R) -> R {
+    let Some(start) = snapshot_clock() else {
+        return f();
+    };
+    let r = f();
+    let w = Worker::current();
+    if !w.is_null() {
+        // SAFETY: a non-null current worker is run by this thread.
+        let w = unsafe { &*w };
+        if w.meter().on() {
+            let end = w.meter().checkpoint();
+            if let Some(c) = w.registry().metrics.as_deref() {
+                c.record(tag, end.since(&start));
+            }
+        }
+    }
+    r
+}
+
+/// The running strand's clock, if this thread runs a worker of a pool that measures.
+fn snapshot_clock() -> Option<Clock> {
+    let w = Worker::current();
+    if w.is_null() {
+        return None;
+    }
+    // SAFETY: a non-null current worker is run by this thread.
+    let s = unsafe { (*w).meter() };
+    s.on().then(|| s.checkpoint())
+}
+
+/// The running strand waits for a dependence that `stamp` recorded (a promise's put, a
+/// future's end, an isolated section's release, a phase's signals).
+pub(crate) fn absorb(stamp: &Stamp) {
+    if let Some(s) = current_on() {
+        s.absorb(stamp.get());
+    }
+}
+
+/// Runs `wait`, a wait for a dependence, without charging the time it takes to the running
+/// strand (a wait that parks charges nothing anyway; one that spins would otherwise count
+/// as work on the span).
+pub(crate) fn waiting<R>(wait: impl FnOnce() -> R) -> R {
+    let Some(m) = current_on() else {
+        return wait();
+    };
+    let before = m.checkpoint();
+    let r = wait();
+    // The same worker: a task that parked resumes on the worker that ran it.
+    m.set(before);
+    r
+}
+
+/// The running strand waits for a dependence whose span was `s` (read from a stamp
+/// earlier).
+pub(crate) fn absorb_span(s: Span) {
+    if let Some(m) = current_on() {
+        m.absorb(s);
+    }
+}
+
+/// The running strand is a dependence that `stamp` records (see [`absorb`]).
+pub(crate) fn raise(stamp: &Stamp) {
+    if let Some(s) = current_on() {
+        stamp.raise(s.checkpoint().span());
+    }
+}
+
+/// The calling worker's strand state, if it measures.
+pub(crate) fn current_on() -> Option<&'static strand::Strand> {
+    let w = Worker::current();
+    if w.is_null() {
+        return None;
+    }
+    // SAFETY: a non-null current worker is run by this thread and lives as long as its
+    // registry, which outlives every task that can call this (the lifetime is only used
+    // within the caller's call).
+    let s: &'static strand::Strand = unsafe { &*((*w).meter() as *const strand::Strand) };
+    s.on().then_some(s)
+}
+
+/// A pool's rows, kept while it measures.
+pub(crate) struct Collector {
+    pub(crate) mode: Mode,
+    rows: Mutex<Vec<Row>>,
+}
+
+impl Collector {
+    pub(crate) fn new(mode: Mode) -> Collector {
+        Collector {
+            mode,
+            rows: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub(crate) fn record(&self, tag: &str, c: Clock) {
+        let row = Row::from_clock(tag, &c);
+        self.rows
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(row);
+    }
+
+    pub(crate) fn report(&self) -> Report {
+        Report::new(
+            self.mode,
+            self.rows
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone(),
+        )
+    }
+
+    pub(crate) fn clear(&self) {
+        self.rows
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+    }
+}
