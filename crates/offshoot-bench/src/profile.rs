@@ -593,7 +593,7 @@ pub fn timeline_svg(trace: &Trace, title: &str) -> String {
 }
 
 /// 1, 2 or 5 times a power of ten, at least `raw`.
-fn nice_step(raw: f64) -> f64 {
+pub(crate) fn nice_step(raw: f64) -> f64 {
     let raw = raw.max(1e-6);
     let p = 10f64.powf(raw.log10().floor());
     [1.0, 2.0, 5.0, 10.0]
@@ -603,12 +603,12 @@ fn nice_step(raw: f64) -> f64 {
         .unwrap_or(10.0 * p)
 }
 
-fn trim(t: f64) -> String {
+pub(crate) fn trim(t: f64) -> String {
     let s = format!("{t:.3}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-fn xml(s: &str) -> String {
+pub(crate) fn xml(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

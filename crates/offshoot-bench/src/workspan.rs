@@ -12,6 +12,8 @@ use std::fmt::Write as _;
 
 use offshoot::metrics::Row;
 
+use crate::profile::{nice_step as nice, trim, xml};
+
 /// The measured speedups: (workers, serial time ÷ that run's time).
 pub type Points = Vec<(usize, f64)>;
 
@@ -135,29 +137,6 @@ pub fn speedup_svg(row: &Row, points: &[(usize, f64)], max_workers: usize, title
     );
     svg.push_str("</svg>\n");
     svg
-}
-
-/// 1, 2 or 5 times a power of ten, at least `raw`.
-fn nice(raw: f64) -> f64 {
-    let raw = raw.max(1e-6);
-    let p = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * p)
-        .find(|&s| s >= raw)
-        .unwrap_or(10.0 * p)
-}
-
-fn trim(t: f64) -> String {
-    let s = format!("{t:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]
