@@ -2,7 +2,7 @@
 //
 // Usage: java -cp <classes> Peer <kernel> <workers> <warm-ups> <kernel arguments...>
 // Protocol (crates/offshoot-bench/src/peers/mod.rs): builds the input (untimed), runs the
-// plain serial version <warm-ups> times untimed and once timed, then the fork-join version
+// plain serial version <warm-ups> times untimed and once timed, then the parallel version
 // the same way on a `new ForkJoinPool(workers)`, and prints
 //
 //     serial <seconds> <answer>
@@ -10,7 +10,8 @@
 //
 // JIT warm-up: a JVM first interprets, then compiles the hot methods (C1, then C2) while it
 // runs. So when <warm-ups> is above 0 (a timed run), each version gets JIT_EXTRA more untimed
-// runs before its timed one, enough for the recursive kernels' methods to reach C2; with 0
+// runs before its timed one, enough for the recursive kernels' methods to reach C2 (ring's
+// serial loop, microseconds a run, gets RING_SERIAL_JIT_EXTRA instead); with 0
 // warm-ups (the suite's --check-only) it runs once, only the answer matters there. The pool
 // is built before the runs (its workers start on the first run, a warm-up when timing).
 //
@@ -23,7 +24,10 @@
 // depends on the order, forks its second branch instead (see there). The loop (par-for) is a
 // parallel stream run inside the pool (`pool.submit(() -> stream...).get()`, whose splits
 // fork into the pool of the thread that runs the terminal operation). Kernels: fib, nqueens,
-// par-for, matmul, tree-sum, knapsack, cilksort, uts (and uts-bin). Only the call is timed
+// par-for, matmul, tree-sum, knapsack, cilksort, uts (and uts-bin); and two whose tasks wait
+// on each other, written as Java users write waiting: futures-fib (a CompletableFuture per
+// future, got by composing stages) and ring (64 tasks on the pool passing a token through
+// blocking queues). Only the call is timed
 // (System.nanoTime): restoring the input (matmul's NaN fill, cilksort's copy) and computing
 // the answer token are not.
 //
@@ -31,6 +35,8 @@
 // shifts used here are `>>>`; answers print with Long.toUnsignedString. JDK 17, standard
 // library only.
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -38,11 +44,15 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RecursiveAction;
 import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongBinaryOperator;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.stream.LongStream;
@@ -110,6 +120,127 @@ public final class Peer {
             long b = new Fib(n - 2).compute();
             return f1.join() + b;
         }
+    }
+
+    // ---- futures-fib: fib with a future per call (002 §3.6.2), no cutoff, written with
+    // CompletableFuture the way Java users compose futures: fib(n) is a future; each call with
+    // n >= 2 starts the future of fib(n-1) with supplyAsync on the pool (flattened with
+    // thenCompose, as that task itself returns a future), computes fib(n-2) itself, and gets
+    // the first with thenCombine, a stage that adds the two once both are done (the await of
+    // the Rust kernel's tokio version: the waiting call leaves the thread free). The root is
+    // started on the pool too and the caller only joins it, so that only the pool's workers
+    // compute. A blocking join() per get instead holds a worker per waiting call, for which
+    // the pool starts spare threads (ForkJoinPool.managedBlock): over 2,000 threads at
+    // fib(20), 18 s at the quick fib(22) on one worker. Serial: fibSerial. ----
+
+    static CompletableFuture<Long> futuresFib(ForkJoinPool pool, long n) {
+        if (n < 2) {
+            return CompletableFuture.completedFuture(n);
+        }
+        CompletableFuture<Long> a = spawnFib(pool, n - 1);
+        CompletableFuture<Long> b = futuresFib(pool, n - 2);
+        return a.thenCombine(b, Long::sum);
+    }
+
+    /** The future of fib(n), computed by a task of `pool`. */
+    static CompletableFuture<Long> spawnFib(ForkJoinPool pool, long n) {
+        return CompletableFuture.supplyAsync(() -> futuresFib(pool, n), pool).thenCompose(f -> f);
+    }
+
+    // ---- ring: 002's Figure 3.1, RING_TASKS tasks in a ring, each waiting for the token from
+    // the one before it. Each of R rounds passes the token K laps round the ring, starting it
+    // at the round's number; the answer is the sum of the tokens that come back. ----
+
+    static final int RING_TASKS = 64;
+
+    /** Opaque accesses to a long[] element: kept, one per hop, yet free of fences. */
+    static final VarHandle HOP = MethodHandles.arrayElementVarHandle(long[].class);
+
+    /** The serial loop's token (only the main thread runs the serial version). */
+    static final long[] RING_TOKEN = new long[1];
+
+    /** Untimed runs of the serial ring before its timed one (see ringSerialRound). */
+    static final int RING_SERIAL_JIT_EXTRA = 50;
+
+    /**
+     * One round of the plain loop, one increment per hop. C2 replaces a counted loop of
+     * `token++` by its closed form (and scalar-replaces a local cell), so the token lives in a
+     * static array cell read and written with opaque accesses (plain loads and stores on x86,
+     * which the JIT keeps, in order), as the Rust loop's black_box keeps one add per hop: about
+     * 0.3 ns a hop once compiled, as Rust's. A round of the quick input is microseconds, too
+     * short for the JIT to compile it in JIT_EXTRA runs (interpreted, a hop takes some 80 ns),
+     * hence RING_SERIAL_JIT_EXTRA untimed runs when timing.
+     */
+    static long ringSerialRound(long start, long laps) {
+        long[] token = RING_TOKEN;
+        HOP.setOpaque(token, 0, start);
+        for (long l = 0; l < laps; l++) {
+            for (int i = 0; i < RING_TASKS; i++) {
+                HOP.setOpaque(token, 0, (long) HOP.getOpaque(token, 0) + 1);
+            }
+        }
+        return (long) HOP.getOpaque(token, 0);
+    }
+
+    /**
+     * One round on the pool: links[i], an ArrayBlockingQueue of capacity 1, carries the token
+     * from task i to task i+1. Tasks 1 to 63 are CompletableFuture.runAsync tasks on the pool,
+     * each of which, laps times, takes the token and puts it on plus one; the calling task (a
+     * pool worker: the round runs inside the pool) is task 0, which laps times puts the token
+     * on plus one and takes it back from task 63. CompletableFuture.allOf(...).join() ends the
+     * round when every task has (the Rust kernel's scope). A take or put that waits blocks its
+     * worker thread (ForkJoinPool.managedBlock, through the queue's lock condition, which may
+     * start spare workers for the waiting ones).
+     */
+    static long ringRound(ForkJoinPool pool, long start, long laps) {
+        List<BlockingQueue<Long>> links = new ArrayList<>(RING_TASKS);
+        for (int i = 0; i < RING_TASKS; i++) {
+            links.add(new ArrayBlockingQueue<>(1));
+        }
+        CompletableFuture<?>[] tasks = new CompletableFuture<?>[RING_TASKS - 1];
+        for (int i = 1; i < RING_TASKS; i++) {
+            BlockingQueue<Long> from = links.get(i - 1), to = links.get(i);
+            tasks[i - 1] = CompletableFuture.runAsync(() -> {
+                for (long l = 0; l < laps; l++) {
+                    pass(to, take(from) + 1);
+                }
+            }, pool);
+        }
+        BlockingQueue<Long> toNext = links.get(0), fromLast = links.get(RING_TASKS - 1);
+        long token = start;
+        for (long l = 0; l < laps; l++) {
+            pass(toNext, token + 1);
+            token = take(fromLast);
+        }
+        CompletableFuture.allOf(tasks).join();
+        return token;
+    }
+
+    /** Hands the token on (put: the link has room, as one token is in the ring). */
+    static void pass(BlockingQueue<Long> link, long token) {
+        try {
+            link.put(token);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("ring: interrupted while passing the token", e);
+        }
+    }
+
+    /** Waits for the token on `link`. */
+    static long take(BlockingQueue<Long> link) {
+        try {
+            return link.take();
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("ring: interrupted while waiting for the token", e);
+        }
+    }
+
+    /** Runs `rounds` rounds of `laps` laps with `round` and sums the tokens that come back. */
+    static long ringRounds(long rounds, long laps, LongBinaryOperator round) {
+        long sum = 0;
+        for (long r = 0; r < rounds; r++) {
+            sum += round.applyAsLong(r, laps);
+        }
+        return sum;
     }
 
     // ---- nqueens: Cilk-5 `queens` / BOTS `nqueens` (bitmask form, all solutions), no cutoff:
@@ -855,11 +986,23 @@ public final class Peer {
     static final class Version {
         final Runnable reset, run;
         final Supplier<String> answer;
+        /** Untimed runs added to a positive warm-up count, for the JIT. */
+        final int jitExtra;
 
         Version(Runnable reset, Runnable run, Supplier<String> answer) {
+            this(reset, run, answer, JIT_EXTRA);
+        }
+
+        Version(Runnable reset, Runnable run, Supplier<String> answer, int jitExtra) {
             this.reset = reset;
             this.run = run;
             this.answer = answer;
+            this.jitExtra = jitExtra;
+        }
+
+        /** This version with `extra` JIT warm-up runs instead of JIT_EXTRA. */
+        Version withJitExtra(int extra) {
+            return new Version(reset, run, answer, extra);
         }
     }
 
@@ -870,9 +1013,9 @@ public final class Peer {
                 () -> unsigned ? Long.toUnsignedString(out[0]) : Long.toString(out[0]));
     }
 
-    /** Runs v untimed (warmups, plus JIT_EXTRA when warmups > 0), then once timed. */
+    /** Runs v untimed (warmups, plus v.jitExtra when warmups > 0), then once timed. */
     static void timeRuns(String what, int warmups, Version v) {
-        int untimed = warmups > 0 ? warmups + JIT_EXTRA : 0;
+        int untimed = warmups > 0 ? warmups + v.jitExtra : 0;
         long nanos = 0;
         for (int i = 0; i <= untimed; i++) {
             v.reset.run();
@@ -890,6 +1033,20 @@ public final class Peer {
                 long n = argU64(args[0]);
                 return new Version[] {
                     returning(() -> fibSerial(n), true), returning(() -> pool.invoke(new Fib(n)), true),
+                };
+            }
+            case "futures-fib/1": {
+                long n = argU64(args[0]);
+                return new Version[] {
+                    returning(() -> fibSerial(n), true), returning(() -> spawnFib(pool, n).join(), true),
+                };
+            }
+            case "ring/2": {
+                long rounds = argU64(args[0]), laps = argU64(args[1]);
+                return new Version[] {
+                    returning(() -> ringRounds(rounds, laps, Peer::ringSerialRound), true)
+                            .withJitExtra(RING_SERIAL_JIT_EXTRA),
+                    returning(() -> inPool(pool, () -> ringRounds(rounds, laps, (r, k) -> ringRound(pool, r, k))), true),
                 };
             }
             case "nqueens/1": {

@@ -53,7 +53,8 @@ pub enum Contender {
     Go,
     /// Java with a `ForkJoinPool` (`peers/java/Peer.java`, `javac`, run by `java` on a
     /// `new ForkJoinPool(workers)`: `RecursiveTask`s with `fork`/`join`, a parallel stream for
-    /// the loop): a peer in another language, like [`Contender::COpenmp`].
+    /// the loop, `CompletableFuture`s and `ArrayBlockingQueue`s where the tasks wait on each
+    /// other (`futures-fib`, `ring`)): a peer in another language, like [`Contender::COpenmp`].
     Java,
     /// The C/OpenMP peer's `peers/c/omp.c` built by clang against LLVM's OpenMP runtime
     /// (`clang -O2 -fopenmp=libomp`) instead of gcc's libgomp: the same program on the other

@@ -20,8 +20,12 @@
 //!   `depend(out: a)` and a `taskwait depend(in: a)` (OpenMP 5.0) as the get, which waits for
 //!   that task alone (built by gcc, `c-openmp`, and by clang on libomp, `c-openmp-clang`);
 //!   C++ with oneTBB, which has no future type, a `tbb::task_group` running the one task
-//!   that computes fib(n-1) as the future and its `wait` as the get. Each runs its own plain
-//!   recursion as its serial version.
+//!   that computes fib(n-1) as the future and its `wait` as the get; Java, a
+//!   `CompletableFuture.supplyAsync` on a `ForkJoinPool(workers)` per future (flattened with
+//!   `thenCompose`, as the task returns the future of its own subtree) and a `thenCombine`
+//!   stage as the get, the `.await` of the tokio version (a blocking `join` per get would hold
+//!   a pool thread per waiting call, and the pool starts spare threads for them: thousands).
+//!   Each runs its own plain recursion as its serial version.
 //!
 //! Inputs: test fib(12), quick fib(22), full fib(27): about 2.9·10^4 and
 //! 3.2·10^5 futures (fib(n+1) - 1 of them).
@@ -51,6 +55,7 @@ pub const INFO: KernelInfo = KernelInfo {
         Contender::Tokio,
         Contender::COpenmp,
         Contender::Go,
+        Contender::Java,
         Contender::COpenmpClang,
         Contender::CppTbb,
     ],

@@ -19,7 +19,7 @@
 //! `cpp-tbb`) run the same algorithm on the same input as external programs; a kernel that
 //! lists them ([`Contender::FORK_JOIN_PEERS`]: `fib`, `nqueens`, `par-for`, `matmul`,
 //! `tree-sum`, `knapsack`, `cilksort`, `uts`, `uts-bin`; and of the waiting kernels
-//! `futures-fib`, with all but `java`, and `ring`, with `go`) gives them their arguments and expected answer through
+//! `futures-fib`, with every peer, and `ring`, with `go` and `java`) gives them their arguments and expected answer through
 //! [`Instance::peer_input`].
 //!
 //! Order of work: offshoot's and rayon's `join(a, b)` run `a` on the calling

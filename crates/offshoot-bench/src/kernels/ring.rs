@@ -18,7 +18,14 @@
 //! - go (a peer in another language, [`crate::peers`]): the same program on 64 goroutines
 //!   (the calling one and 63 started with `go`, joined by a `sync.WaitGroup`), the links
 //!   channels of capacity 1, under `GOMAXPROCS(workers)`; its serial version is the plain
-//!   loop, one increment per hop (Go's compiler keeps them all).
+//!   loop, one increment per hop (Go's compiler keeps them all);
+//! - java (a peer too): the same program on a `ForkJoinPool(workers)`, the calling task (a
+//!   pool worker) and 63 `CompletableFuture.runAsync` tasks joined by
+//!   `CompletableFuture.allOf(..).join()`, the links `ArrayBlockingQueue`s of capacity 1: a
+//!   wait blocks its thread, and the pool starts spare threads for the blocked ones (up to 64
+//!   threads in all); its serial version is the plain loop with the token in an array cell
+//!   read and written by opaque `VarHandle` accesses, one increment per hop (C2 folds a plain
+//!   counted loop of increments).
 //!
 //! Per hop: divide the time by 64·K·R. Inputs (R rounds × K laps): test 2 × 5,
 //! quick 4 × 50, full 10 × 200.
@@ -39,7 +46,12 @@ pub const INFO: KernelInfo = KernelInfo {
     about: "64 tasks in a ring pass a token on, each waiting for the one before it",
     cutoff: "none",
     source: "Imam's thesis (002) Figure 3.1, the ring of waiting tasks",
-    contenders: &[Contender::Offshoot, Contender::Threads, Contender::Go],
+    contenders: &[
+        Contender::Offshoot,
+        Contender::Threads,
+        Contender::Go,
+        Contender::Java,
+    ],
     prepare,
 };
 

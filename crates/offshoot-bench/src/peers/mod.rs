@@ -8,7 +8,8 @@
 //! [`Contender::COpenmp`] contender; `peers/go/`: Go with a goroutine per fork, or channels
 //! where the tasks wait on each other, the [`Contender::Go`] contender;
 //! `peers/java/Peer.java`: Java's `ForkJoinPool` with `RecursiveTask`s and a parallel
-//! stream, the [`Contender::Java`] contender; `peers/cpp/tbb.cpp`: C++ with oneTBB's
+//! stream, or `CompletableFuture`s and blocking queues where the tasks wait on each other, the
+//! [`Contender::Java`] contender; `peers/cpp/tbb.cpp`: C++ with oneTBB's
 //! `parallel_invoke`, `task_group` and `parallel_reduce`, the [`Contender::CppTbb`]
 //! contender; and `omp.c` once more, built by clang against LLVM's OpenMP runtime instead of
 //! gcc's libgomp, the [`Contender::COpenmpClang`] contender), built by the suite itself (see
@@ -23,7 +24,8 @@
 //!   count (OpenMP: `omp_set_num_threads`; Java: `new ForkJoinPool(workers)`; oneTBB: a
 //!   `task_arena(workers)` under a `global_control` of `max_allowed_parallelism`); `<warm-ups>`
 //!   how many untimed runs precede each timed one (1 when timing, 0 in `--check-only` mode;
-//!   the Java peer adds two more untimed runs when it is above 0, for its JIT compiler); the
+//!   the Java peer adds two more untimed runs when it is above 0, for its JIT compiler, and
+//!   50 for `ring`'s serial loop, microseconds a run); the
 //!   kernel arguments are what the Rust kernel's instance gives
 //!   ([`crate::kernels::Instance::peer_input`]: `fib 34` gets `34`, `matmul` gets
 //!   `512 1835103341`, the edge and the generator's seed; `knapsack` the item count and
@@ -33,11 +35,16 @@
 //! - The kernels with peers: the fork-join kernels `fib`, `nqueens`, `par-for`, `matmul`,
 //!   `tree-sum`, `knapsack`, `cilksort`, `uts` and `uts-bin` (those listing
 //!   [`Contender::FORK_JOIN_PEERS`]: every peer), and two whose tasks wait on each other:
-//!   `futures-fib` (all but Java: a goroutine per future with a channel as the future; an
+//!   `futures-fib` (every peer: a goroutine per future with a channel as the future; an
 //!   OpenMP task per future with `depend(out)` and `taskwait depend(in)` as the get, in both
-//!   C builds; a oneTBB `task_group` per future, its `wait` as the get) and `ring` (Go
-//!   alone: 64 goroutines passing the token through channels; OpenMP has no idiom for tasks
-//!   that block on each other, so no C version).
+//!   C builds; a oneTBB `task_group` per future, its `wait` as the get; a
+//!   `CompletableFuture.supplyAsync` per future on the `ForkJoinPool`, its get a
+//!   `thenCombine` stage, as a blocking `join` would hold a thread per waiting call) and
+//!   `ring` (Go and Java: 64 goroutines passing the token through channels; 64
+//!   `CompletableFuture.runAsync` tasks on the `ForkJoinPool` passing it through
+//!   `ArrayBlockingQueue`s of capacity 1, whose blocked waits make the pool start spare
+//!   threads, up to one per waiting task; OpenMP and oneTBB have no idiom for tasks that
+//!   block on each other, so no C or C++ version).
 //! - The peer runs its **own plain serial version** (warm-ups, then one timed run), then its
 //!   **parallel version** the same way, and prints exactly two result lines on stdout, in
 //!   this order:
@@ -860,7 +867,8 @@ mod tests {
 
     #[test]
     fn java_peer_answers_match_rust_serial() {
-        peer_answers_match_rust_serial(Contender::Java, java_toolchain, &FORK_JOIN);
+        let kernels = [&FORK_JOIN[..], &["futures-fib", "ring"]].concat();
+        peer_answers_match_rust_serial(Contender::Java, java_toolchain, &kernels);
     }
 
     #[test]
