@@ -74,6 +74,8 @@ impl<T> Pending<T> {
 pub struct Event<T> {
     value: OnceLock<T>,
     pending: Mutex<Pending<T>>,
+    /// What the deadlock report calls it besides its address ([`Event::named`]).
+    pub(crate) name: Option<&'static str>,
 }
 
 impl<T> Default for Event<T> {
@@ -100,6 +102,7 @@ impl<T> Event<T> {
         Event {
             value: OnceLock::new(),
             pending: Mutex::new(Pending::EMPTY),
+            name: None,
         }
     }
 
@@ -114,6 +117,42 @@ impl<T> Event<T> {
         Event {
             value: OnceLock::new(),
             pending: Mutex::new(Pending::EMPTY),
+            name: None,
+        }
+    }
+
+    /// An event that is not set, which a deadlock report names `name`: a task that waits
+    /// on it for ever is listed as waiting on `Event "name" (0x…)` instead of `Event 0x…`.
+    /// Naming costs nothing until such a report is written.
+    ///
+    /// ```
+    /// use offshoot::sync::Event;
+    /// static READY: Event<()> = Event::named("workers ready");
+    /// READY.set(()).unwrap();
+    /// assert!(READY.is_set());
+    /// ```
+    #[cfg(not(loom))]
+    pub const fn named(name: &'static str) -> Self {
+        Event {
+            value: OnceLock::new(),
+            pending: Mutex::new(Pending::EMPTY),
+            name: Some(name),
+        }
+    }
+
+    /// An event that is not set, which a deadlock report names `name` (loom's primitives
+    /// cannot be made in a `const fn`).
+    ///
+    /// ```
+    /// let e = offshoot::sync::Event::<u32>::named("answer");
+    /// assert!(!e.is_set());
+    /// ```
+    #[cfg(loom)]
+    pub fn named(name: &'static str) -> Self {
+        Event {
+            value: OnceLock::new(),
+            pending: Mutex::new(Pending::EMPTY),
+            name: Some(name),
         }
     }
 
@@ -190,11 +229,28 @@ impl<T> Event<T> {
     /// assert_eq!(*e.wait(), "go");
     /// ```
     pub fn wait(&self) -> &T {
-        self.wait_on(WaitOn::new("Event", self))
+        self.wait_with(|| WaitOn::new("Event", self))
     }
 
-    /// [`Event::wait`], reported as waiting `on` (the construct built on this event).
+    /// [`Event::wait`], reported as waiting `on` (the construct built on this event), under
+    /// this event's name unless `on` carries one.
     pub(crate) fn wait_on(&self, on: WaitOn) -> &T {
+        self.wait_with(|| on)
+    }
+
+    /// [`Event::wait_on`], building the report's `on` only if the value is not set yet
+    /// (so that a `get` of a set value costs no more for the wait's description).
+    #[inline]
+    pub(crate) fn wait_with(&self, on: impl FnOnce() -> WaitOn) -> &T {
+        match self.value.get() {
+            Some(v) => v,
+            None => self.park_on(on()),
+        }
+    }
+
+    /// The waiting part of [`Event::wait_on`].
+    #[inline(never)]
+    fn park_on(&self, on: WaitOn) -> &T {
         loop {
             if let Some(v) = self.value.get() {
                 return v;
@@ -213,7 +269,7 @@ impl<T> Event<T> {
                     p.waiters.push(me.clone());
                 }
             }
-            match me.park(on) {
+            match me.park(on.or_named(self.name)) {
                 Woken::Normal => {}
                 interrupted => {
                     let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());

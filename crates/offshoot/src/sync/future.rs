@@ -499,7 +499,7 @@ impl<T> TaskFuture<T> {
         if h.phase() == PENDING {
             self.run_here();
         }
-        match h.wait(crate::fiber::WaitOn::new("TaskFuture", h)) {
+        match h.wait(|| crate::fiber::WaitOn::new("TaskFuture", h)) {
             DONE => self.value(),
             _ => panic!("offshoot: the future's computation panicked or was cancelled"),
         }
