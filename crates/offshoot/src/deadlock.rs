@@ -2,7 +2,10 @@
 //! every pool is idle — while tasks are parked on a token (a `sync` wait), nothing inside
 //! the pools can ever wake them. The watch then lists those tasks and what each waits on,
 //! and ends each of their waits with a panic that carries the list (002 §2.4: say so
-//! instead of hanging).
+//! instead of hanging). An object waited on is named by its construct and address, and by
+//! the name its creator gave it if any (`Promise::named`, `Mutex::named`, …: a
+//! `&'static str` stored in the object, read only when a task parks on it or a report is
+//! written).
 //!
 //! What it can see, and what it cannot:
 //! * Work inside the pools: a worker is *awake* from the moment it starts until it exits,
@@ -191,6 +194,25 @@ fn waiters(tasks: usize, actors: usize) -> String {
     }
 }
 
+/// An object waited on, as a report names it: `Mutex 0x7f…` when unnamed, `Mutex
+/// "accounts" (0x7f…)` when its creator named it (`Mutex::named`), the name quoted and
+/// escaped as `{:?}` writes it.
+pub(crate) struct Object {
+    /// The construct and operation, e.g. "Mutex" or "Channel::recv".
+    pub(crate) what: &'static str,
+    pub(crate) name: Option<&'static str>,
+    pub(crate) addr: usize,
+}
+
+impl std::fmt::Display for Object {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.name {
+            None => write!(f, "{} {:#x}", self.what, self.addr),
+            Some(name) => write!(f, "{} {name:?} ({:#x})", self.what, self.addr),
+        }
+    }
+}
+
 /// The report of one declared deadlock, shared by the waits it ends.
 pub(crate) struct Report {
     text: String,
@@ -287,11 +309,14 @@ pub(crate) fn watch() -> bool {
         for e in list.iter() {
             let _ = write!(
                 text,
-                "\n  task {} (on {}) waits on {} {:#x}",
+                "\n  task {} (on {}) waits on {}",
                 e.task,
                 w.thread_name(),
-                e.on.what,
-                e.on.addr
+                Object {
+                    what: e.on.what,
+                    name: e.on.name,
+                    addr: e.on.addr
+                }
             );
             if let Some(p) = e.on.phase {
                 let _ = write!(text, " for the end of phase {p}");

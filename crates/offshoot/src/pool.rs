@@ -490,8 +490,11 @@ impl std::error::Error for BuildError {
 /// a promise, an event, a channel, a barrier, a monitor, a semaphore, a future — nothing in
 /// the pools can end those waits. Each such wait then panics with a message that starts
 /// `offshoot: deadlock:` and lists every waiting task: its [`TaskId`](crate::sync::TaskId)
-/// number, the worker thread it waits on, what it waits on (the construct and its
-/// address) and, for locks and monitors, the task holding it. The panic ends the tasks'
+/// number, the worker thread it waits on, what it waits on (the construct, the name it was
+/// created with if any — [`Mutex::named`](crate::sync::Mutex::named),
+/// [`Promise::named`](crate::sync::Promise::named) and their kin — and its address:
+/// `Mutex 0x…`, or `Mutex "accounts" (0x…)`) and, for locks and monitors, the task holding
+/// it. The panic ends the tasks'
 /// joins, scopes and finishes like any panic, and resumes in the caller of
 /// [`ThreadPool::run`] (the panic hook prints the report once). Idle
 /// [actors and selectors](crate::actor) that have not exited are listed too (nothing can

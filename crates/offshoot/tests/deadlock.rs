@@ -34,6 +34,39 @@ fn assert_report(msg: &str) {
     assert!(msg.starts_with(DEADLOCK), "not a deadlock report: {msg}");
 }
 
+/// Two tasks of `p` lock `m1` and `m2` in opposite orders, each holding its first lock
+/// until both hold one: the deadlock report, and the two tasks' identities.
+fn lock_in_opposite_orders(
+    p: &offshoot::ThreadPool,
+    m1: &Mutex<u32>,
+    m2: &Mutex<u32>,
+) -> (String, u64, u64) {
+    let bar = Barrier::new(2);
+    let (ta, tb) = (AtomicU64::new(0), AtomicU64::new(0));
+    let msg = panic_message(|| {
+        p.run(|| {
+            offshoot::join(
+                || {
+                    let g1 = m1.lock();
+                    ta.store(task_id().as_u64(), Ordering::SeqCst);
+                    bar.wait();
+                    let g2 = m2.lock();
+                    *g1 + *g2
+                },
+                || {
+                    let g2 = m2.lock();
+                    tb.store(task_id().as_u64(), Ordering::SeqCst);
+                    bar.wait();
+                    let g1 = m1.lock();
+                    *g1 + *g2
+                },
+            )
+        })
+    });
+    assert_report(&msg);
+    (msg, ta.load(Ordering::SeqCst), tb.load(Ordering::SeqCst))
+}
+
 #[test]
 fn two_tasks_locking_two_mutexes_in_opposite_orders_are_reported() {
     bounded(|| {
@@ -41,30 +74,7 @@ fn two_tasks_locking_two_mutexes_in_opposite_orders_are_reported() {
             for rep in 0..3 {
                 let p = pool(n);
                 let (m1, m2) = (Mutex::new(1u32), Mutex::new(2u32));
-                let bar = Barrier::new(2);
-                let (ta, tb) = (AtomicU64::new(0), AtomicU64::new(0));
-                let msg = panic_message(|| {
-                    p.run(|| {
-                        offshoot::join(
-                            || {
-                                let g1 = m1.lock();
-                                ta.store(task_id().as_u64(), Ordering::SeqCst);
-                                bar.wait();
-                                let g2 = m2.lock();
-                                *g1 + *g2
-                            },
-                            || {
-                                let g2 = m2.lock();
-                                tb.store(task_id().as_u64(), Ordering::SeqCst);
-                                bar.wait();
-                                let g1 = m1.lock();
-                                *g1 + *g2
-                            },
-                        )
-                    })
-                });
-                assert_report(&msg);
-                let (a, b) = (ta.load(Ordering::SeqCst), tb.load(Ordering::SeqCst));
+                let (msg, a, b) = lock_in_opposite_orders(&p, &m1, &m2);
                 assert_ne!(a, b, "the two sides ran as one task");
                 let (a1, a2) = (addr(&m1), addr(&m2));
                 for want in [
@@ -550,4 +560,150 @@ fn contended_waits(p: &offshoot::ThreadPool) {
     assert_eq!(taken.into_inner(), 3 * ITEMS);
     assert_eq!(count.into_inner(), 6 * ITEMS);
     assert_eq!(turn.into_inner(), 80);
+}
+
+/// Named objects: the report prints the name, quoted, before the address
+/// (`Promise "name" (0x…)`). A cycle of three data-driven tasks on named promises (002
+/// Fig. 2.13) names each promise.
+#[test]
+fn a_cycle_of_data_driven_tasks_on_named_promises_names_each_promise() {
+    bounded(|| {
+        for n in [1, 2] {
+            let p = pool(n);
+            let names = ["config loaded", "cache warm", "peers known"];
+            let d: Vec<Promise<u32>> = names.iter().map(|&s| Promise::named(s)).collect();
+            let msg = panic_message(|| {
+                p.run(|| {
+                    offshoot::finish(|| {
+                        for i in 0..3 {
+                            let (mine, next) = (d[i].clone(), d[(i + 1) % 3].clone());
+                            sync::spawn_when(&[&d[i]], move || {
+                                next.put(*mine.get() + 1).unwrap();
+                            });
+                        }
+                    })
+                })
+            });
+            assert_report(&msg);
+            for (promise, name) in d.iter().zip(names) {
+                let want = format!(
+                    "not started) waits on Promise {name:?} ({})",
+                    addr(promise.event())
+                );
+                assert!(
+                    msg.contains(&want),
+                    "{n} workers: the report lacks {want:?}:\n{msg}"
+                );
+            }
+            for promise in &d {
+                promise.put(0).unwrap();
+            }
+        }
+    })
+}
+
+/// Two named mutexes locked in opposite orders: each wait names its mutex and its holder.
+#[test]
+fn named_mutexes_locked_in_opposite_orders_are_reported_by_name() {
+    bounded(|| {
+        for n in [1, 2] {
+            let p = pool(n);
+            let (m1, m2) = (Mutex::named("accounts", 1u32), Mutex::named("ledger", 2u32));
+            let (msg, a, b) = lock_in_opposite_orders(&p, &m1, &m2);
+            for want in [
+                format!(
+                    "waits on Mutex \"accounts\" ({}), held by task {a}",
+                    addr(&m1)
+                ),
+                format!(
+                    "waits on Mutex \"ledger\" ({}), held by task {b}",
+                    addr(&m2)
+                ),
+            ] {
+                assert!(
+                    msg.contains(&want),
+                    "{n} workers: the report lacks {want:?}:\n{msg}"
+                );
+            }
+            assert!(m1.try_lock().is_some() && m2.try_lock().is_some());
+        }
+    })
+}
+
+/// Every kind of object that can be named shows its name in the report; a name with a
+/// quote in it is escaped as `{:?}` writes it.
+#[test]
+fn every_kind_of_named_wait_shows_its_name() {
+    bounded(|| {
+        let p = pool(2);
+        let never = Promise::<u32>::named("answer");
+        let unset = Event::<()>::named("go \"now\"");
+        let (_tx, rx) = sync::unbounded_named::<u32>("inbox");
+        let (full_tx, _full_rx) = sync::bounded_named::<u32>("outbox", 1);
+        full_tx.send(0).unwrap();
+        let m = Mutex::named("m", 0u32);
+        let mon = Monitor::named("mon", ());
+        let quiet = Monitor::named("quiet", ());
+        let cv = Condvar::named("cv");
+        let sem = Semaphore::named("sem", 0);
+        let bar = Barrier::named("bar", 2);
+        let rw = RwLock::named("rw", 0u32);
+        let count = sync::EventCount::named("count");
+        let ph = offshoot::phaser::Phaser::named("ph");
+        let msg = panic_message(|| {
+            p.run(|| {
+                offshoot::scope(|s| {
+                    let _m = m.lock();
+                    let _mon = mon.enter();
+                    let _r = rw.read();
+                    // A member that never signals holds the phase back.
+                    let _idle = ph.register(offshoot::phaser::Mode::SigWait);
+                    let mut waiter = ph.register(offshoot::phaser::Mode::SigWait);
+                    s.spawn(|_| {
+                        never.get();
+                    });
+                    s.spawn(|_| *unset.wait());
+                    s.spawn(|_| {
+                        let _ = rx.recv();
+                    });
+                    s.spawn(|_| {
+                        let _ = full_tx.send(1);
+                    });
+                    s.spawn(|_| drop(m.lock()));
+                    s.spawn(|_| drop(mon.enter()));
+                    s.spawn(|_| quiet.enter().wait());
+                    s.spawn(|_| {
+                        let own = Mutex::new(());
+                        drop(cv.wait(own.lock()));
+                    });
+                    s.spawn(|_| drop(sem.acquire()));
+                    s.spawn(|_| {
+                        bar.wait();
+                    });
+                    s.spawn(|_| drop(rw.write()));
+                    s.spawn(|_| count.wait_until(1));
+                    s.spawn(move |_| waiter.next());
+                    never.get();
+                })
+            })
+        });
+        assert_report(&msg);
+        for want in [
+            format!("Promise \"answer\" ({})", addr(never.event())),
+            format!("Event \"go \\\"now\\\"\" ({})", addr(&unset)),
+            "Channel::recv \"inbox\" (0x".to_string(),
+            "Channel::send \"outbox\" (0x".to_string(),
+            format!("Mutex \"m\" ({}), held by task", addr(&m)),
+            format!("Monitor \"mon\" ({}), held by task", addr(&mon)),
+            format!("Monitor::wait \"quiet\" ({})", addr(&quiet)),
+            format!("Condvar \"cv\" ({})", addr(&cv)),
+            format!("Semaphore \"sem\" ({})", addr(&sem)),
+            format!("Barrier \"bar\" ({})", addr(&bar)),
+            format!("RwLock::write \"rw\" ({})", addr(&rw)),
+            format!("EventCount \"count\" ({})", addr(&count)),
+            "Phaser \"ph\" (0x".to_string(),
+        ] {
+            assert!(msg.contains(&want), "the report lacks {want:?}:\n{msg}");
+        }
+    })
 }

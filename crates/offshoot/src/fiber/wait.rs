@@ -31,6 +31,8 @@ pub(crate) struct WaitOn {
     pub(crate) what: &'static str,
     /// The address of the object waited on.
     pub(crate) addr: usize,
+    /// The name its creator gave it (`named` constructors), if any.
+    pub(crate) name: Option<&'static str>,
     /// The task that holds it, if the construct knows (0: unknown or nobody).
     pub(crate) holder: u64,
     /// Whether a stop or a deadlock may end the wait.
@@ -45,9 +47,24 @@ impl WaitOn {
         WaitOn {
             what,
             addr: obj as *const () as usize,
+            name: None,
             holder: 0,
             interruptible: true,
             phase: None,
+        }
+    }
+
+    /// The same wait, on an object named `name` (`None`: unnamed).
+    pub(crate) fn named(self, name: Option<&'static str>) -> WaitOn {
+        WaitOn { name, ..self }
+    }
+
+    /// The same wait, named `name` unless it carries a name already (a construct built on
+    /// an unnamed inner object names the wait itself).
+    pub(crate) fn or_named(self, name: Option<&'static str>) -> WaitOn {
+        WaitOn {
+            name: self.name.or(name),
+            ..self
         }
     }
 

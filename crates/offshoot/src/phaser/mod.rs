@@ -110,6 +110,8 @@ impl std::fmt::Debug for Phaser {
 #[derive(Default)]
 struct Inner {
     state: Mutex<State>,
+    /// What the deadlock report calls it besides its address ([`Phaser::named`]).
+    name: Option<&'static str>,
 }
 
 #[derive(Default)]
@@ -207,6 +209,27 @@ impl Phaser {
     /// ```
     pub fn new() -> Phaser {
         Phaser::default()
+    }
+
+    /// A phaser with no registrations, which a deadlock report names `name`: a member that
+    /// waits for a phase that never ends is listed as waiting on `Phaser "name" (0x…)`
+    /// instead of `Phaser 0x…`. Clones share the name. Naming costs nothing until such a
+    /// report is written.
+    ///
+    /// ```
+    /// use offshoot::phaser::{Mode, Phaser};
+    /// let ph = Phaser::named("time step");
+    /// let mut r = ph.register(Mode::SigWait);
+    /// r.next();
+    /// assert_eq!(ph.ended_phases(), 1);
+    /// ```
+    pub fn named(name: &'static str) -> Phaser {
+        Phaser {
+            inner: Arc::new(Inner {
+                name: Some(name),
+                ..Inner::default()
+            }),
+        }
     }
 
     /// Registers a new member in `mode`, into the next phase: the one after the phase in
@@ -428,7 +451,11 @@ impl Registration {
     /// Parks on `event` (the end of `phase`), if any.
     fn park_on(&self, event: Option<Arc<Event<()>>>, phase: u64) {
         if let Some(e) = event {
-            e.wait_on(WaitOn::new("Phaser", Arc::as_ptr(&self.inner)).in_phase(phase));
+            e.wait_on(
+                WaitOn::new("Phaser", Arc::as_ptr(&self.inner))
+                    .named(self.inner.name)
+                    .in_phase(phase),
+            );
         }
         if let Some(m) = crate::metrics::current_on() {
             // Work/span: the wait ends after the phase's last signal.
@@ -535,7 +562,11 @@ impl Registration {
                 Some(body())
             }
             Err(Some(e)) => {
-                e.wait_on(WaitOn::new("Phaser single", Arc::as_ptr(&self.inner)).in_phase(phase));
+                e.wait_on(
+                    WaitOn::new("Phaser single", Arc::as_ptr(&self.inner))
+                        .named(self.inner.name)
+                        .in_phase(phase),
+                );
                 None
             }
             Err(None) => None,

@@ -38,6 +38,8 @@ struct Round {
 pub struct Barrier {
     n: usize,
     round: std::sync::Mutex<Round>,
+    /// What the deadlock report calls it besides its address (`named`).
+    name: Option<&'static str>,
 }
 
 /// What [`Barrier::wait`] tells each task: exactly one per round is the leader.
@@ -78,6 +80,22 @@ impl Barrier {
                 arrived: 0,
                 done: Arc::new(Event::new()),
             }),
+            name: None,
+        }
+    }
+
+    /// A barrier for `n` tasks, which a deadlock report names `name`: a task that waits at
+    /// it for ever is listed as waiting on `Barrier "name" (0x…)` instead of `Barrier 0x…`.
+    /// Naming costs nothing until such a report is written.
+    ///
+    /// ```
+    /// let b = offshoot::sync::Barrier::named("end of step", 1);
+    /// assert!(b.wait().is_leader());
+    /// ```
+    pub fn named(name: &'static str, n: usize) -> Barrier {
+        Barrier {
+            name: Some(name),
+            ..Barrier::new(n)
         }
     }
 
@@ -113,7 +131,7 @@ impl Barrier {
             }
             r.done.clone()
         };
-        done.wait_on(crate::fiber::WaitOn::new("Barrier", self));
+        done.wait_on(crate::fiber::WaitOn::new("Barrier", self).named(self.name));
         BarrierWaitResult(false)
     }
 }

@@ -23,6 +23,9 @@ struct State<T> {
 
 struct Chan<T> {
     state: std::sync::Mutex<State<T>>,
+    /// What the deadlock report calls it besides its address (`bounded_named`,
+    /// `unbounded_named`).
+    name: Option<&'static str>,
 }
 
 /// The sending half of a channel. Clone it for more senders.
@@ -65,7 +68,7 @@ impl std::fmt::Display for RecvError {
 
 impl std::error::Error for RecvError {}
 
-fn channel<T>(cap: Option<usize>) -> (Sender<T>, Receiver<T>) {
+fn channel<T>(cap: Option<usize>, name: Option<&'static str>) -> (Sender<T>, Receiver<T>) {
     let chan = Arc::new(Chan {
         state: std::sync::Mutex::new(State {
             queue: VecDeque::new(),
@@ -75,6 +78,7 @@ fn channel<T>(cap: Option<usize>) -> (Sender<T>, Receiver<T>) {
             recv_waiters: WaitList::new(),
             send_waiters: WaitList::new(),
         }),
+        name,
     });
     (Sender { chan: chan.clone() }, Receiver { chan })
 }
@@ -91,7 +95,21 @@ fn channel<T>(cap: Option<usize>) -> (Sender<T>, Receiver<T>) {
 /// assert_eq!(sum, 5050);
 /// ```
 pub fn bounded<T>(cap: usize) -> (Sender<T>, Receiver<T>) {
-    channel(Some(cap.max(1)))
+    channel(Some(cap.max(1)), None)
+}
+
+/// [`bounded`], for a channel that a deadlock report names `name`: a task that waits on
+/// either end for ever is listed as waiting on `Channel::send "name" (0x…)` (or
+/// `Channel::recv`) instead of `Channel::send 0x…`. Both ends and their clones share the
+/// name. Naming costs nothing until such a report is written.
+///
+/// ```
+/// let (tx, rx) = offshoot::sync::bounded_named("work items", 1);
+/// tx.send(7).unwrap();
+/// assert_eq!(rx.recv(), Ok(7));
+/// ```
+pub fn bounded_named<T>(name: &'static str, cap: usize) -> (Sender<T>, Receiver<T>) {
+    channel(Some(cap.max(1)), Some(name))
 }
 
 /// A channel without a bound: sends never wait.
@@ -104,7 +122,20 @@ pub fn bounded<T>(cap: usize) -> (Sender<T>, Receiver<T>) {
 /// assert!(rx.recv().is_err());
 /// ```
 pub fn unbounded<T>() -> (Sender<T>, Receiver<T>) {
-    channel(None)
+    channel(None, None)
+}
+
+/// [`unbounded`], for a channel that a deadlock report names `name` (see
+/// [`bounded_named`]).
+///
+/// ```
+/// let (tx, rx) = offshoot::sync::unbounded_named("log lines");
+/// tx.send("started").unwrap();
+/// drop(tx);
+/// assert_eq!(rx.iter().collect::<Vec<_>>(), ["started"]);
+/// ```
+pub fn unbounded_named<T>(name: &'static str) -> (Sender<T>, Receiver<T>) {
+    channel(None, Some(name))
 }
 
 impl<T> Sender<T> {
@@ -120,7 +151,7 @@ impl<T> Sender<T> {
         let mut value = Some(value);
         wait_for(
             &self.chan.state,
-            WaitOn::new("Channel::send", &*self.chan),
+            || WaitOn::new("Channel::send", &*self.chan).named(self.chan.name),
             |s| {
                 if s.cap.is_some_and(|c| s.queue.len() >= c) && s.receivers > 0 {
                     return Err(0);
@@ -155,7 +186,7 @@ impl<T> Receiver<T> {
     pub fn recv(&self) -> Result<T, RecvError> {
         wait_for(
             &self.chan.state,
-            WaitOn::new("Channel::recv", &*self.chan),
+            || WaitOn::new("Channel::recv", &*self.chan).named(self.chan.name),
             |s| {
                 if let Some(v) = s.queue.pop_front() {
                     s.send_waiters.wake_one();

@@ -67,15 +67,16 @@ pub(crate) trait Completion {
     }
 
     /// Waits (parks, or blocks outside every pool) until the phase is not `PENDING`, and
-    /// returns it. `on` names the wait for deadlock reports; a stop ends it by unwinding.
-    fn wait(&self, on: WaitOn) -> u8 {
+    /// returns it. `on` names the wait for deadlock reports (built only if it waits); a stop
+    /// ends it by unwinding.
+    fn wait(&self, on: impl FnOnce() -> WaitOn) -> u8 {
         let phase = self.phase();
         if phase != PENDING {
             return phase;
         }
         let e = self.event();
         if self.phase_word().load(Ordering::SeqCst) == PENDING {
-            e.wait_on(on);
+            e.wait_with(on);
         }
         self.phase()
     }

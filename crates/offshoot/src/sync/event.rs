@@ -77,6 +77,8 @@ pub struct Event<T> {
     /// The span at which the value was set (`metrics/`): raised before the value is
     /// published, absorbed by whoever reads it.
     stamp: crate::metrics::Stamp,
+    /// What the deadlock report calls it besides its address ([`Event::named`]).
+    pub(crate) name: Option<&'static str>,
 }
 
 impl<T> Default for Event<T> {
@@ -104,6 +106,7 @@ impl<T> Event<T> {
             value: OnceLock::new(),
             pending: Mutex::new(Pending::EMPTY),
             stamp: crate::metrics::Stamp::new(),
+            name: None,
         }
     }
 
@@ -119,6 +122,44 @@ impl<T> Event<T> {
             value: OnceLock::new(),
             pending: Mutex::new(Pending::EMPTY),
             stamp: crate::metrics::Stamp::new(),
+            name: None,
+        }
+    }
+
+    /// An event that is not set, which a deadlock report names `name`: a task that waits
+    /// on it for ever is listed as waiting on `Event "name" (0x…)` instead of `Event 0x…`.
+    /// Naming costs nothing until such a report is written.
+    ///
+    /// ```
+    /// use offshoot::sync::Event;
+    /// static READY: Event<()> = Event::named("workers ready");
+    /// READY.set(()).unwrap();
+    /// assert!(READY.is_set());
+    /// ```
+    #[cfg(not(loom))]
+    pub const fn named(name: &'static str) -> Self {
+        Event {
+            value: OnceLock::new(),
+            pending: Mutex::new(Pending::EMPTY),
+            stamp: crate::metrics::Stamp::new(),
+            name: Some(name),
+        }
+    }
+
+    /// An event that is not set, which a deadlock report names `name` (loom's primitives
+    /// cannot be made in a `const fn`).
+    ///
+    /// ```
+    /// let e = offshoot::sync::Event::<u32>::named("answer");
+    /// assert!(!e.is_set());
+    /// ```
+    #[cfg(loom)]
+    pub fn named(name: &'static str) -> Self {
+        Event {
+            value: OnceLock::new(),
+            pending: Mutex::new(Pending::EMPTY),
+            stamp: crate::metrics::Stamp::new(),
+            name: Some(name),
         }
     }
 
@@ -202,17 +243,30 @@ impl<T> Event<T> {
     /// assert_eq!(*e.wait(), "go");
     /// ```
     pub fn wait(&self) -> &T {
-        self.wait_on(WaitOn::new("Event", self))
+        self.wait_with(|| WaitOn::new("Event", self))
     }
 
-    /// [`Event::wait`], reported as waiting `on` (the construct built on this event).
+    /// [`Event::wait`], reported as waiting `on` (the construct built on this event), under
+    /// this event's name unless `on` carries one.
     pub(crate) fn wait_on(&self, on: WaitOn) -> &T {
-        let v = crate::metrics::waiting(|| self.wait_on_unstamped(on));
+        self.wait_with(|| on)
+    }
+
+    /// [`Event::wait_on`], building the report's `on` only if the value is not set yet
+    /// (so that a `get` of a set value costs no more for the wait's description).
+    #[inline]
+    pub(crate) fn wait_with(&self, on: impl FnOnce() -> WaitOn) -> &T {
+        let v = match self.value.get() {
+            Some(v) => v,
+            None => crate::metrics::waiting(|| self.park_on(on())),
+        };
         crate::metrics::absorb(&self.stamp);
         v
     }
 
-    fn wait_on_unstamped(&self, on: WaitOn) -> &T {
+    /// The waiting part of [`Event::wait_on`].
+    #[inline(never)]
+    fn park_on(&self, on: WaitOn) -> &T {
         loop {
             if let Some(v) = self.value.get() {
                 return v;
@@ -231,7 +285,7 @@ impl<T> Event<T> {
                     p.waiters.push(me.clone());
                 }
             }
-            match me.park(on) {
+            match me.park(on.or_named(self.name)) {
                 Woken::Normal => {}
                 interrupted => {
                     let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());

@@ -43,6 +43,8 @@ use super::Event;
 pub struct EventCount {
     count: AtomicU64,
     waiting: Mutex<BTreeMap<u64, Arc<Event<()>>>>,
+    /// What the deadlock report calls it besides its address (`named`).
+    name: Option<&'static str>,
 }
 
 impl EventCount {
@@ -53,6 +55,22 @@ impl EventCount {
     /// ```
     pub fn new() -> EventCount {
         EventCount::default()
+    }
+
+    /// A count of 0, which a deadlock report names `name`: a task that waits on it for ever
+    /// is listed as waiting on `EventCount "name" (0x…)` instead of `EventCount 0x…`.
+    /// Naming costs nothing until such a report is written.
+    ///
+    /// ```
+    /// let rows = offshoot::sync::EventCount::named("rows done");
+    /// rows.advance();
+    /// rows.wait_until(1); // reached: returns at once
+    /// ```
+    pub fn named(name: &'static str) -> EventCount {
+        EventCount {
+            name: Some(name),
+            ..EventCount::default()
+        }
     }
 
     /// Adds one to the count and wakes every task waiting for a value it has now reached;
@@ -99,7 +117,7 @@ impl EventCount {
             }
             w.entry(v).or_default().clone()
         };
-        e.wait_on(crate::fiber::WaitOn::new("EventCount", self));
+        e.wait_on(crate::fiber::WaitOn::new("EventCount", self).named(self.name));
     }
 
     /// The count now.

@@ -573,7 +573,7 @@ impl<T> TaskFuture<T> {
         if h.phase() == PENDING {
             self.run_here();
         }
-        match crate::metrics::waiting(|| h.wait(crate::fiber::WaitOn::new("TaskFuture", h))) {
+        match crate::metrics::waiting(|| h.wait(|| crate::fiber::WaitOn::new("TaskFuture", h))) {
             DONE => {
                 self.absorb_stamp();
                 self.value()

@@ -38,7 +38,8 @@
 //! **Deadlocks.** When no task can make progress — every worker of every pool idle, and
 //! tasks waiting here on things that nothing running can wake — each such wait panics with
 //! a report that starts `offshoot: deadlock:` and lists the waiting tasks, what each waits
-//! on and, for locks and monitors, who holds it (see
+//! on (under the name it was created with, if any: [`Mutex::named`], [`Promise::named`],
+//! …) and, for locks and monitors, who holds it (see
 //! [`Builder`](crate::Builder#deadlocks); [`Builder::deadlock_detection`](crate::Builder::deadlock_detection)
 //! turns it off). A pool cannot see threads outside every pool: a thread that will still set
 //! a value, release a lock or start work that does, while tasks may wait for it, must hold
@@ -68,7 +69,9 @@ mod task;
 
 pub use crate::deadlock::ExternalWaker;
 pub use barrier::{Barrier, BarrierWaitResult};
-pub use channel::{bounded, unbounded, Receiver, RecvError, SendError, Sender};
+pub use channel::{
+    bounded, bounded_named, unbounded, unbounded_named, Receiver, RecvError, SendError, Sender,
+};
 pub use condvar::Condvar;
 pub use event::Event;
 pub use event_count::EventCount;
@@ -124,8 +127,8 @@ impl WaitList {
 
 /// The wait loop of every lock-like construct: under `state`'s lock, `attempt` either
 /// succeeds (`Ok`) or says who holds what it needs (`Err`, a task identity or 0), and the
-/// calling task queues itself on the list `queue` picks, releases the lock and parks; when
-/// woken it tries again. Queuing before releasing the lock is what keeps a wake-up from
+/// calling task queues itself on the list `queue` picks, releases the lock and parks
+/// (reported as waiting on what `on` builds, only then); when woken it tries again. Queuing before releasing the lock is what keeps a wake-up from
 /// being lost.
 ///
 /// A park that a stop or a deadlock interrupts takes its token off the list and calls
@@ -134,7 +137,7 @@ impl WaitList {
 /// found the token woken and woke the next waiter instead: no wake-up is swallowed.
 pub(crate) fn wait_for<S, R>(
     state: &std::sync::Mutex<S>,
-    on: WaitOn,
+    on: impl Fn() -> WaitOn,
     mut attempt: impl FnMut(&mut S) -> Result<R, u64>,
     queue: impl Fn(&mut S) -> &mut WaitList,
     abandon: impl FnOnce(&mut S),
@@ -147,7 +150,7 @@ pub(crate) fn wait_for<S, R>(
                 Err(holder) => (queue(&mut s).enqueue(), holder),
             }
         };
-        match w.park(on.held_by(holder)) {
+        match w.park(on().held_by(holder)) {
             Woken::Normal => {}
             interrupted => {
                 let mut s = lock(state);

@@ -68,6 +68,8 @@ struct State {
 /// ```
 pub struct Monitor<T: ?Sized> {
     state: std::sync::Mutex<State>,
+    /// What the deadlock report calls it besides its address (`named`).
+    name: Option<&'static str>,
     data: T,
 }
 
@@ -101,8 +103,25 @@ impl<T> Monitor<T> {
                 entry: WaitList::new(),
                 cond: WaitList::new(),
             }),
+            name: None,
             data,
         }
+    }
+
+    /// A new monitor around `data`, which a deadlock report names `name`: a task that waits
+    /// for it for ever is listed as waiting on `Monitor "name" (0x…)` (or `Monitor::wait`)
+    /// instead of `Monitor 0x…`. Naming costs nothing until such a report is written.
+    ///
+    /// ```
+    /// use offshoot::sync::Monitor;
+    /// let queue = Monitor::named("job queue", std::cell::RefCell::new(vec![1]));
+    /// queue.enter().borrow_mut().push(2);
+    /// assert_eq!(queue.into_inner().into_inner(), [1, 2]);
+    /// ```
+    pub const fn named(name: &'static str, data: T) -> Monitor<T> {
+        let mut m = Monitor::new(data);
+        m.name = Some(name);
+        m
     }
 
     /// The data, consuming the monitor.
@@ -129,14 +148,16 @@ impl<T: ?Sized> Monitor<T> {
     /// assert_eq!(m.enter().get(), 1);
     /// ```
     pub fn enter(&self) -> MonitorGuard<'_, T> {
-        self.acquire(task_id(), 1, WaitOn::new("Monitor", self));
+        self.acquire(task_id(), 1, || {
+            WaitOn::new("Monitor", self).named(self.name)
+        });
         MonitorGuard {
             monitor: self,
             _not_send: PhantomData,
         }
     }
 
-    fn acquire(&self, me: TaskId, depth: usize, on: WaitOn) {
+    fn acquire(&self, me: TaskId, depth: usize, on: impl Fn() -> WaitOn) {
         wait_for(
             &self.state,
             on,
@@ -220,11 +241,13 @@ impl<T: ?Sized> MonitorGuard<'_, T> {
             s.entry.wake_one();
             (w, depth)
         };
-        let woken = w.park(WaitOn::new("Monitor::wait", m));
+        let woken = w.park(WaitOn::new("Monitor::wait", m).named(m.name));
         if !matches!(woken, Woken::Normal) {
             lock(&m.state).cond.remove(&w);
         }
-        m.acquire(me, depth, WaitOn::new("Monitor", m).uninterruptible());
+        m.acquire(me, depth, || {
+            WaitOn::new("Monitor", m).named(m.name).uninterruptible()
+        });
         if !matches!(woken, Woken::Normal) {
             woken.raise();
         }

@@ -38,6 +38,8 @@ struct State {
 /// ```
 pub struct Mutex<T: ?Sized> {
     state: std::sync::Mutex<State>,
+    /// What the deadlock report calls it besides its address (`named`).
+    name: Option<&'static str>,
     data: UnsafeCell<T>,
 }
 
@@ -75,8 +77,25 @@ impl<T> Mutex<T> {
                 holder: 0,
                 waiters: WaitList::new(),
             }),
+            name: None,
             data: UnsafeCell::new(value),
         }
+    }
+
+    /// A new, unlocked mutex, which a deadlock report names `name`: a task that waits for
+    /// it for ever is listed as waiting on `Mutex "name" (0x…)` instead of `Mutex 0x…`.
+    /// Naming costs nothing until such a report is written.
+    ///
+    /// ```
+    /// use offshoot::sync::Mutex;
+    /// static ACCOUNTS: Mutex<Vec<u64>> = Mutex::named("accounts", Vec::new());
+    /// ACCOUNTS.lock().push(100);
+    /// assert_eq!(*ACCOUNTS.lock(), [100]);
+    /// ```
+    pub const fn named(name: &'static str, value: T) -> Mutex<T> {
+        let mut m = Mutex::new(value);
+        m.name = Some(name);
+        m
     }
 
     /// The data, consuming the mutex.
@@ -105,7 +124,7 @@ impl<T: ?Sized> Mutex<T> {
     pub fn lock(&self) -> MutexGuard<'_, T> {
         wait_for(
             &self.state,
-            WaitOn::new("Mutex", self),
+            || WaitOn::new("Mutex", self).named(self.name),
             |s| {
                 if s.holder != 0 {
                     return Err(s.holder);

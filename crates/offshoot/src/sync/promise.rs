@@ -92,6 +92,23 @@ impl<T> Promise<T> {
         }
     }
 
+    /// A promise with no value yet, which a deadlock report names `name`: a task (or a
+    /// data-driven task) that waits on it for ever is listed as waiting on
+    /// `Promise "name" (0x…)` instead of `Promise 0x…`. Clones share the name. Naming costs
+    /// nothing until such a report is written.
+    ///
+    /// ```
+    /// use offshoot::sync::Promise;
+    /// let config = Promise::named("config loaded");
+    /// config.put("debug = true").unwrap();
+    /// assert_eq!(*config.clone().get(), "debug = true");
+    /// ```
+    pub fn named(name: &'static str) -> Promise<T> {
+        Promise {
+            event: Arc::new(Event::named(name)),
+        }
+    }
+
     /// Stores the value and wakes every task waiting in [`Promise::get`]. A second put is
     /// an error that hands the value back.
     ///
@@ -139,7 +156,7 @@ impl<T> Promise<T> {
     /// ```
     pub fn get(&self) -> &T {
         self.event
-            .wait_on(crate::fiber::WaitOn::new("Promise", &*self.event))
+            .wait_with(|| crate::fiber::WaitOn::new("Promise", &*self.event))
     }
 
     /// The value, if it was put.
@@ -190,6 +207,19 @@ pub trait Dependency: Send + Sync {
     fn describe(&self) -> (&'static str, usize) {
         ("dependency", self as *const Self as *const () as usize)
     }
+
+    /// The name its creator gave it, which the deadlock report prints after what
+    /// [`describe`](Dependency::describe) says (`Promise "name" (0x…)`). The default is
+    /// `None`: no name.
+    ///
+    /// ```
+    /// use offshoot::sync::{Dependency, Promise};
+    /// assert_eq!(Promise::<u8>::named("input").name(), Some("input"));
+    /// assert_eq!(Promise::<u8>::new().name(), None);
+    /// ```
+    fn name(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 impl<T: Send + Sync + 'static> Dependency for Promise<T> {
@@ -199,6 +229,9 @@ impl<T: Send + Sync + 'static> Dependency for Promise<T> {
     fn describe(&self) -> (&'static str, usize) {
         ("Promise", Arc::as_ptr(&self.event) as *const () as usize)
     }
+    fn name(&self) -> Option<&'static str> {
+        self.event.name
+    }
 }
 
 impl<T: Send + Sync + 'static> Dependency for Arc<Event<T>> {
@@ -207,6 +240,9 @@ impl<T: Send + Sync + 'static> Dependency for Arc<Event<T>> {
     }
     fn describe(&self) -> (&'static str, usize) {
         ("Event", Arc::as_ptr(self) as *const () as usize)
+    }
+    fn name(&self) -> Option<&'static str> {
+        self.name
     }
 }
 
@@ -266,7 +302,11 @@ where
                 .iter()
                 .map(|d| {
                     let (what, addr) = d.describe();
-                    (what, addr, AtomicBool::new(false))
+                    let name = d.name();
+                    (
+                        crate::deadlock::Object { what, name, addr },
+                        AtomicBool::new(false),
+                    )
                 })
                 .collect(),
             left: AtomicUsize::new(deps.len() + 1),
@@ -277,7 +317,7 @@ where
     for (i, d) in deps.iter().enumerate() {
         let task = task.clone();
         d.on_ready(Box::new(move || {
-            task.deps[i].2.store(true, Ordering::Relaxed);
+            task.deps[i].1.store(true, Ordering::Relaxed);
             task.fire();
         }));
     }
@@ -292,9 +332,9 @@ struct DataDriven<F> {
     key: crate::deadlock::PendingKey,
     /// The task that declared it (for the report).
     declared_by: u64,
-    /// Each dependency's name and address, and whether it is ready (for the report only:
-    /// `left` decides).
-    deps: Box<[(&'static str, usize, AtomicBool)]>,
+    /// Each dependency as the report names it, and whether it is ready (for the report
+    /// only: `left` decides).
+    deps: Box<[(crate::deadlock::Object, AtomicBool)]>,
     /// Dependencies not ready yet, plus one for the declaration itself.
     left: AtomicUsize,
     /// The latest span among the dependencies' puts and the declaration (`metrics/`).
@@ -339,9 +379,9 @@ impl<F: FnOnce() + Send + 'static> crate::deadlock::Pending for DataDriven<F> {
             self.declared_by
         );
         let mut first = true;
-        for (what, addr, ready) in &*self.deps {
+        for (dep, ready) in &*self.deps {
             if !ready.load(Ordering::Relaxed) {
-                let _ = write!(text, "{} {what} {addr:#x}", if first { "" } else { "," });
+                let _ = write!(text, "{} {dep}", if first { "" } else { "," });
                 first = false;
             }
         }

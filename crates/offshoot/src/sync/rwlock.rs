@@ -43,6 +43,8 @@ struct State {
 /// ```
 pub struct RwLock<T: ?Sized> {
     state: std::sync::Mutex<State>,
+    /// What the deadlock report calls it besides its address (`named`).
+    name: Option<&'static str>,
     data: UnsafeCell<T>,
 }
 
@@ -78,8 +80,25 @@ impl<T> RwLock<T> {
                 read_waiters: WaitList::new(),
                 write_waiters: WaitList::new(),
             }),
+            name: None,
             data: UnsafeCell::new(value),
         }
+    }
+
+    /// A new, unlocked lock, which a deadlock report names `name`: a task that waits for it
+    /// for ever is listed as waiting on `RwLock::read "name" (0x…)` (or `RwLock::write`)
+    /// instead of `RwLock::read 0x…`. Naming costs nothing until such a report is written.
+    ///
+    /// ```
+    /// use offshoot::sync::RwLock;
+    /// static ROUTES: RwLock<Vec<&str>> = RwLock::named("routes", Vec::new());
+    /// ROUTES.write().push("/");
+    /// assert_eq!(ROUTES.read().len(), 1);
+    /// ```
+    pub const fn named(name: &'static str, value: T) -> RwLock<T> {
+        let mut l = RwLock::new(value);
+        l.name = Some(name);
+        l
     }
 
     /// The data, consuming the lock.
@@ -106,7 +125,7 @@ impl<T: ?Sized> RwLock<T> {
     pub fn read(&self) -> RwLockReadGuard<'_, T> {
         wait_for(
             &self.state,
-            WaitOn::new("RwLock::read", self),
+            || WaitOn::new("RwLock::read", self).named(self.name),
             |s| {
                 if s.writer != 0 || s.writers_waiting > 0 {
                     return Err(s.writer);
@@ -133,7 +152,7 @@ impl<T: ?Sized> RwLock<T> {
         let waiting = Cell::new(false);
         wait_for(
             &self.state,
-            WaitOn::new("RwLock::write", self),
+            || WaitOn::new("RwLock::write", self).named(self.name),
             |s| {
                 if s.writer != 0 || s.readers > 0 {
                     if !waiting.replace(true) {

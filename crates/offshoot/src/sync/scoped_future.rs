@@ -144,7 +144,7 @@ impl<T> ScopedFuture<T> {
             // younger seeds of `body` may sit on the chain below this call, and a job run
             // while waiting at a join must have none below it (their counts would go to the
             // job's). Parked, those seeds stay offerable from the parked chain.
-            phase = self.wait(crate::fiber::WaitOn::new("ScopedFuture", self));
+            phase = self.wait(|| crate::fiber::WaitOn::new("ScopedFuture", self));
         }
         match phase {
             // SAFETY: DONE (acquire) says the value was written; it stays until the handle

@@ -28,6 +28,8 @@ struct State {
 /// ```
 pub struct Semaphore {
     state: std::sync::Mutex<State>,
+    /// What the deadlock report calls it besides its address (`named`).
+    name: Option<&'static str>,
 }
 
 impl std::fmt::Debug for Semaphore {
@@ -51,7 +53,24 @@ impl Semaphore {
                 permits,
                 waiters: WaitList::new(),
             }),
+            name: None,
         }
+    }
+
+    /// A semaphore with `permits` permits, which a deadlock report names `name`: a task
+    /// that waits for a permit for ever is listed as waiting on `Semaphore "name" (0x…)`
+    /// instead of `Semaphore 0x…`. Naming costs nothing until such a report is written.
+    ///
+    /// ```
+    /// use offshoot::sync::Semaphore;
+    /// static CONNECTIONS: Semaphore = Semaphore::named("connections", 4);
+    /// let _c = CONNECTIONS.acquire();
+    /// assert_eq!(CONNECTIONS.available_permits(), 3);
+    /// ```
+    pub const fn named(name: &'static str, permits: usize) -> Semaphore {
+        let mut s = Semaphore::new(permits);
+        s.name = Some(name);
+        s
     }
 
     /// Takes a permit, parking while there is none; the permit returns when the guard drops.
@@ -66,7 +85,7 @@ impl Semaphore {
     pub fn acquire(&self) -> SemaphorePermit<'_> {
         wait_for(
             &self.state,
-            WaitOn::new("Semaphore", self),
+            || WaitOn::new("Semaphore", self).named(self.name),
             |s| {
                 s.permits = s.permits.checked_sub(1).ok_or(0u64)?;
                 Ok(SemaphorePermit { sem: self })
