@@ -18,7 +18,8 @@
 //!     a + b
 //! }
 //! pool.run(|| fib(10));
-//! let row = &pool.metrics().unwrap().rows()[0];
+//! let report = pool.metrics().unwrap();
+//! let row = &report.rows()[0];
 //! assert_eq!(row.work_units, 177); // one unit per call
 //! assert_eq!(row.span_units, 10); // the longest chain: fib(10), fib(9), ..., fib(1)
 //! ```
@@ -100,7 +101,8 @@ pub enum Mode {
 ///     offshoot::metrics::do_work(2);
 ///     offshoot::join(|| offshoot::metrics::do_work(3), || offshoot::metrics::do_work(4));
 /// });
-/// let row = &pool.metrics().unwrap().rows()[0];
+/// let report = pool.metrics().unwrap();
+/// let row = &report.rows()[0];
 /// assert_eq!((row.work_units, row.span_units), (9, 6));
 /// ```
 pub fn do_work(units: u64) {

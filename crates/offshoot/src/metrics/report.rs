@@ -102,7 +102,9 @@ impl Row {
     ///     work_units: 0,
     ///     span_units: 0,
     /// };
-    /// assert_eq!(row.speedup_bounds(2), (2.0, 80.0 / 50.0));
+    /// let (upper, burdened) = row.speedup_bounds(2);
+    /// assert_eq!(upper, 2.0);
+    /// assert!((burdened - 80.0 / 50.0).abs() < 1e-9);
     /// assert_eq!(row.speedup_bounds(16).0, 8.0);
     /// ```
     pub fn speedup_bounds(&self, workers: usize) -> (f64, f64) {
