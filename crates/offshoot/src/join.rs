@@ -189,7 +189,8 @@ where
 {
     let c0 = w.meter().checkpoint();
     let mut ca = crate::metrics::Clock::ZERO;
-    let mut cb = crate::metrics::Clock::ZERO;
+    // The second side's end, and whether it ran on the joining worker.
+    let mut cb = (crate::metrics::Clock::ZERO, true);
     let (pa, pb) = (SendPtr(&mut ca as *mut _), SendPtr(&mut cb as *mut _));
     let a2 = move || {
         let pa = pa;
@@ -199,14 +200,23 @@ where
         unsafe { *pa.0 = (*Worker::current()).meter().checkpoint() };
         r
     };
+    let joiner = w as *const Worker as usize;
     let b2 = move || {
         let pb = pb;
         // SAFETY: whichever worker runs this side is current on its thread.
-        let saved = unsafe { (*Worker::current()).meter().begin(c0) };
+        let here = unsafe { &*Worker::current() };
+        // On the joining worker this side runs right after the first one, whose end was
+        // just read; on a thief it begins a strand of its own.
+        let inline = here as *const Worker as usize == joiner;
+        let saved = if inline {
+            here.meter().begin_inline(c0)
+        } else {
+            here.meter().begin(c0)
+        };
         let r = b();
         // SAFETY: as above (a parked side resumes on the worker that ran it); `cb` outlives
         // the join and only this side writes it.
-        unsafe { *pb.0 = (*Worker::current()).meter().end(saved) };
+        unsafe { *pb.0 = ((*Worker::current()).meter().end(saved), inline) };
         r
     };
     let r = if w.seed_count() >= crate::worker::SEED_LIMIT {
@@ -219,7 +229,14 @@ where
     };
     // SAFETY: the joining thread's worker is current (this task resumes where it parked).
     let w = unsafe { &*Worker::current() };
-    w.meter().set(crate::metrics::Clock::join(c0, ca, cb));
+    let joined = crate::metrics::Clock::join(c0, ca, cb.0);
+    if !cb.1 {
+        // The wait for the thief is nobody's time.
+        w.meter().set(joined);
+    } else {
+        // `b` ended here just now, reading the time.
+        w.meter().set_fresh(joined);
+    }
     r
 }
 

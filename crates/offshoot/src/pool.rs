@@ -369,7 +369,7 @@ impl<F: FnOnce() -> R + Send, R: Send> RootJob<F, R> {
             let mut end = end.since(&start);
             let reg = w.registry();
             let loose = reg.loose_work();
-            end.work_ns += loose.0.saturating_sub(loose0.0);
+            end.work_t += loose.0.saturating_sub(loose0.0);
             end.work_units += loose.1.saturating_sub(loose0.1);
             if let Some(c) = reg.metrics.as_deref() {
                 c.record("", end);

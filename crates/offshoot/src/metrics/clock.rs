@@ -1,11 +1,12 @@
 //! The clocks of work/span measurement: what a strand has accumulated ([`Clock`]), the part
 //! of it a dependence carries ([`Span`]), and the shared cells that dependences pass
-//! through ([`Stamp`], [`Acc`]).
+//! through ([`Stamp`], [`Acc`]). Times are in ticks of the strand clock
+//! (`strand::now_ticks`), converted to nanoseconds only when a row is made.
 //!
 //! A clock is *absolute along the strand's ancestry*: `work` is the work of everything that
 //! precedes the current point in the computation's DAG and has been merged into it (the
 //! strand's own past, and every child joined so far); `span` is the longest path to the
-//! current point. Each of the five quantities is kept separately: times in nanoseconds
+//! current point. Each of the five quantities is kept separately: times in clock ticks
 //! (work, span, and the span with each steal's measured cost added, the *burdened* span)
 //! and abstract units (`do_work`).
 //!
@@ -26,9 +27,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// What a strand has accumulated; see the module docs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Clock {
-    pub(crate) work_ns: u64,
-    pub(crate) span_ns: u64,
-    pub(crate) burdened_ns: u64,
+    pub(crate) work_t: u64,
+    pub(crate) span_t: u64,
+    pub(crate) burdened_t: u64,
     pub(crate) work_units: u64,
     pub(crate) span_units: u64,
 }
@@ -41,8 +42,8 @@ static HIGH: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::
 /// The span part of a clock: what a dependence other than a join carries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Span {
-    pub(crate) ns: u64,
-    pub(crate) burdened_ns: u64,
+    pub(crate) t: u64,
+    pub(crate) burdened_t: u64,
     pub(crate) units: u64,
 }
 
@@ -50,8 +51,8 @@ impl Span {
     /// The later of two spans, quantity by quantity.
     pub(crate) fn max(self, o: Span) -> Span {
         Span {
-            ns: self.ns.max(o.ns),
-            burdened_ns: self.burdened_ns.max(o.burdened_ns),
+            t: self.t.max(o.t),
+            burdened_t: self.burdened_t.max(o.burdened_t),
             units: self.units.max(o.units),
         }
     }
@@ -59,9 +60,9 @@ impl Span {
 
 impl Clock {
     pub(crate) const ZERO: Clock = Clock {
-        work_ns: 0,
-        span_ns: 0,
-        burdened_ns: 0,
+        work_t: 0,
+        span_t: 0,
+        burdened_t: 0,
         work_units: 0,
         span_units: 0,
     };
@@ -72,8 +73,8 @@ impl Clock {
     /// ended before the run began, which it is. A run's row is measured from here.
     pub(crate) fn run_start() -> Clock {
         Clock {
-            span_ns: HIGH[0].load(Ordering::Relaxed),
-            burdened_ns: HIGH[1].load(Ordering::Relaxed),
+            span_t: HIGH[0].load(Ordering::Relaxed),
+            burdened_t: HIGH[1].load(Ordering::Relaxed),
             span_units: HIGH[2].load(Ordering::Relaxed),
             ..Clock::ZERO
         }
@@ -81,17 +82,17 @@ impl Clock {
 
     /// A run's root strand ended at this clock (see [`Clock::run_start`]).
     pub(crate) fn finish_run(&self) {
-        HIGH[0].fetch_max(self.span_ns, Ordering::Relaxed);
-        HIGH[1].fetch_max(self.burdened_ns, Ordering::Relaxed);
+        HIGH[0].fetch_max(self.span_t, Ordering::Relaxed);
+        HIGH[1].fetch_max(self.burdened_t, Ordering::Relaxed);
         HIGH[2].fetch_max(self.span_units, Ordering::Relaxed);
     }
 
-    /// `ns` more nanoseconds of serial execution.
+    /// `ticks` more clock ticks of serial execution.
     #[inline]
-    pub(crate) fn advance(&mut self, ns: u64) {
-        self.work_ns += ns;
-        self.span_ns += ns;
-        self.burdened_ns += ns;
+    pub(crate) fn advance(&mut self, ticks: u64) {
+        self.work_t += ticks;
+        self.span_t += ticks;
+        self.burdened_t += ticks;
     }
 
     /// `units` more abstract units of serial execution (`do_work`).
@@ -105,9 +106,9 @@ impl Clock {
     /// and `b`.
     pub(crate) fn join(c0: Clock, a: Clock, b: Clock) -> Clock {
         Clock {
-            work_ns: a.work_ns + b.work_ns.saturating_sub(c0.work_ns),
-            span_ns: a.span_ns.max(b.span_ns),
-            burdened_ns: a.burdened_ns.max(b.burdened_ns),
+            work_t: a.work_t + b.work_t.saturating_sub(c0.work_t),
+            span_t: a.span_t.max(b.span_t),
+            burdened_t: a.burdened_t.max(b.burdened_t),
             work_units: a.work_units + b.work_units.saturating_sub(c0.work_units),
             span_units: a.span_units.max(b.span_units),
         }
@@ -116,25 +117,25 @@ impl Clock {
     /// The span part.
     pub(crate) fn span(&self) -> Span {
         Span {
-            ns: self.span_ns,
-            burdened_ns: self.burdened_ns,
+            t: self.span_t,
+            burdened_t: self.burdened_t,
             units: self.span_units,
         }
     }
 
     /// Waits for a dependence: the span becomes at least `s`.
     pub(crate) fn absorb(&mut self, s: Span) {
-        self.span_ns = self.span_ns.max(s.ns);
-        self.burdened_ns = self.burdened_ns.max(s.burdened_ns);
+        self.span_t = self.span_t.max(s.t);
+        self.burdened_t = self.burdened_t.max(s.burdened_t);
         self.span_units = self.span_units.max(s.units);
     }
 
     /// What happened between `earlier` and `self` along one strand (for regions).
     pub(crate) fn since(&self, earlier: &Clock) -> Clock {
         Clock {
-            work_ns: self.work_ns.saturating_sub(earlier.work_ns),
-            span_ns: self.span_ns.saturating_sub(earlier.span_ns),
-            burdened_ns: self.burdened_ns.saturating_sub(earlier.burdened_ns),
+            work_t: self.work_t.saturating_sub(earlier.work_t),
+            span_t: self.span_t.saturating_sub(earlier.span_t),
+            burdened_t: self.burdened_t.saturating_sub(earlier.burdened_t),
             work_units: self.work_units.saturating_sub(earlier.work_units),
             span_units: self.span_units.saturating_sub(earlier.span_units),
         }
@@ -144,16 +145,16 @@ impl Clock {
 /// A span that dependences raise and waiters read (see the module invariants).
 #[derive(Debug, Default)]
 pub(crate) struct Stamp {
-    ns: AtomicU64,
-    burdened_ns: AtomicU64,
+    t: AtomicU64,
+    burdened_t: AtomicU64,
     units: AtomicU64,
 }
 
 impl Stamp {
     pub(crate) const fn new() -> Stamp {
         Stamp {
-            ns: AtomicU64::new(0),
-            burdened_ns: AtomicU64::new(0),
+            t: AtomicU64::new(0),
+            burdened_t: AtomicU64::new(0),
             units: AtomicU64::new(0),
         }
     }
@@ -161,16 +162,16 @@ impl Stamp {
     /// The signaller's side: the stamp becomes at least `s`. Relaxed: see the module
     /// invariants (the construct orders it before the waiter's `get`).
     pub(crate) fn raise(&self, s: Span) {
-        self.ns.fetch_max(s.ns, Ordering::Relaxed);
-        self.burdened_ns.fetch_max(s.burdened_ns, Ordering::Relaxed);
+        self.t.fetch_max(s.t, Ordering::Relaxed);
+        self.burdened_t.fetch_max(s.burdened_t, Ordering::Relaxed);
         self.units.fetch_max(s.units, Ordering::Relaxed);
     }
 
     /// The waiter's side. Relaxed: as in `raise`.
     pub(crate) fn get(&self) -> Span {
         Span {
-            ns: self.ns.load(Ordering::Relaxed),
-            burdened_ns: self.burdened_ns.load(Ordering::Relaxed),
+            t: self.t.load(Ordering::Relaxed),
+            burdened_t: self.burdened_t.load(Ordering::Relaxed),
             units: self.units.load(Ordering::Relaxed),
         }
     }
@@ -180,7 +181,7 @@ impl Stamp {
 /// spans (each measured from the start of the computation).
 #[derive(Debug, Default)]
 pub(crate) struct Acc {
-    work_ns: AtomicU64,
+    work_t: AtomicU64,
     work_units: AtomicU64,
     span: Stamp,
 }
@@ -188,7 +189,7 @@ pub(crate) struct Acc {
 impl Acc {
     pub(crate) const fn new() -> Acc {
         Acc {
-            work_ns: AtomicU64::new(0),
+            work_t: AtomicU64::new(0),
             work_units: AtomicU64::new(0),
             span: Stamp::new(),
         }
@@ -198,8 +199,8 @@ impl Acc {
     /// before the finish's end by the finish's own count (a release decrement that the
     /// owner's wait acquires).
     pub(crate) fn child(&self, start: &Clock, end: &Clock) {
-        self.work_ns
-            .fetch_add(end.work_ns.saturating_sub(start.work_ns), Ordering::Relaxed);
+        self.work_t
+            .fetch_add(end.work_t.saturating_sub(start.work_t), Ordering::Relaxed);
         self.work_units.fetch_add(
             end.work_units.saturating_sub(start.work_units),
             Ordering::Relaxed,
@@ -210,7 +211,7 @@ impl Acc {
     /// The owner's clock `tail` at the finish's end, with every task merged in.
     pub(crate) fn merge_into(&self, tail: Clock) -> Clock {
         let mut c = tail;
-        c.work_ns += self.work_ns.load(Ordering::Relaxed);
+        c.work_t += self.work_t.load(Ordering::Relaxed);
         c.work_units += self.work_units.load(Ordering::Relaxed);
         c.absorb(self.span.get());
         c
@@ -233,7 +234,7 @@ mod tests {
         b.advance(7);
         b.advance_units(2);
         let j = Clock::join(c0, a, b);
-        assert_eq!((j.work_ns, j.span_ns), (22, 17));
+        assert_eq!((j.work_t, j.span_t), (22, 17));
         assert_eq!((j.work_units, j.span_units), (6, 4));
     }
 

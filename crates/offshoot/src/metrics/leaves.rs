@@ -40,8 +40,8 @@ impl LoopMeter {
         let s = &self.start;
         let per = |e: u64, s: u64| s + e.saturating_sub(s) / k;
         let leaf = Clock {
-            span_ns: per(end.span_ns, s.span_ns),
-            burdened_ns: per(end.burdened_ns, s.burdened_ns),
+            span_t: per(end.span_t, s.span_t),
+            burdened_t: per(end.burdened_t, s.burdened_t),
             span_units: per(end.span_units, s.span_units),
             ..end
         };

@@ -37,11 +37,12 @@ fn ratio(a: f64, b: f64) -> f64 {
 
 impl Row {
     pub(crate) fn from_clock(tag: &str, c: &Clock) -> Row {
+        let ns = |t| Duration::from_nanos(super::strand::ticks_to_ns(t));
         Row {
             tag: tag.to_string(),
-            work: Duration::from_nanos(c.work_ns),
-            span: Duration::from_nanos(c.span_ns),
-            burdened_span: Duration::from_nanos(c.burdened_ns),
+            work: ns(c.work_t),
+            span: ns(c.span_t),
+            burdened_span: ns(c.burdened_t),
             work_units: c.work_units,
             span_units: c.span_units,
         }

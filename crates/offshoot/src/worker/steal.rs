@@ -64,7 +64,7 @@ impl Worker {
             // Relaxed: the answer's store below (a release) publishes it (`metrics/strand.rs`).
             t.meter
                 .handed_at
-                .store(crate::metrics::strand::now_ns().max(1), Ordering::Relaxed);
+                .store(crate::metrics::strand::now_ticks(), Ordering::Relaxed);
         }
         t.mailbox.answer(answer);
         // The thief may sleep with this request posted (`idle_sleep`): wake it. It stored
