@@ -4,9 +4,9 @@
 //! row per worker, tasks, sleeps, parks and the hand-outs of work between workers), and a
 //! per-worker table (terminal and CSV) of where each worker's time went.
 //!
-//! The run is timed on the traced pool and on a pool of the same size without the trace
-//! (each after an untimed warm-up run on that pool), so the table also says what
-//! recording cost.
+//! The run is timed on the traced pool (once, so that the trace shows that run alone) and
+//! on a pool of the same size without the trace (the best of three runs; the serial program
+//! too), so the table also says what recording cost.
 //!
 //! It also runs once on a pool that measures work and span (`offshoot::metrics`, see
 //! `workspan.rs`): the work, span, parallelism and burdened span go to the table and to a
@@ -108,25 +108,31 @@ pub fn profile_run(
     inst.serial();
     inst.accept_reference()
         .map_err(|e| format!("{}: the serial answer is wrong: {e}", kernel.name))?;
-    inst.reset();
-    let t = Instant::now();
-    inst.serial();
-    let serial = t.elapsed();
+    // The best of three (this machine is shared: the least disturbed run).
+    let serial = (0..3)
+        .map(|_| {
+            inst.reset();
+            let t = Instant::now();
+            inst.serial();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default();
 
     let mut timed = |pool: &offshoot::ThreadPool, runs: usize| -> Result<Duration, String> {
-        // Untimed warm-ups, then the timed run; all checked.
-        let mut last = Duration::ZERO;
+        // The best of `runs` runs (the first warms the pool up); all checked.
+        let mut best = Duration::MAX;
         for _ in 0..runs {
             inst.reset();
             let t = Instant::now();
             pool.run(|| run(&mut *inst));
-            last = t.elapsed();
+            best = best.min(t.elapsed());
             inst.check()
                 .map_err(|e| format!("{}: wrong answer on offshoot: {e}", kernel.name))?;
         }
-        Ok(last)
+        Ok(best)
     };
-    let untraced = timed(&pool(workers, 0)?, 2)?;
+    let untraced = timed(&pool(workers, 0)?, 3)?;
     // Speedups at 1, 2, 4, ... workers (and the profiled count), on plain pools.
     let mut speedups = Vec::new();
     let mut n = 1;
@@ -134,7 +140,7 @@ pub fn profile_run(
         let t = if n == workers {
             untraced
         } else {
-            timed(&pool(n, 0)?, 2)?
+            timed(&pool(n, 0)?, 3)?
         };
         speedups.push((n, serial.as_secs_f64() / t.as_secs_f64().max(1e-12)));
         n = if n * 2 > workers && n < workers {
@@ -148,7 +154,7 @@ pub fn profile_run(
         .metrics(offshoot::metrics::Mode::Measured)
         .build()
         .map_err(|e| format!("cannot build a pool of {workers} workers: {e}"))?;
-    let measured = timed(&metered_pool, 2)?;
+    let measured = timed(&metered_pool, 3)?;
     let report = metered_pool.metrics().expect("a measuring pool");
     let workspan = report
         .rows()
@@ -157,7 +163,7 @@ pub fn profile_run(
         .find(|r| r.tag.is_empty())
         .cloned()
         .expect("a row for the run");
-    // Only the last run's rows (the warm-up recorded one too).
+    // Only the last run's row (each run recorded one).
     let mut last_run = offshoot::metrics::CSV_HEADER.to_string() + "\n";
     last_run.push_str(report.to_csv().lines().last().unwrap_or(""));
     last_run.push('\n');

@@ -53,14 +53,26 @@
 //! futures (a stolen one's time is work in no span). Time a task spends parked is in
 //! nobody's work.
 //!
+//! # Reading the numbers
+//!
+//! Times are wall-clock time per strand (the time-stamp counter on x86-64): a worker that
+//! the operating system takes off its core in the middle of a strand adds that pause to the
+//! strand, and so possibly to the span. Measure on a machine with at least as many idle
+//! cores as workers; on a loaded one the span (and the parallelism derived from it) is not
+//! meaningful. The measured work includes the measuring itself (about 20 ns per `join` on
+//! the machine this was written on), so for a program of tiny tasks compare parallelism,
+//! not work, with the serial time. Units are exact and deterministic.
+//!
 //! # Cost
 //!
 //! Off (the default), nothing: the hooks sit where a pool is told apart anyway (a `join`
 //! at the seed limit already tests for an `isolated` section; a metered pool's workers mark
 //! their seed count the same way). On, in [`Mode::Measured`], every strand boundary reads
-//! the clock (a `join` reads it three times), so a program made of tiny tasks runs several
-//! times slower (fib without a cutoff: see `docs/BENCHMARKS.md`); [`Mode::Abstract`] reads
-//! no clock. Either mode makes every `join` take a slower path than a plain call.
+//! the clock (a `join` reads it three times) and every `join` takes a path that keeps two
+//! clocks, so a program made of tiny tasks runs many times slower — `fib` with a `join`
+//! per call and no cutoff about 15–20× (`cargo run --release --example workspan`);
+//! [`Mode::Abstract`] reads no clock and costs about half of that. Kernels with real grain
+//! pay little (a parallel merge sort with Cilk's cutoffs: within the run-to-run spread).
 //!
 //! Rows assume one `run` at a time on the pool: the loose work of jobs that begin no strand
 //! of their own is summed over the pool's workers while the run lasts.
