@@ -3,11 +3,12 @@
 //! WORK=14 CPL=10, and 7 without `isolated`), the span of simple shapes in units (a chain, a
 //! balanced tree of joins, joins inside a finish, a future chain, a data-driven task, a
 //! parallel loop, regions) on 1 to 4 workers, measured time that is consistent (work ≥ span,
-//! burdened ≥ span), the CSV's columns, and pools that do not measure.
+//! burdened ≥ span), the CSV's columns, pools that do not measure, and measuring pools that
+//! give a random program's answers and its failures exactly as a plain pool does.
 
 mod common;
 
-use common::{bounded, POOL_SIZES};
+use common::{boom, boom_msg, bounded, panic_message, random_mix, Rng, POOL_SIZES};
 use offshoot::metrics::{self, do_work, Mode, Row};
 use offshoot::phaser::{Mode as PhMode, Phaser};
 use offshoot::sync::{spawn_future, spawn_when, Promise};
@@ -367,5 +368,62 @@ fn pools_that_do_not_measure_ignore_do_work_and_regions() {
         );
         do_work(1); // outside every pool
         assert_eq!(metrics::region("outside", || 5), 5);
+    })
+}
+
+#[test]
+fn measuring_pools_give_the_same_answers_and_failures() {
+    bounded(|| {
+        for mode in [Mode::Measured, Mode::Abstract] {
+            for p in &pools(mode) {
+                for seed in 0..12u64 {
+                    let total = |m: Vec<offshoot::sync::Mutex<u64>>| {
+                        m.into_iter()
+                            .map(offshoot::sync::Mutex::into_inner)
+                            .sum::<u64>()
+                    };
+                    let serial_m: Vec<_> = (0..7).map(|_| offshoot::sync::Mutex::new(0)).collect();
+                    let want = random_mix(&mut Rng::new(seed), 6, &serial_m) + total(serial_m);
+                    let m: Vec<_> = (0..7).map(|_| offshoot::sync::Mutex::new(0)).collect();
+                    let got = p.run(|| random_mix(&mut Rng::new(seed), 6, &m)) + total(m);
+                    assert_eq!(got, want, "{mode:?}, seed {seed}, {} workers", p.workers());
+                }
+                // Failures: the first panic wins, in a join, a finish and a loop; the pool goes
+                // on measuring afterwards.
+                let msg = panic_message(|| p.run(|| offshoot::join(|| tree(4), || boom("b side"))));
+                assert_eq!(msg, boom_msg("b side"));
+                let msg = panic_message(|| {
+                    p.run(|| {
+                        offshoot::finish(|| {
+                            offshoot::spawn(|| boom("a task"));
+                            tree(3);
+                        })
+                    })
+                });
+                assert_eq!(msg, boom_msg("a task"));
+                let msg = panic_message(|| {
+                    p.run(|| {
+                        offshoot::par_for(0..64, |i| {
+                            if i == 40 {
+                                boom("iteration 40")
+                            }
+                        })
+                    })
+                });
+                assert_eq!(msg, boom_msg("iteration 40"));
+                let r: Result<((), ()), u32> =
+                    p.run(|| offshoot::try_join(|| Ok(tree(2)), || Err(7)));
+                assert_eq!(r, Err(7));
+                p.clear_metrics();
+                p.run(|| tree(5));
+                let report = p.metrics().unwrap();
+                let run = &report.rows()[0];
+                assert_eq!(
+                    (run.work_units, run.span_units),
+                    (63, 6),
+                    "{mode:?}:\n{report}"
+                );
+            }
+        }
     })
 }
