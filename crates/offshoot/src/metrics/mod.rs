@@ -5,7 +5,7 @@
 //!
 //! Turn it on for a pool with [`Builder::metrics`](crate::Builder::metrics). Each
 //! [`ThreadPool::run`](crate::ThreadPool::run) then records one row for the whole run (tag
-//! `""`), and each [`region`] one row under its tag; [`ThreadPool::metrics`] returns them
+//! `""`), and each [`region`] one row under its tag; [`ThreadPool::metrics`](crate::ThreadPool::metrics) returns them
 //! as a [`Report`] (a table, or a CSV with Cilkscale's columns).
 //!
 //! ```
@@ -34,8 +34,8 @@
 //!   where it was spawned — a data-driven task (`sync::spawn_when`) where the last of its
 //!   promises was put if that is later — and a finish (scope, `run`) ends after the
 //!   longest of its tasks.
-//! * futures and promises: a `get` ends no earlier than the put (or the future's task)
-//!   that gave the value.
+//! * futures, promises and events: a `get` (`wait`) ends no earlier than the put (`set`, or
+//!   the future's task) that gave the value.
 //! * `isolated` sections: each starts after the previous one ended (they are serialised).
 //! * phasers: a wait for a phase ends no earlier than the last signal of that phase.
 //! * parallel loops and iterators: iterations run in parallel, each from the loop's start.
@@ -48,10 +48,13 @@
 //! work ÷ span: the speedup no number of workers can exceed.
 //!
 //! Not followed as dependences (their time still counts as work): channels, monitors,
-//! locks other than `isolated`, barriers and events (a wait there is a dependence this
-//! measure does not see, so the span can come out shorter than the true one), and scoped
-//! futures (a stolen one's time is work in no span). Time a task spends parked is in
-//! nobody's work.
+//! locks other than `isolated`, barriers and event counts (a wait there is a dependence this
+//! measure does not see, so the span can come out shorter than the true one); an actor's
+//! messages (its drain task starts at the clock of the send that scheduled it, but the
+//! other messages it drains do not carry their sender's span, as HJlib's do); scoped
+//! futures (a stolen one's time is work in no span); `par_bridge`'s blocks (its owner's
+//! part runs on the owner's strand). Time a task spends parked, or waiting at a join or a
+//! finish, is in nobody's work.
 //!
 //! # Reading the numbers
 //!
