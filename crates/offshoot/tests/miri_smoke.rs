@@ -2,7 +2,8 @@
 //! spawned tasks handed out and drained, a failure crossing a stolen join, loop pieces and
 //! bridged stock pieces, futures got in call order, stolen, and dropped while another
 //! worker completes them, eureka regions resolving and their lock-free cells, accumulator
-//! partials and isolated sections), sized so that `scripts/miri.sh` can run them under
+//! partials and isolated sections, and the same in a pool that measures work and span),
+//! sized so that `scripts/miri.sh` can run them under
 //! Miri. They also run in the normal test suite.
 
 mod common;
@@ -384,4 +385,34 @@ fn accumulator_partials_and_isolated_sections_are_sound() {
     acc.put(&mut r, "y".to_string());
     r.next();
     assert_eq!(acc.get(0).as_deref(), Some("xy"));
+}
+
+/// A pool that measures work and span: a stolen join side writing its clock into the
+/// joiner's frame, spawned tasks reporting to their finish, a loop's pieces, and a stamped
+/// future value read through the stamp's layout.
+#[test]
+fn measuring_pools_are_sound() {
+    let p = offshoot::ThreadPool::builder()
+        .workers(2)
+        .metrics(offshoot::metrics::Mode::Measured)
+        .build()
+        .unwrap();
+    let got = p.run(|| {
+        let stolen = join_with_stolen_b(|| fib(5));
+        let f = offshoot::sync::spawn_future(|| vec![1u64, 2, 3]);
+        let hits = AtomicUsize::new(0);
+        offshoot::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|_| {
+                    hits.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+        });
+        let mut v = vec![0u64; 64];
+        offshoot::par_for_each_mut(&mut v, |x| *x += 1);
+        stolen + f.get().iter().sum::<u64>() + hits.into_inner() as u64 + v.iter().sum::<u64>()
+    });
+    assert_eq!(got, 5 + 6 + 4 + 64);
+    let report = p.metrics().unwrap();
+    assert!(report.rows()[0].work >= report.rows()[0].span);
 }

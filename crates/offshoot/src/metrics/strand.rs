@@ -39,12 +39,12 @@ fn epoch() -> &'static (std::time::Instant, u64) {
 /// `Instant::now`; every strand boundary reads it), nanoseconds of `Instant` elsewhere.
 #[inline]
 fn raw_ticks() -> u64 {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         // SAFETY: `rdtsc` exists on every x86-64 processor and has no preconditions.
         unsafe { core::arch::x86_64::_rdtsc() }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(any(not(target_arch = "x86_64"), miri))]
     {
         static START: OnceLock<Instant> = OnceLock::new();
         START.get_or_init(Instant::now).elapsed().as_nanos() as u64
