@@ -85,16 +85,17 @@
 //!
 //! # Building
 //!
-//! The peer's sources are compiled into the binary (`include_str!`); before a run the suite
-//! writes them next to the binary, under `<target>/<profile>/peers/`, and builds them there
-//! once (`gcc -O2 -fopenmp -ffp-contract=off ... -lm`, or `$CC`; `go build` with the installed
-//! toolchain only, `GOTOOLCHAIN=local`, no proxy: the Go peer uses the standard library
-//! alone, or `$GO`), the executable named by a hash of the sources and the toolchain's
-//! version, so an edit rebuilds it and a rerun reuses it (a C build takes about a second, a
-//! first Go build some seconds). The Java peer is `javac -d` into a class folder beside the
-//! executable (`java-classes-<hash>`, `$JAVA_HOME/bin/javac` when `JAVA_HOME` is set, else
-//! `javac` on the `PATH`; the standard library alone, no build tool), and its "executable"
-//! a shell script that runs those classes with `java -Xss64m -XX:+UseParallelGC
+//! The peer's sources are compiled into the binary (`include_str!`; the C and C++ peers'
+//! include `peers/c/peer_common.h`, which they share); before a run the suite writes them next
+//! to the binary, under `<target>/<profile>/peers/`, and builds them there once (`gcc -O2
+//! -fopenmp -ffp-contract=off -I <folder> ... -lm`, or `$CC`; `go build` with the installed
+//! toolchain only, `GOTOOLCHAIN=local`, no proxy: the Go peer uses the standard library alone,
+//! or `$GO`), the executable named by a hash of the sources and the toolchain's version, so an
+//! edit (the shared header's too) rebuilds it and a rerun reuses it (a C build takes about a
+//! second, a first Go build some seconds). The Java peer is `javac -d` into a class folder
+//! beside the executable (`java-classes-<hash>`, `$JAVA_HOME/bin/javac` when `JAVA_HOME` is
+//! set, else `javac` on the `PATH`; the standard library alone, no build tool), and its
+//! "executable" a shell script that runs those classes with `java -Xss64m -XX:+UseParallelGC
 //! -XX:MaxRAMPercentage=75` (why each: `JAVA_FLAGS` here); a JVM start adds a fraction of a
 //! second to each invocation, outside the timed calls. The clang build is `clang -O2
 //! -fopenmp=libomp -ffp-contract=off` (`$CLANG`, else `clang`), the C++ peer `g++ -O2
@@ -324,10 +325,17 @@ struct Recipe {
     toolchain: fn() -> Result<String, String>,
 }
 
+/// What the C and C++ peers share (the protocol, the inputs, the serial versions): written
+/// beside their source, so it is part of their cache key, and found by `-I` that folder.
+const PEER_COMMON_H: (&str, &str) = ("peer_common.h", include_str!("../../peers/c/peer_common.h"));
+
 const RECIPES: &[Recipe] = &[
     Recipe {
         contender: Contender::COpenmp,
-        files: &[("omp.c", include_str!("../../peers/c/omp.c"))],
+        files: &[
+            ("omp.c", include_str!("../../peers/c/omp.c")),
+            PEER_COMMON_H,
+        ],
         build: build_c_openmp,
         toolchain: c_toolchain,
     },
@@ -348,13 +356,19 @@ const RECIPES: &[Recipe] = &[
     },
     Recipe {
         contender: Contender::COpenmpClang,
-        files: &[("omp.c", include_str!("../../peers/c/omp.c"))],
+        files: &[
+            ("omp.c", include_str!("../../peers/c/omp.c")),
+            PEER_COMMON_H,
+        ],
         build: |src, exe| native::CLANG_OPENMP.build(src, exe),
         toolchain: || native::CLANG_OPENMP.toolchain(),
     },
     Recipe {
         contender: Contender::CppTbb,
-        files: &[("tbb.cpp", include_str!("../../peers/cpp/tbb.cpp"))],
+        files: &[
+            ("tbb.cpp", include_str!("../../peers/cpp/tbb.cpp")),
+            PEER_COMMON_H,
+        ],
         build: |src, exe| native::GXX_TBB.build(src, exe),
         toolchain: || native::GXX_TBB.toolchain(),
     },
@@ -682,6 +696,29 @@ impl Peers {
 mod tests {
     use super::*;
     use crate::kernels::{self, Size};
+
+    #[test]
+    fn every_header_a_peer_includes_is_written_beside_it_and_keys_its_build() {
+        let mut checked = 0;
+        for recipe in RECIPES {
+            for (name, text) in recipe.files {
+                for line in text.lines() {
+                    let Some(rest) = line.trim_start().strip_prefix("#include \"") else {
+                        continue;
+                    };
+                    let header = rest.split('"').next().unwrap();
+                    assert!(
+                        recipe.files.iter().any(|(n, _)| *n == header),
+                        "{name} of {} includes {header}, which its recipe does not write",
+                        recipe.contender.name()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        // omp.c (gcc and clang) and tbb.cpp include peer_common.h.
+        assert_eq!(checked, 3);
+    }
 
     #[test]
     fn well_formed_output_parses() {

@@ -150,11 +150,14 @@ impl Native {
     }
 
     /// Compiles the source file in the folder `src` into `exe`:
-    /// `<compiler> <flags> -o <exe> <source> <libs>`.
+    /// `<compiler> <flags> -I <src> -o <exe> <source> <libs>` (`-I`: the headers written
+    /// beside the source, `peer_common.h`).
     pub(super) fn build(&self, src: &Path, exe: &Path) -> Result<(), String> {
         let compiler = self.compiler();
         let out = Command::new(&compiler)
             .args(self.flags)
+            .arg("-I")
+            .arg(src)
             .arg("-o")
             .arg(exe)
             .arg(src.join(self.source))
