@@ -411,8 +411,15 @@ fn measuring_pools_give_the_same_answers_and_failures() {
                     })
                 });
                 assert_eq!(msg, boom_msg("iteration 40"));
-                let r: Result<((), ()), u32> =
-                    p.run(|| offshoot::try_join(|| Ok(tree(2)), || Err(7)));
+                let r: Result<((), ()), u32> = p.run(|| {
+                    offshoot::try_join(
+                        || {
+                            tree(2);
+                            Ok(())
+                        },
+                        || Err(7),
+                    )
+                });
                 assert_eq!(r, Err(7));
                 p.clear_metrics();
                 p.run(|| tree(5));
