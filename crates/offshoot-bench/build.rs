@@ -27,7 +27,12 @@ fn main() {
     println!("cargo:rerun-if-changed={}", lock.display());
     println!("cargo:rerun-if-changed=build.rs");
     let deps = std::fs::read_to_string(&lock)
-        .map(|text| lock_versions(&text, &["offshoot", "rayon", "chili", "tokio", "ractor"]))
+        .map(|text| {
+            lock_versions(
+                &text,
+                &["offshoot", "rayon", "chili", "tokio", "ractor", "kameo"],
+            )
+        })
         .unwrap_or_default();
     println!("cargo:rustc-env=OFFSHOOT_BENCH_DEPS={deps}");
 

@@ -416,7 +416,9 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          with W threads (`pool.install`), `chili` in a `chili::ThreadPool` with `thread_count` \
          W (`pool.scope()`; chili counts the calling thread as one of the W), `tokio` in a \
          tokio multi-thread runtime with W worker threads (`rt.block_on`, the root spawned \
-         onto a worker). Every pool is built once per worker count before anything is timed. \
+         onto a worker); in the Savina actor kernels `tokio` is ractor's actors on that runtime \
+         and `kameo` kameo's actors on the same runtime. Every pool is built once per worker \
+         count before anything is timed. \
          `threads` runs the program on plain OS threads (`std::thread::scope`, one thread per \
          task, `std::sync` waits that block): it has no worker count, runs once per round and \
          is compared with offshoot at every worker count.\n\

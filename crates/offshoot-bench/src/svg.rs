@@ -31,6 +31,7 @@ fn color(c: Contender) -> RGBColor {
         Contender::Rayon => RGBColor(0x1b, 0x9e, 0x77),
         Contender::Chili => RGBColor(0x75, 0x70, 0xb3),
         Contender::Tokio => RGBColor(0xe7, 0x29, 0x8a),
+        Contender::Kameo => RGBColor(0x66, 0xa6, 0x1e),
         Contender::Threads => RGBColor(0xa6, 0x76, 0x1d),
         Contender::COpenmp => RGBColor(0x1f, 0x78, 0xb4),
         Contender::Go => RGBColor(0x00, 0xad, 0xd8),

@@ -37,8 +37,12 @@ pub enum Contender {
     Rayon,
     /// chili, `ThreadPool::scope`.
     Chili,
-    /// tokio, a multi-thread `Runtime`'s `block_on`.
+    /// tokio, a multi-thread `Runtime`'s `block_on` (in the Savina kernels, ractor's
+    /// actors on it).
     Tokio,
+    /// kameo's actors on the same tokio multi-thread runtime (`block_on`), in the Savina
+    /// kernels: a second Rust actor library beside ractor.
+    Kameo,
     /// Plain OS threads (`std::thread::scope`) with `std::sync`: the blocking
     /// baseline of the kernels that wait. The program decides how many
     /// threads it starts (one per task), so this contender has no worker
@@ -70,7 +74,7 @@ pub enum Contender {
 
 impl Contender {
     /// Every parallel contender, in report order.
-    pub const PARALLEL: [Contender; 15] = [
+    pub const PARALLEL: [Contender; 16] = [
         Contender::Offshoot,
         Contender::OffshootCt,
         Contender::OffshootAf,
@@ -80,6 +84,7 @@ impl Contender {
         Contender::Rayon,
         Contender::Chili,
         Contender::Tokio,
+        Contender::Kameo,
         Contender::Threads,
         Contender::COpenmp,
         Contender::Go,
@@ -180,6 +185,7 @@ impl Contender {
             Contender::Rayon => "rayon",
             Contender::Chili => "chili",
             Contender::Tokio => "tokio",
+            Contender::Kameo => "kameo",
             Contender::Threads => "threads",
             Contender::COpenmp => "c-openmp",
             Contender::Go => "go",
@@ -208,7 +214,8 @@ pub struct Pools {
     /// chili pool with `thread_count = workers` (chili counts the thread
     /// that opens the scope as one of them).
     pub chili: chili::ThreadPool,
-    /// tokio multi-thread runtime with `workers` worker threads.
+    /// tokio multi-thread runtime with `workers` worker threads (kameo's actors run on
+    /// it too).
     pub tokio: tokio::runtime::Runtime,
 }
 
@@ -259,6 +266,7 @@ impl Pools {
                 inst.chili(&mut scope);
             }
             Contender::Tokio => inst.tokio(&self.tokio),
+            Contender::Kameo => inst.kameo(&self.tokio),
             Contender::COpenmp
             | Contender::Go
             | Contender::Java

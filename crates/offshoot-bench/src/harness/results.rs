@@ -125,6 +125,9 @@ pub struct Comparison {
     /// tokio's median ÷ serial median.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokio_ratio: Option<f64>,
+    /// kameo's median ÷ serial median (Savina kernels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kameo_ratio: Option<f64>,
     /// The OS threads' median ÷ serial median.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub threads_ratio: Option<f64>,
@@ -179,6 +182,7 @@ impl Comparison {
             Contender::Rayon => self.rayon_ratio,
             Contender::Chili => self.chili_ratio,
             Contender::Tokio => self.tokio_ratio,
+            Contender::Kameo => self.kameo_ratio,
             Contender::Threads => self.threads_ratio,
             Contender::COpenmp => self.c_openmp_ratio,
             Contender::Go => self.go_ratio,
@@ -314,6 +318,7 @@ impl KernelResult {
                     rayon_ratio: ratio(Contender::Rayon),
                     chili_ratio: ratio(Contender::Chili),
                     tokio_ratio: ratio(Contender::Tokio),
+                    kameo_ratio: ratio(Contender::Kameo),
                     threads_ratio: ratio(Contender::Threads),
                     c_openmp_ratio: ratio(Contender::COpenmp),
                     c_openmp_rust_ratio: rust_ratio(Contender::COpenmp),

@@ -163,6 +163,12 @@ pub trait Instance: Send {
         let _ = rt;
         missing(Contender::Tokio);
     }
+    /// The kameo version (Savina kernels), given the tokio runtime (it calls
+    /// `rt.block_on` itself).
+    fn kameo(&mut self, rt: &tokio::runtime::Runtime) {
+        let _ = rt;
+        missing(Contender::Kameo);
+    }
     /// The version on plain OS threads with `std::sync` (the blocking
     /// baseline); it starts and joins its own threads.
     fn threads(&mut self) {

@@ -43,6 +43,7 @@ pub struct Plain<I, T> {
     rayon: Option<Version<I, T>>,
     chili: Option<fn(&mut chili::Scope<'_>, &I) -> T>,
     tokio: Option<fn(&tokio::runtime::Runtime, &I) -> T>,
+    kameo: Option<fn(&tokio::runtime::Runtime, &I) -> T>,
     threads: Option<Version<I, T>>,
     peer_args: Option<fn(&I) -> Vec<String>>,
     peer_answer: fn(&T) -> String,
@@ -98,6 +99,7 @@ impl<I, T: Copy + PartialEq + Debug + Send> Plain<I, T> {
             rayon: None,
             chili: None,
             tokio: None,
+            kameo: None,
             threads: None,
             peer_args: None,
             peer_answer: |answer| format!("{answer:?}"),
@@ -134,6 +136,12 @@ impl<I, T: Copy + PartialEq + Debug + Send> Plain<I, T> {
     /// Adds the tokio version (given the runtime; it calls `block_on`).
     pub fn with_tokio(mut self, f: fn(&tokio::runtime::Runtime, &I) -> T) -> Self {
         self.tokio = Some(f);
+        self
+    }
+
+    /// Adds the kameo version (given the tokio runtime; it calls `block_on`).
+    pub fn with_kameo(mut self, f: fn(&tokio::runtime::Runtime, &I) -> T) -> Self {
+        self.kameo = Some(f);
         self
     }
 
@@ -196,6 +204,10 @@ impl<I: Send, T: Copy + PartialEq + Debug + Send> Instance for Plain<I, T> {
     }
     fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
         let f = self.tokio.unwrap_or_else(|| missing(Contender::Tokio));
+        self.out.set(f(rt, black_box(&self.input)));
+    }
+    fn kameo(&mut self, rt: &tokio::runtime::Runtime) {
+        let f = self.kameo.unwrap_or_else(|| missing(Contender::Kameo));
         self.out.set(f(rt, black_box(&self.input)));
     }
     fn threads(&mut self) {

@@ -18,6 +18,8 @@
 //!   while it waits (ractor's `call` inside a handler would be the blocking ask, which
 //!   deadlocks on two accounts paying each other); the accounts are drained at the end
 //!   and hand back their balances in `post_stop` (`mesh::tokio`);
+//! - kameo: the same stashing accounts as kameo actors (`mesh::kameo`), stopped
+//!   gracefully at the end, their balances in their final states;
 //! - offshoot-tasks: one task per account (`offshoot::scope`) reading its
 //!   `offshoot::sync::unbounded` channel, with the same stash (offshoot's channels
 //!   have no select), and the calling task as the teller (`mesh::tasks`); a `None`
@@ -262,7 +264,7 @@ pub fn offshoot(b: Bank) -> Books {
 }
 
 /// An account that takes one order at a time and stashes the others meanwhile (the
-/// ractor and thread versions): `send(to, msg)` reaches account `to`, `done()` the
+/// ractor, kameo and thread versions): `send(to, msg)` reaches account `to`, `done()` the
 /// teller.
 struct Stashing {
     me: usize,
@@ -328,6 +330,13 @@ pub fn tokio(rt: &tokio::runtime::Runtime, b: Bank) -> Books {
     books(b.transfers, accounts.iter().map(|a| a.balance))
 }
 
+/// kameo actors on the tokio runtime.
+pub fn kameo(rt: &tokio::runtime::Runtime, b: Bank) -> Books {
+    let (accounts, orders) = mesh_of(b);
+    let accounts = mesh::kameo(rt, accounts, orders, b.transfers);
+    books(b.transfers, accounts.iter().map(|a| a.balance))
+}
+
 /// One thread per account; the calling thread is the teller.
 pub fn threads(b: Bank) -> Books {
     let (accounts, orders) = mesh_of(b);
@@ -363,6 +372,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         )
         .with_offshoot_tasks(|b| offshoot_tasks(*b))
         .with_tokio(|rt, b| tokio(rt, *b))
+        .with_kameo(|rt, b| kameo(rt, *b))
         .with_threads(|b| threads(*b)),
     )
 }

@@ -19,6 +19,9 @@
 //!   its counts in place;
 //! - tokio: the same actors in ractor (`mesh::tokio`); the sink is a ractor actor,
 //!   awaited; the actors are drained and hand back their counts in `post_stop`;
+//! - kameo: the same actors in kameo (`mesh::kameo`); the sink is a kameo actor, awaited
+//!   until it stops; the actors are stopped gracefully, their counts in their final
+//!   states;
 //! - threads: one thread per actor with an `std::sync::mpsc` mailbox, the calling
 //!   thread as the sink (`mesh::threads`); a `None` message stops an actor, which
 //!   returns its counts.
@@ -214,6 +217,12 @@ pub fn tokio(rt: &tokio::runtime::Runtime, b: Big) -> Counts {
     total(mesh::tokio(rt, nodes, starts, b.actors))
 }
 
+/// kameo actors on the tokio runtime.
+pub fn kameo(rt: &tokio::runtime::Runtime, b: Big) -> Counts {
+    let (nodes, starts) = mesh_of(b);
+    total(mesh::kameo(rt, nodes, starts, b.actors))
+}
+
 /// One task per actor; the calling task is the sink. Call inside
 /// `offshoot::ThreadPool::run`.
 pub fn offshoot_tasks(b: Big) -> Counts {
@@ -244,6 +253,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         )
         .with_offshoot_tasks(|b| offshoot_tasks(*b))
         .with_tokio(|rt, b| tokio(rt, *b))
+        .with_kameo(|rt, b| kameo(rt, *b))
         .with_threads(|b| threads(*b)),
     )
 }

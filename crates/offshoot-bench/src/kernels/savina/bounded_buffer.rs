@@ -21,6 +21,7 @@
 //!   own slot once the producers are done and the channel is empty;
 //! - tokio: ractor actors; the manager has one mailbox, so it keeps Savina's queues of
 //!   waiting consumers and of items that found the buffer full;
+//! - kameo: the same actors and queues in kameo (the consumers are `KSummer`s);
 //! - threads: P producer and C consumer threads around a `std::sync::mpsc::
 //!   sync_channel(B)` (the bounded buffer), the consumers sharing its receiver through
 //!   a `Mutex` (the blocking baseline; no manager).
@@ -38,7 +39,10 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use offshoot::actor::{self, Actor, ActorRef, Context, Selector, SelectorContext, SelectorRef};
 
-use super::{cast, joined, mix, spawn_ractor, RSummer, CONTENDERS, GONE};
+use super::{
+    cast, drain, ended, joined, mix, spawn_kameo, spawn_kameo_ended, spawn_ractor, stopped, tell,
+    After, KRef, KSummer, RSummer, CONTENDERS, GONE,
+};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -77,7 +81,8 @@ impl Shop {
     }
 }
 
-/// What consuming an item adds to the sum (the ractor consumers, `RSummer`s, add
+/// What consuming an item adds to the sum (the ractor and kameo consumers, `RSummer`s
+/// and `KSummer`s, add
 /// `mix` of what they receive).
 fn consume(item: u64) -> u64 {
     mix(item)
@@ -417,6 +422,143 @@ pub fn tokio(rt: &tokio::runtime::Runtime, s: Shop) -> u64 {
     out.load(Ordering::Relaxed)
 }
 
+/// What a kameo consumer does after each item: asks the manager for the next (which
+/// may have stopped after handing out its last item).
+struct AskMore {
+    manager: KRef<KManager>,
+}
+
+/// A kameo consumer (consuming is `mix`).
+type KConsumer = KSummer<AskMore>;
+
+impl After for AskMore {
+    fn after(&self, me: &KRef<KConsumer>) {
+        let _ = self.manager.tell(KMail::Ready(me.clone())).try_send();
+    }
+}
+
+/// The kameo manager's messages.
+enum KMail {
+    Data(u64, KRef<KProducer>),
+    Ready(KRef<KConsumer>),
+}
+
+/// kameo's manager: the buffer, the consumers waiting for an item, the items waiting
+/// for room (with their producers), and the items still to hand out.
+#[derive(kameo::Actor)]
+struct KManager {
+    capacity: usize,
+    buffer: VecDeque<u64>,
+    consumers: VecDeque<KRef<KConsumer>>,
+    full: VecDeque<(u64, KRef<KProducer>)>,
+    left: u64,
+}
+
+impl KManager {
+    /// Takes `item` into the buffer and tells its producer to produce more.
+    fn take(&mut self, item: u64, producer: KRef<KProducer>) {
+        self.buffer.push_back(item);
+        tell(&producer, ());
+    }
+}
+
+impl kameo::message::Message<KMail> for KManager {
+    type Reply = ();
+    async fn handle(&mut self, mail: KMail, ctx: &mut kameo::message::Context<Self, ()>) {
+        match mail {
+            KMail::Data(item, producer) if self.buffer.len() < self.capacity => {
+                self.take(item, producer)
+            }
+            KMail::Data(item, producer) => self.full.push_back((item, producer)),
+            KMail::Ready(consumer) => self.consumers.push_back(consumer),
+        }
+        // Serve the waiting consumers, refilling from the items that found no room.
+        while !self.buffer.is_empty() && !self.consumers.is_empty() {
+            let (item, consumer) = (self.buffer.pop_front(), self.consumers.pop_front());
+            tell(&consumer.expect("a consumer"), item.expect("an item"));
+            self.left -= 1;
+            if let Some((item, producer)) = self.full.pop_front() {
+                self.take(item, producer);
+            }
+        }
+        if self.left == 0 {
+            ctx.stop();
+        }
+    }
+}
+
+/// kameo's producer: `next` is its next item's index.
+#[derive(kameo::Actor)]
+struct KProducer {
+    shop: Shop,
+    me: u64,
+    next: u64,
+    manager: KRef<KManager>,
+}
+
+impl kameo::message::Message<()> for KProducer {
+    type Reply = ();
+    async fn handle(&mut self, (): (), ctx: &mut kameo::message::Context<Self, ()>) {
+        if self.next < self.shop.items {
+            let item = self.shop.produce(self.me, self.next);
+            self.next += 1;
+            tell(&self.manager, KMail::Data(item, ctx.actor_ref().clone()));
+        } else {
+            ctx.stop();
+        }
+    }
+}
+
+/// kameo actors on the tokio runtime.
+pub fn kameo(rt: &tokio::runtime::Runtime, s: Shop) -> u64 {
+    if s.total() == 0 {
+        return 0;
+    }
+    rt.block_on(async {
+        let manager = spawn_kameo(KManager {
+            capacity: s.capacity,
+            buffer: VecDeque::with_capacity(s.capacity),
+            consumers: VecDeque::new(),
+            full: VecDeque::new(),
+            left: s.total(),
+        });
+        let consumers: Vec<_> = (0..s.consumers)
+            .map(|_| {
+                let (c, end) = spawn_kameo_ended(KSummer {
+                    after: AskMore {
+                        manager: manager.clone(),
+                    },
+                    sum: 0,
+                });
+                tell(&manager, KMail::Ready(c.clone()));
+                (c, end)
+            })
+            .collect();
+        let producers: Vec<_> = (0..s.producers)
+            .map(|me| {
+                let p = spawn_kameo(KProducer {
+                    shop: s,
+                    me,
+                    next: 0,
+                    manager: manager.clone(),
+                });
+                tell(&p, ());
+                p
+            })
+            .collect();
+        stopped(&manager).await;
+        for p in &producers {
+            stopped(p).await;
+        }
+        let mut sum = 0u64;
+        for (c, end) in consumers {
+            drain(&c).await;
+            sum = sum.wrapping_add(ended(end).await.sum);
+        }
+        sum
+    })
+}
+
 /// Producer and consumer threads around a `sync_channel(B)`.
 pub fn threads(s: Shop) -> u64 {
     let (tx, rx) = mpsc::sync_channel::<u64>(s.capacity);
@@ -479,6 +621,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         )
         .with_offshoot_tasks(|s| offshoot_tasks(*s))
         .with_tokio(|rt, s| tokio(rt, *s))
+        .with_kameo(|rt, s| kameo(rt, *s))
         .with_threads(|s| threads(*s)),
     )
 }

@@ -18,6 +18,7 @@
 //!   A creature task returns when sent away;
 //! - tokio: the same actors in ractor; the mall stops after the last creature, the
 //!   creatures stop when sent away;
+//! - kameo: the same actors in kameo, stopping as ractor's do;
 //! - threads: one thread per creature with its `std::sync::mpsc` mailbox; the calling
 //!   thread is the mall.
 //!
@@ -43,7 +44,7 @@ use std::sync::Arc;
 use offshoot::actor::{self, Actor, ActorRef, Context};
 use offshoot::sync::Promise;
 
-use super::{cast, joined, spawn_ractor, CONTENDERS, GONE};
+use super::{cast, joined, spawn_kameo, spawn_ractor, stopped, tell, KRef, CONTENDERS, GONE};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -416,6 +417,81 @@ pub fn tokio(rt: &tokio::runtime::Runtime, m: Mall) -> Tally {
     census.tally()
 }
 
+/// kameo's mall: stops when every creature is gone.
+#[derive(kameo::Actor)]
+struct KMall {
+    matcher: Matcher<KRef<KCreature>>,
+}
+
+impl kameo::message::Message<(u8, KRef<KCreature>)> for KMall {
+    type Reply = ();
+    async fn handle(
+        &mut self,
+        (colour, who): (u8, KRef<KCreature>),
+        ctx: &mut kameo::message::Context<Self, ()>,
+    ) {
+        if self.matcher.visit(colour, who, tell) {
+            ctx.stop();
+        }
+    }
+}
+
+/// kameo's creature; it stops when sent away.
+#[derive(kameo::Actor)]
+struct KCreature {
+    me: Chameneo,
+    mall: KRef<KMall>,
+    census: Arc<Census>,
+}
+
+impl kameo::message::Message<Told<KRef<KCreature>>> for KCreature {
+    type Reply = ();
+    async fn handle(
+        &mut self,
+        news: Told<KRef<KCreature>>,
+        ctx: &mut kameo::message::Context<Self, ()>,
+    ) {
+        match self.me.told(news, &self.census) {
+            Deed::Visit(colour, partner) => {
+                if let Some(first) = partner {
+                    tell(&first, Told::Change(colour));
+                }
+                tell(&self.mall, (colour, ctx.actor_ref().clone()));
+            }
+            Deed::Stop => ctx.stop(),
+        }
+    }
+}
+
+/// kameo actors on the tokio runtime.
+pub fn kameo(rt: &tokio::runtime::Runtime, m: Mall) -> Tally {
+    let census = Arc::new(Census::default());
+    if m.creatures == 0 {
+        return census.tally();
+    }
+    rt.block_on(async {
+        let mall = spawn_kameo(KMall {
+            matcher: Matcher::new(m),
+        });
+        let creatures: Vec<_> = (0..m.creatures)
+            .map(|i| {
+                let c = spawn_kameo(KCreature {
+                    me: Chameneo::new(i),
+                    mall: mall.clone(),
+                    census: census.clone(),
+                });
+                tell(&mall, (initial(i), c.clone()));
+                c
+            })
+            .collect();
+        stopped(&mall).await;
+        for c in &creatures {
+            stopped(c).await;
+        }
+    });
+    census.tally()
+}
+
 /// A creature's life without actors (threads and offshoot-tasks): creature `i` visits the
 /// mall with `visit(colour)`, which waits for and returns its news (every visit brings
 /// exactly one: a partner, a partner's colour or the order to leave), and tells a
@@ -543,6 +619,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         )
         .with_offshoot_tasks(|m| offshoot_tasks(*m))
         .with_tokio(|rt, m| tokio(rt, *m))
+        .with_kameo(|rt, m| kameo(rt, *m))
         .with_threads(|m| threads(*m)),
     )
 }

@@ -13,6 +13,8 @@
 //!   which the calling task waits (it parks);
 //! - tokio: a ractor counter; the producer is the `block_on` future, which `cast`s the
 //!   increments and asks with ractor's `call` (an `RpcReplyPort`);
+//! - kameo: a kameo counter on the same runtime, sent `tell`s and asked with `ask`
+//!   (its handler for `Get` returns the total and stops the actor);
 //! - threads: a counter thread reading a `std::sync::mpsc` channel, asked through a
 //!   reply channel.
 //!
@@ -25,7 +27,7 @@ use std::sync::mpsc;
 
 use offshoot::actor::{self, Actor, Context};
 
-use super::{cast, joined, spawn_ractor, CONTENDERS, GONE};
+use super::{cast, joined, spawn_kameo, spawn_ractor, stopped, tell, CONTENDERS, GONE};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -139,6 +141,44 @@ pub fn tokio(rt: &tokio::runtime::Runtime, n: u64) -> u64 {
     })
 }
 
+/// kameo's counter: the total.
+#[derive(kameo::Actor)]
+struct KCounter(u64);
+
+/// kameo's increment.
+struct Add(u64);
+
+/// kameo's request for the total.
+struct Get;
+
+impl kameo::message::Message<Add> for KCounter {
+    type Reply = ();
+    async fn handle(&mut self, Add(i): Add, _: &mut kameo::message::Context<Self, ()>) {
+        self.0 += i;
+    }
+}
+
+impl kameo::message::Message<Get> for KCounter {
+    type Reply = u64;
+    async fn handle(&mut self, _: Get, ctx: &mut kameo::message::Context<Self, u64>) -> u64 {
+        ctx.stop();
+        self.0
+    }
+}
+
+/// A kameo counter on the tokio runtime.
+pub fn kameo(rt: &tokio::runtime::Runtime, n: u64) -> u64 {
+    rt.block_on(async {
+        let counter = spawn_kameo(KCounter(0));
+        for i in 0..n {
+            tell(&counter, Add(i));
+        }
+        let total = counter.ask(Get).await.unwrap_or_else(|_| panic!("{GONE}"));
+        stopped(&counter).await;
+        total
+    })
+}
+
 /// The channel counter's messages (threads and tasks); `R` is the reply channel's
 /// sender.
 enum TMsg<R> {
@@ -210,6 +250,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         )
         .with_offshoot_tasks(|n| offshoot_tasks(*n))
         .with_tokio(|rt, n| tokio(rt, *n))
+        .with_kameo(|rt, n| kameo(rt, *n))
         .with_threads(|n| threads(*n)),
     )
 }
@@ -233,6 +274,8 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(tokio(&rt, 5), 10);
+        assert_eq!(kameo(&rt, 5), 10);
+        assert_eq!(kameo(&rt, 0), 0);
     }
 
     #[test]

@@ -17,6 +17,7 @@
 //!   client is a task making its own requests in order, a `get` under `read()` (in
 //!   parallel with other gets), a `put` under `write()`;
 //! - tokio: ractor actors, the server serving one request at a time;
+//! - kameo: the same actors in kameo;
 //! - threads: a server thread and a thread per client over `std::sync::mpsc`.
 //!
 //! Inputs (W clients, R requests each, K keys per client, writes 10%): test 3, 40, 16;

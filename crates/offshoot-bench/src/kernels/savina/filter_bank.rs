@@ -22,6 +22,7 @@
 //!   the total; the calling task is the producer, then gets the future;
 //! - tokio: ractor actors, the combiner with the same stashes; it stops after the last
 //!   sample and the stages are drained;
+//! - kameo: the same actors and stashes in kameo; the stages are stopped gracefully;
 //! - threads: one thread per stage and one combiner thread that receives from each
 //!   branch's channel in turn (the blocking join); the calling thread is the producer.
 //!
@@ -40,7 +41,10 @@ use std::sync::mpsc;
 use offshoot::actor::{self, Actor, ActorRef, Context, Numbered, Selector, SelectorContext};
 use offshoot::actor::{Mailbox, SelectorRef};
 
-use super::{cast, joined, mix, spawn_ractor, Bits, FloatOut, GONE, SELECTOR_CONTENDERS};
+use super::{
+    cast, drained, joined, mix, spawn_kameo, spawn_ractor, stopped, tell, Bits, FloatOut, KRef,
+    GONE, SELECTOR_CONTENDERS,
+};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -458,6 +462,88 @@ pub fn tokio(rt: &tokio::runtime::Runtime, bank: Bank) -> Bits {
     out.get()
 }
 
+/// Where a kameo stage sends its output.
+enum KNext {
+    /// The next stage of its branch.
+    Stage(KRef<KStage>),
+    /// The combiner, as branch b.
+    Join(KRef<KCombiner>, usize),
+}
+
+/// kameo's stage: its filter and where its output goes.
+#[derive(kameo::Actor)]
+struct KStage {
+    fir: Fir,
+    next: KNext,
+}
+
+impl kameo::message::Message<f64> for KStage {
+    type Reply = ();
+    async fn handle(&mut self, x: f64, _: &mut kameo::message::Context<Self, ()>) {
+        let y = self.fir.step(x);
+        match &self.next {
+            KNext::Stage(stage) => tell(stage, y),
+            KNext::Join(join, b) => tell(join, (*b, y)),
+        }
+    }
+}
+
+/// kameo's combiner, with stashes; it stores the total and stops after the last sample.
+#[derive(kameo::Actor)]
+struct KCombiner {
+    stashes: Stashes,
+    out: FloatOut,
+}
+
+impl kameo::message::Message<(usize, f64)> for KCombiner {
+    type Reply = ();
+    async fn handle(&mut self, (b, v): (usize, f64), ctx: &mut kameo::message::Context<Self, ()>) {
+        if let Some(total) = self.stashes.put(b, v) {
+            self.out.put(total);
+            ctx.stop();
+        }
+    }
+}
+
+/// kameo actors on the tokio runtime.
+pub fn kameo(rt: &tokio::runtime::Runtime, bank: Bank) -> Bits {
+    let out = FloatOut::default();
+    if bank.samples == 0 {
+        return Bits(0.0);
+    }
+    rt.block_on(async {
+        let combiner = spawn_kameo(KCombiner {
+            stashes: Stashes::new(bank.samples),
+            out: out.clone(),
+        });
+        let mut stages = Vec::new();
+        let mut firsts = Vec::new();
+        for (b, chain) in bank.chains().into_iter().enumerate() {
+            let mut next = KNext::Join(combiner.clone(), b);
+            for fir in chain.into_iter().rev() {
+                let stage = spawn_kameo(KStage { fir, next });
+                stages.push(stage.clone());
+                next = KNext::Stage(stage);
+            }
+            match next {
+                KNext::Stage(first) => firsts.push(first),
+                KNext::Join(..) => panic!("filter-bank: a branch without stages"),
+            }
+        }
+        for k in 0..bank.samples {
+            let x = bank.sample(k);
+            for first in &firsts {
+                tell(first, x);
+            }
+        }
+        stopped(&combiner).await;
+        for stage in &stages {
+            drained(stage).await;
+        }
+    });
+    out.get()
+}
+
 /// Wires the branches on channels (threads and offshoot-tasks): `channel()` makes one,
 /// `start(fir, inputs, next)` starts a stage that filters what comes on `inputs` and
 /// sends it on to `next`. Returns each branch's first input and its output.
@@ -552,6 +638,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         .with_offshoot_actors(|b| offshoot_actors(*b))
         .with_offshoot_tasks(|b| offshoot_tasks(*b))
         .with_tokio(|rt, b| tokio(rt, *b))
+        .with_kameo(|rt, b| kameo(rt, *b))
         .with_threads(|b| threads(*b)),
     )
 }

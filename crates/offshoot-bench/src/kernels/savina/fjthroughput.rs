@@ -14,6 +14,8 @@
 //!   its sum to its own slot;
 //! - tokio: K ractor actors (`RSummer`), drained at the end; each adds its sum in
 //!   `post_stop`;
+//! - kameo: K kameo actors (`KSummer`), stopped gracefully at the end; their sums are
+//!   in their final states;
 //! - threads: K threads, each reading its `std::sync::mpsc` channel until the driver
 //!   drops the sender, returning its sum.
 //!
@@ -29,7 +31,10 @@ use std::sync::Arc;
 
 use offshoot::actor::{self, Actor, Context};
 
-use super::{cast, joined, mix, spawn_ractor, RSummer, CONTENDERS, GONE};
+use super::{
+    cast, drain, ended, joined, mix, spawn_kameo_ended, spawn_ractor, tell, KSummer, RSummer,
+    CONTENDERS, GONE,
+};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -154,6 +159,22 @@ pub fn tokio(rt: &tokio::runtime::Runtime, f: Fan) -> u64 {
     out.load(Ordering::Relaxed)
 }
 
+/// kameo actors on the tokio runtime.
+pub fn kameo(rt: &tokio::runtime::Runtime, f: Fan) -> u64 {
+    rt.block_on(async {
+        let (workers, ends): (Vec<_>, Vec<_>) = (0..f.actors)
+            .map(|_| spawn_kameo_ended(KSummer { after: (), sum: 0 }))
+            .unzip();
+        f.each(|k, x| tell(&workers[k], x));
+        let mut sum = 0u64;
+        for (worker, end) in workers.iter().zip(ends) {
+            drain(worker).await;
+            sum = sum.wrapping_add(ended(end).await.sum);
+        }
+        sum
+    })
+}
+
 /// K threads.
 pub fn threads(f: Fan) -> u64 {
     std::thread::scope(|s| {
@@ -198,6 +219,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         )
         .with_offshoot_tasks(|f| offshoot_tasks(*f))
         .with_tokio(|rt, f| tokio(rt, *f))
+        .with_kameo(|rt, f| kameo(rt, *f))
         .with_threads(|f| threads(*f)),
     )
 }

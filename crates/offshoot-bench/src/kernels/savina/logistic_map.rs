@@ -24,6 +24,7 @@
 //!   worker runs other tasks meanwhile); the calling task is the manager;
 //! - tokio: ractor actors with the same stash; the series stop after their final term,
 //!   the manager after the last, and the rate actors are drained;
+//! - kameo: the same actors and stash in kameo; the rate actors are stopped gracefully;
 //! - threads: one thread per series and per rate actor; a series sends its request and
 //!   blocks on its reply channel (the blocking ask); the calling thread is the manager.
 //!
@@ -42,7 +43,10 @@ use std::sync::mpsc;
 use offshoot::actor::{self, Actor, ActorRef, Context, Selector, SelectorContext, SelectorRef};
 use offshoot::sync::Promise;
 
-use super::{cast, joined, spawn_ractor, Bits, FloatOut, GONE, SELECTOR_CONTENDERS};
+use super::{
+    cast, drained, joined, spawn_kameo, spawn_ractor, stopped, tell, Bits, FloatOut, KRef, GONE,
+    SELECTOR_CONTENDERS,
+};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -245,7 +249,7 @@ enum Act {
 }
 
 /// A series with one mailbox: its term, whether it waits for a rate, and the requests
-/// that arrived meanwhile (offshoot-actors and tokio).
+/// that arrived meanwhile (offshoot-actors, tokio and kameo).
 struct Stashing {
     x: f64,
     waiting: bool,
@@ -510,6 +514,101 @@ pub fn tokio(rt: &tokio::runtime::Runtime, m: Map) -> Bits {
     out.get()
 }
 
+/// kameo's rate actor: answers each request (the requester's address) with r.
+#[derive(kameo::Actor)]
+struct KRate {
+    r: f64,
+}
+
+impl kameo::message::Message<KRef<KSeries>> for KRate {
+    type Reply = ();
+    async fn handle(&mut self, to: KRef<KSeries>, _: &mut kameo::message::Context<Self, ()>) {
+        tell(&to, Mail::Rate(self.r));
+    }
+}
+
+/// kameo's series, stashing.
+#[derive(kameo::Actor)]
+struct KSeries {
+    i: usize,
+    state: Stashing,
+    rate: KRef<KRate>,
+    manager: KRef<KManager>,
+}
+
+impl kameo::message::Message<Mail> for KSeries {
+    type Reply = ();
+    async fn handle(&mut self, mail: Mail, ctx: &mut kameo::message::Context<Self, ()>) {
+        let KSeries {
+            i,
+            state,
+            rate,
+            manager,
+        } = self;
+        let mut stop = false;
+        state.receive(mail, |act| match act {
+            Act::Ask => tell(rate, ctx.actor_ref().clone()),
+            Act::Report(x) => {
+                tell(manager, (*i, x));
+                stop = true;
+            }
+        });
+        if stop {
+            ctx.stop();
+        }
+    }
+}
+
+/// kameo's manager: collects the final terms, stores their sum and stops.
+#[derive(kameo::Actor)]
+struct KManager {
+    finals: Finals,
+    out: FloatOut,
+}
+
+impl kameo::message::Message<(usize, f64)> for KManager {
+    type Reply = ();
+    async fn handle(&mut self, (i, x): (usize, f64), ctx: &mut kameo::message::Context<Self, ()>) {
+        if let Some(sum) = self.finals.put(i, x) {
+            self.out.put(sum);
+            ctx.stop();
+        }
+    }
+}
+
+/// kameo actors on the tokio runtime.
+pub fn kameo(rt: &tokio::runtime::Runtime, m: Map) -> Bits {
+    let out = FloatOut::default();
+    if m.series == 0 {
+        return Bits(0.0);
+    }
+    rt.block_on(async {
+        let manager = spawn_kameo(KManager {
+            finals: Finals::new(m.series),
+            out: out.clone(),
+        });
+        let (series, rates): (Vec<_>, Vec<_>) = (0..m.series)
+            .map(|i| {
+                let rate = spawn_kameo(KRate { r: m.rate(i) });
+                let s = spawn_kameo(KSeries {
+                    i,
+                    state: Stashing::new(m.start(i)),
+                    rate: rate.clone(),
+                    manager: manager.clone(),
+                });
+                (s, rate)
+            })
+            .unzip();
+        ask_all(m, &series, tell);
+        stopped(&manager).await;
+        for (s, rate) in series.iter().zip(&rates) {
+            stopped(s).await;
+            drained(rate).await;
+        }
+    });
+    out.get()
+}
+
 /// A series that waits for its rate where it asks (threads and offshoot-tasks): takes
 /// the manager's requests from `mails` in order, `ask()` giving the rate before each
 /// term; returns the final term, which the last request (`Get`) asks for.
@@ -620,6 +719,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         .with_offshoot_actors(|m| offshoot_actors(*m))
         .with_offshoot_tasks(|m| offshoot_tasks(*m))
         .with_tokio(|rt, m| tokio(rt, *m))
+        .with_kameo(|rt, m| kameo(rt, *m))
         .with_threads(|m| threads(*m)),
     )
 }

@@ -1,8 +1,9 @@
 //! A mesh of actors that address each other by number and report completions to a
 //! sink, written once for the kernels whose actors share that shape (`bank`'s ractor and
 //! thread accounts, `big`'s actors on every contender): a [`Member`] is one actor's
-//! logic, and [`offshoot`], [`tokio`] and [`threads`] run a mesh of them on plain
-//! `offshoot::actor` actors, ractor actors and OS threads, [`tasks`] on offshoot tasks.
+//! logic, and [`offshoot`], [`tokio`], [`kameo`] and [`threads`] run a mesh of them on
+//! plain `offshoot::actor` actors, ractor actors, kameo actors and OS threads, [`tasks`]
+//! on offshoot tasks.
 //!
 //! Each runner starts the members and the sink, gives every member the addresses of the
 //! others and of the sink (a first `Link` message on the actors, before any other),
@@ -11,13 +12,16 @@
 //! member order. [`tasks`] runs the same mesh without actors: a task per member, each
 //! looping `recv` on its `offshoot::sync` channel, and the calling task as the sink.
 //!
-//! Invariant: the four runners deliver the same messages in the same per-sender order.
+//! Invariant: the five runners deliver the same messages in the same per-sender order.
 
 use std::sync::{mpsc, Arc, Mutex};
 
 use offshoot::actor::{self, Actor, ActorRef, Context};
 
-use super::{cast, joined, spawn_ractor, GONE};
+use super::{
+    cast, drain, ended, joined, spawn_kameo, spawn_kameo_ended, spawn_ractor, stopped, tell, KRef,
+    GONE,
+};
 
 /// One actor's logic in a mesh.
 pub(crate) trait Member: Send + 'static {
@@ -265,6 +269,87 @@ pub(crate) fn tokio<M: Member>(
         }
     });
     collect(finals)
+}
+
+/// The kameo sink: counts down the completions, then stops.
+#[derive(kameo::Actor)]
+pub(crate) struct KSink {
+    left: u64,
+}
+
+impl kameo::message::Message<()> for KSink {
+    type Reply = ();
+    async fn handle(&mut self, (): (), ctx: &mut kameo::message::Context<Self, ()>) {
+        self.left -= 1;
+        if self.left == 0 {
+            ctx.stop();
+        }
+    }
+}
+
+/// The kameo mesh actors' addresses: the others and the sink.
+type KBook<M> = Arc<(Vec<KRef<KActor<M>>>, KRef<KSink>)>;
+
+/// A member on a kameo actor; its final state holds the member's.
+#[derive(kameo::Actor)]
+struct KActor<M: Member> {
+    member: M,
+    book: Option<KBook<M>>,
+}
+
+impl<M: Member> kameo::message::Message<Mail<M::Msg, KRef<KActor<M>>, KRef<KSink>>> for KActor<M> {
+    type Reply = ();
+    async fn handle(
+        &mut self,
+        mail: Mail<M::Msg, KRef<KActor<M>>, KRef<KSink>>,
+        _: &mut kameo::message::Context<Self, ()>,
+    ) {
+        match mail {
+            Mail::Link(book) => self.book = Some(book),
+            Mail::Do(msg) => {
+                let (others, sink) = &**self.book.as_ref().expect("savina: linked first");
+                self.member.receive(
+                    msg,
+                    |to, m| tell(&others[to], Mail::Do(m)),
+                    || tell(sink, ()),
+                );
+            }
+        }
+    }
+}
+
+/// The mesh on kameo actors on the tokio runtime.
+pub(crate) fn kameo<M: Member>(
+    rt: &tokio::runtime::Runtime,
+    members: Vec<M>,
+    orders: impl IntoIterator<Item = (usize, M::Msg)>,
+    completions: u64,
+) -> Vec<M> {
+    rt.block_on(async {
+        let sink = spawn_kameo(KSink { left: completions });
+        let (actors, ends): (Vec<_>, Vec<_>) = members
+            .into_iter()
+            .map(|member| spawn_kameo_ended(KActor { member, book: None }))
+            .unzip();
+        let book = Arc::new((actors.clone(), sink.clone()));
+        for a in &actors {
+            tell(a, Mail::Link(book.clone()));
+        }
+        drop(book);
+        for (to, m) in orders {
+            tell(&actors[to], Mail::Do(m));
+        }
+        if completions == 0 {
+            sink.stop_gracefully().await.expect(GONE);
+        }
+        stopped(&sink).await;
+        let mut finals = Vec::new();
+        for (a, end) in actors.iter().zip(ends) {
+            drain(a).await; // they hold handles to each other
+            finals.push(ended(end).await.member);
+        }
+        finals
+    })
 }
 
 /// The mesh on one OS thread per member, with `std::sync::mpsc` mailboxes; the calling

@@ -24,6 +24,19 @@
 //!   the harness's tokio multi-thread runtime of the same worker count, as ractor's
 //!   docs recommend (`Actor::spawn` inside the runtime, `cast` to send, `drain` or
 //!   `stop` to end, the join handles awaited);
+//! - kameo: the same actors written with **kameo** (a second actor library on tokio), on
+//!   the same tokio runtime, as kameo's docs recommend: an `Actor` (derived where it
+//!   needs no hooks) with one `Message<T>` impl per message type, spawned inside the
+//!   runtime with an unbounded mailbox (`spawn_with_mailbox`, or `prepare_with_mailbox`
+//!   and `PreparedActor::spawn` where the actor's final state is wanted); ractor's
+//!   mailboxes are unbounded, and kameo's default bounded one of 64 would add
+//!   back-pressure the other contenders do not have, and can deadlock the kernels whose
+//!   actors send to each other in a cycle. `tell(..).try_send()` sends (on an unbounded
+//!   mailbox it never waits, as ractor's `cast`), `ask` where ractor `call`s,
+//!   `Context::stop` or `stop_gracefully` end an actor, and its end is awaited: the
+//!   task's handle where its final state is the answer (the actor as it stopped, which
+//!   ractor's versions hand over in `post_stop`), `wait_for_shutdown_result` where it is
+//!   not;
 //! - threads: one OS thread per actor, its mailbox a `std::sync::mpsc` channel (the
 //!   blocking baseline; the calling thread plays the driver).
 //!
@@ -57,6 +70,7 @@ pub(crate) const CONTENDERS: &[crate::harness::Contender] = &[
     crate::harness::Contender::Offshoot,
     crate::harness::Contender::OffshootTasks,
     crate::harness::Contender::Tokio,
+    crate::harness::Contender::Kameo,
     crate::harness::Contender::Threads,
 ];
 
@@ -67,6 +81,7 @@ pub(crate) const SELECTOR_CONTENDERS: &[crate::harness::Contender] = &[
     crate::harness::Contender::OffshootActors,
     crate::harness::Contender::OffshootTasks,
     crate::harness::Contender::Tokio,
+    crate::harness::Contender::Kameo,
     crate::harness::Contender::Threads,
 ];
 
@@ -130,6 +145,75 @@ pub(crate) async fn joined(handle: ractor::concurrency::JoinHandle<()>) {
     handle.await.expect("savina: a ractor actor panicked");
 }
 
+/// A kameo actor's address.
+pub(crate) type KRef<A> = kameo::actor::ActorRef<A>;
+
+/// Spawns a kameo actor (unsupervised, unnamed, with an unbounded mailbox) inside the
+/// runtime; its arguments are its initial state (`Args = Self`, as `derive(Actor)` makes).
+pub(crate) fn spawn_kameo<A: kameo::Actor<Args = A>>(actor: A) -> KRef<A> {
+    <A as kameo::actor::Spawn>::spawn_with_mailbox(actor, kameo::mailbox::unbounded())
+}
+
+/// Sends `msg` to a kameo actor (its mailbox is unbounded, so the send never waits).
+pub(crate) fn tell<A, M>(to: &KRef<A>, msg: M)
+where
+    A: kameo::message::Message<M>,
+    M: Send + 'static,
+{
+    if to.tell(msg).try_send().is_err() {
+        panic!("{GONE}");
+    }
+}
+
+/// A kameo actor's end, its task's handle: its final state and why it stopped.
+pub(crate) type KEnd<A> =
+    tokio::task::JoinHandle<Result<(A, kameo::error::ActorStopReason), kameo::error::PanicError>>;
+
+/// Spawns a kameo actor as [`spawn_kameo`] does, also returning its end, whose final
+/// state [`ended`] hands back (kameo's `PreparedActor`).
+pub(crate) fn spawn_kameo_ended<A: kameo::Actor<Args = A>>(actor: A) -> (KRef<A>, KEnd<A>) {
+    let prepared = <A as kameo::actor::Spawn>::prepare_with_mailbox(kameo::mailbox::unbounded());
+    let actor_ref = prepared.actor_ref().clone();
+    (actor_ref, prepared.spawn(actor))
+}
+
+/// Waits for a kameo actor's end and returns its final state, failing unless it stopped
+/// normally (a panic in a handler stops it as `Panicked`).
+pub(crate) async fn ended<A>(end: KEnd<A>) -> A {
+    match end.await {
+        Ok(Ok((actor, kameo::error::ActorStopReason::Normal))) => actor,
+        Ok(Ok((_, reason))) => panic!("savina: a kameo actor stopped: {reason:?}"),
+        Ok(Err(e)) => panic!("savina: a kameo actor failed: {e:?}"),
+        Err(e) => panic!("savina: a kameo actor's task failed: {e:?}"),
+    }
+}
+
+/// Waits until a kameo actor has stopped (its `on_stop` run), failing unless it stopped
+/// normally.
+pub(crate) async fn stopped<A: kameo::Actor>(actor: &KRef<A>)
+where
+    A::Error: Clone,
+{
+    match actor.wait_for_shutdown_result().await {
+        Ok(kameo::error::ActorStopReason::Normal) => {}
+        other => panic!("savina: a kameo actor did not stop normally: {other:?}"),
+    }
+}
+
+/// Stops a kameo actor once its mailbox is empty (ractor's `drain`).
+pub(crate) async fn drain<A: kameo::Actor>(actor: &KRef<A>) {
+    actor.stop_gracefully().await.expect(GONE);
+}
+
+/// [`drain`]s a kameo actor and waits until it has [`stopped`].
+pub(crate) async fn drained<A: kameo::Actor>(actor: &KRef<A>)
+where
+    A::Error: Clone,
+{
+    drain(actor).await;
+    stopped(actor).await;
+}
+
 /// A fixed mix of `x` (splitmix64's finaliser): the per-message work and the
 /// pseudo-random numbers of the kernels, the same on every contender.
 pub(crate) fn mix(x: u64) -> u64 {
@@ -177,5 +261,35 @@ impl<H: Fn(ractor::ActorRef<u64>) + Send + Sync + 'static> ractor::Actor for RSu
         self.out
             .fetch_add(*sum, std::sync::atomic::Ordering::Relaxed);
         Ok(())
+    }
+}
+
+/// What a [`KSummer`] does after each message, given its own address (a trait, not a
+/// closure as [`RSummer`]'s, since the address's type names the summer's).
+pub(crate) trait After: Send + 'static {
+    /// Called after each message.
+    fn after(&self, me: &KRef<KSummer<Self>>)
+    where
+        Self: Sized;
+}
+
+/// Nothing after a message (`fork-join-throughput`'s workers).
+impl After for () {
+    fn after(&self, _: &KRef<KSummer<()>>) {}
+}
+
+/// A kameo actor that adds `mix(x)` of every `x` it receives to its sum, then calls
+/// `after` with its own address ([`RSummer`] in kameo; its sum is in its final state).
+#[derive(kameo::Actor)]
+pub(crate) struct KSummer<H: After> {
+    pub(crate) after: H,
+    pub(crate) sum: u64,
+}
+
+impl<H: After> kameo::message::Message<u64> for KSummer<H> {
+    type Reply = ();
+    async fn handle(&mut self, x: u64, ctx: &mut kameo::message::Context<Self, ()>) {
+        self.sum = self.sum.wrapping_add(mix(x));
+        self.after.after(ctx.actor_ref());
     }
 }

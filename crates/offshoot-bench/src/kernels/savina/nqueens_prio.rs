@@ -26,6 +26,9 @@
 //!   come back over one channel and the master keeps the same heap;
 //! - tokio: ractor actors with the same heap; the master spawns its workers in
 //!   `pre_start` and stops them in `post_stop`;
+//! - kameo: the same actors in kameo; the master spawns its workers in `on_start` and
+//!   kills them in `on_stop` (`kill`, as ractor's `stop`, drops the boards still queued;
+//!   a worker's handler has no await, so it ends between two messages);
 //! - threads: one OS thread per worker, each with its `std::sync::mpsc` channel; the
 //!   calling thread is the master with the same heap.
 //!
@@ -54,7 +57,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use offshoot::actor::{self, Actor, ActorRef, Context, Mailbox, Numbered, Selector};
 use offshoot::actor::{SelectorContext, SelectorRef};
 
-use super::{cast, joined, spawn_ractor, SELECTOR_CONTENDERS};
+use super::{cast, joined, spawn_kameo, spawn_ractor, stopped, tell, KRef, SELECTOR_CONTENDERS};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -778,6 +781,95 @@ pub fn tokio(rt: &tokio::runtime::Runtime, q: Queens) -> Found {
     answer(&out)
 }
 
+impl Boss for KRef<KMaster> {
+    fn report(&self, r: Report) {
+        let _ = self.tell(r).try_send();
+    }
+}
+
+/// kameo's worker.
+#[derive(kameo::Actor)]
+struct KWorker {
+    q: Queens,
+    me: usize,
+    boss: KRef<KMaster>,
+}
+
+impl kameo::message::Message<Board> for KWorker {
+    type Reply = ();
+    async fn handle(&mut self, b: Board, _: &mut kameo::message::Context<Self, ()>) {
+        work(self.q, self.me, b, &self.boss);
+    }
+}
+
+/// kameo's master: it spawns its workers as it starts and kills them as it stops.
+struct KMaster {
+    q: Queens,
+    out: Out,
+    desk: Desk,
+    workers: Vec<KRef<KWorker>>,
+}
+
+impl kameo::Actor for KMaster {
+    type Args = Self;
+    type Error = kameo::error::Infallible;
+    async fn on_start(mut me: Self, myself: KRef<Self>) -> Result<Self, Self::Error> {
+        me.workers = (0..me.q.workers)
+            .map(|w| {
+                spawn_kameo(KWorker {
+                    q: me.q,
+                    me: w,
+                    boss: myself.clone(),
+                })
+            })
+            .collect();
+        Ok(me)
+    }
+    async fn on_stop(
+        &mut self,
+        _: kameo::actor::WeakActorRef<Self>,
+        _: kameo::error::ActorStopReason,
+    ) -> Result<(), Self::Error> {
+        for w in &self.workers {
+            w.kill();
+        }
+        for w in &self.workers {
+            match w.wait_for_shutdown_result().await {
+                Ok(kameo::error::ActorStopReason::Killed) => {}
+                other => panic!("nqueens-prio: a kameo worker did not stop when killed: {other:?}"),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl kameo::message::Message<Report> for KMaster {
+    type Reply = ();
+    async fn handle(&mut self, r: Report, ctx: &mut kameo::message::Context<Self, ()>) {
+        let workers = &self.workers;
+        if let Some(found) = self.desk.step(r, |w, b| tell(&workers[w], b)) {
+            *self.out.lock().expect("nqueens-prio: answer") = Some(found);
+            ctx.stop();
+        }
+    }
+}
+
+/// kameo: kameo actors with a heap in the master.
+pub fn kameo(rt: &tokio::runtime::Runtime, q: Queens) -> Found {
+    let out = Out::default();
+    rt.block_on(async {
+        let master = spawn_kameo(KMaster {
+            q,
+            out: out.clone(),
+            desk: Desk::new(q),
+            workers: Vec::new(),
+        });
+        tell(&master, Report::Work(Board::root()));
+        stopped(&master).await;
+    });
+    answer(&out)
+}
+
 /// The problem of each size.
 fn queens(size: Size) -> Queens {
     let (n, threshold, k, workers) = match size {
@@ -807,6 +899,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         .with_offshoot_actors(|q| offshoot_actors(*q))
         .with_offshoot_tasks(|q| offshoot_tasks(*q))
         .with_tokio(|rt, q| tokio(rt, *q))
+        .with_kameo(|rt, q| kameo(rt, *q))
         .with_threads(|q| threads(*q)),
     )
 }

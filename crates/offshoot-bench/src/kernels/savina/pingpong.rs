@@ -15,6 +15,8 @@
 //!   when the request channel closes;
 //! - tokio: the same two actors in ractor on the harness's tokio runtime; the ping actor
 //!   stops itself, then the pong actor is drained;
+//! - kameo: the same two actors in kameo on the same runtime; the ping actor stops
+//!   itself (`Context::stop`), then the pong actor is stopped gracefully;
 //! - threads: the calling thread pings a pong thread over two `std::sync::mpsc`
 //!   channels.
 //!
@@ -30,7 +32,9 @@ use std::sync::Arc;
 use offshoot::actor::{self, Actor, ActorRef, Context};
 use offshoot::sync::{unbounded, Sender};
 
-use super::{cast, joined, spawn_ractor, CONTENDERS, GONE};
+use super::{
+    cast, drained, joined, spawn_kameo, spawn_ractor, stopped, tell, KRef, CONTENDERS, GONE,
+};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -208,6 +212,68 @@ pub fn tokio(rt: &tokio::runtime::Runtime, n: u64) -> u64 {
     out.load(Ordering::Relaxed)
 }
 
+/// kameo's pong: answers i with i+1.
+#[derive(kameo::Actor)]
+struct KPong;
+
+impl kameo::message::Message<(u64, KRef<KPing>)> for KPong {
+    type Reply = ();
+    async fn handle(
+        &mut self,
+        (i, reply): (u64, KRef<KPing>),
+        _: &mut kameo::message::Context<Self, ()>,
+    ) {
+        tell(&reply, i + 1);
+    }
+}
+
+/// kameo's ping: sums the replies and sends the next request until N are done, then
+/// stores the sum in `out` and stops.
+#[derive(kameo::Actor)]
+struct KPing {
+    pong: KRef<KPong>,
+    sent: u64,
+    n: u64,
+    sum: u64,
+    out: Arc<AtomicU64>,
+}
+
+impl kameo::message::Message<u64> for KPing {
+    type Reply = ();
+    async fn handle(&mut self, reply: u64, ctx: &mut kameo::message::Context<Self, ()>) {
+        self.sum += reply;
+        if self.sent < self.n {
+            tell(&self.pong, (self.sent, ctx.actor_ref().clone()));
+            self.sent += 1;
+        } else {
+            self.out.store(self.sum, Ordering::Relaxed);
+            ctx.stop();
+        }
+    }
+}
+
+/// kameo actors on the tokio runtime.
+pub fn kameo(rt: &tokio::runtime::Runtime, n: u64) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    let out = Arc::new(AtomicU64::new(0));
+    rt.block_on(async {
+        let pong = spawn_kameo(KPong);
+        let ping = spawn_kameo(KPing {
+            pong: pong.clone(),
+            sent: 1,
+            n,
+            sum: 0,
+            out: out.clone(),
+        });
+        tell(&pong, (0, ping.clone()));
+        stopped(&ping).await;
+        drained(&pong).await;
+    });
+    out.load(Ordering::Relaxed)
+}
+
 /// The calling thread pings a pong thread.
 pub fn threads(n: u64) -> u64 {
     let (to_pong, pong_in) = mpsc::channel::<u64>();
@@ -245,6 +311,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         )
         .with_offshoot_tasks(|n| offshoot_tasks(*n))
         .with_tokio(|rt, n| tokio(rt, *n))
+        .with_kameo(|rt, n| kameo(rt, *n))
         .with_threads(|n| threads(*n)),
     )
 }

@@ -28,6 +28,7 @@
 //!   readers out: offshoot's lock prefers writers), and the request-reply round trip
 //!   becomes a call;
 //! - tokio: ractor actors, the server serving one request at a time in its handler;
+//! - kameo: the same actors in kameo;
 //! - threads: a server thread and one thread per client, `std::sync::mpsc` channels for
 //!   the requests and one per client for the replies.
 //!
@@ -39,7 +40,7 @@ use std::sync::{mpsc, Arc};
 
 use offshoot::actor::{self, Actor, ActorRef, Context, Selector, SelectorContext, SelectorRef};
 
-use super::{cast, joined, spawn_ractor, GONE};
+use super::{cast, drain, ended, joined, spawn_kameo_ended, spawn_ractor, tell, KRef, GONE};
 
 /// The data structure a server holds.
 pub(crate) trait Store: Send + Sync + 'static {
@@ -100,6 +101,7 @@ pub(crate) fn instance<W: Workload>(w: W, label: String) -> Box<dyn crate::kerne
             .with_offshoot_actors(offshoot_actors)
             .with_offshoot_tasks(offshoot_tasks)
             .with_tokio(tokio)
+            .with_kameo(kameo)
             .with_threads(threads),
     )
 }
@@ -430,6 +432,74 @@ pub(crate) fn tokio<W: Workload>(rt: &tokio::runtime::Runtime, w: &W) -> Answer 
         joined(server_done).await;
     });
     (tally.load(Ordering::Relaxed), shown.load(Ordering::Relaxed))
+}
+
+/// kameo's server: the store (its checksum is read from the final state).
+#[derive(kameo::Actor)]
+struct KServer<W: Workload> {
+    store: W::S,
+}
+
+impl<W: Workload> kameo::message::Message<(<W::S as Store>::Op, KRef<KClient<W>>)> for KServer<W> {
+    type Reply = ();
+    async fn handle(
+        &mut self,
+        (op, to): (<W::S as Store>::Op, KRef<KClient<W>>),
+        _: &mut kameo::message::Context<Self, ()>,
+    ) {
+        tell(&to, serve(&mut self.store, op));
+    }
+}
+
+/// kameo's client: its number, its next request and its sum; it stops after its last
+/// reply, its sum in its final state.
+#[derive(kameo::Actor)]
+struct KClient<W: Workload> {
+    w: W,
+    me: u64,
+    next: u64,
+    sum: u64,
+    server: KRef<KServer<W>>,
+}
+
+impl<W: Workload> kameo::message::Message<u64> for KClient<W> {
+    type Reply = ();
+    async fn handle(&mut self, reply: u64, ctx: &mut kameo::message::Context<Self, ()>) {
+        self.sum = self.sum.wrapping_add(reply);
+        if self.next < self.w.requests() {
+            let op = self.w.op(self.me, self.next);
+            tell(&self.server, (op, ctx.actor_ref().clone()));
+            self.next += 1;
+        } else {
+            ctx.stop();
+        }
+    }
+}
+
+/// kameo actors on the tokio runtime.
+pub(crate) fn kameo<W: Workload>(rt: &tokio::runtime::Runtime, w: &W) -> Answer {
+    rt.block_on(async {
+        let (server, server_end) = spawn_kameo_ended(KServer::<W> { store: w.store() });
+        let clients: Vec<_> = (0..w.clients())
+            .map(|me| {
+                let (c, end) = spawn_kameo_ended(KClient {
+                    w: *w,
+                    me,
+                    next: 0,
+                    sum: 0,
+                    server: server.clone(),
+                });
+                tell(&c, 0);
+                (c, end)
+            })
+            .collect();
+        let mut sum = 0u64;
+        for (_c, end) in clients {
+            sum = sum.wrapping_add(ended(end).await.sum);
+        }
+        drain(&server).await;
+        (sum, ended(server_end).await.store.checksum())
+    })
 }
 
 /// A server thread and one thread per client.

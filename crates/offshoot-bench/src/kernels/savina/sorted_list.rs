@@ -21,6 +21,7 @@
 //!   client is a task making its own requests in order, a `contains` or `size` under
 //!   `read()` (in parallel with other reads), an `insert` under `write()`;
 //! - tokio: ractor actors, the server serving one request at a time;
+//! - kameo: the same actors in kameo;
 //! - threads: a server thread and a thread per client over `std::sync::mpsc`.
 //!
 //! Inputs (W clients, R requests each, K keys per client, inserts 10%, sizes 1%): test

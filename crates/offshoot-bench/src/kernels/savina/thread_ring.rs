@@ -17,6 +17,8 @@
 //!   (its hops, whether it was the holder) to its own slot;
 //! - tokio: the same ring of ractor actors (hops added in `post_stop`), the join
 //!   handles awaited;
+//! - kameo: the same ring of kameo actors, each awaited until it has stopped; the hops
+//!   are in their final states;
 //! - threads: R threads, each reading its `std::sync::mpsc` channel and sending to the
 //!   next one's.
 //!
@@ -32,7 +34,7 @@ use std::sync::Arc;
 
 use offshoot::actor::{self, Actor, ActorRef, Context};
 
-use super::{cast, joined, spawn_ractor, CONTENDERS, GONE};
+use super::{cast, ended, joined, spawn_kameo_ended, spawn_ractor, tell, KRef, CONTENDERS, GONE};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -272,6 +274,86 @@ pub fn tokio(rt: &tokio::runtime::Runtime, r: Ring) -> (u64, u64) {
     (at, hops.load(Ordering::Relaxed))
 }
 
+/// The kameo member's messages (as ractor's).
+enum KMsg {
+    Link(KRef<KMember>),
+    Token(u64),
+    Exit(u64),
+}
+
+/// kameo's ring member: it counts its hops and, if it is the holder, stores its index
+/// in `holder` (plus one, so 0 means none yet).
+#[derive(kameo::Actor)]
+struct KMember {
+    me: u64,
+    n: u64,
+    next: Option<KRef<KMember>>,
+    hops: u64,
+    holder: Arc<AtomicU64>,
+}
+
+impl kameo::message::Message<KMsg> for KMember {
+    type Reply = ();
+    async fn handle(&mut self, msg: KMsg, ctx: &mut kameo::message::Context<Self, ()>) {
+        let token = match msg {
+            KMsg::Link(n) => {
+                self.next = Some(n);
+                return;
+            }
+            KMsg::Token(t) => Ok(t),
+            KMsg::Exit(origin) => Err(origin),
+        };
+        if token == Ok(0) {
+            self.holder.store(self.me + 1, Ordering::Relaxed);
+        }
+        let (send, end) = step(self.me, self.n, token, &mut self.hops);
+        let next = self
+            .next
+            .as_ref()
+            .expect("thread-ring: linked before the token");
+        match send {
+            Step::Pass(t) => tell(next, KMsg::Token(t)),
+            Step::Exit(origin) => tell(next, KMsg::Exit(origin)),
+            Step::Stay => {}
+        }
+        if end {
+            ctx.stop();
+        }
+    }
+}
+
+/// A ring of kameo actors on the tokio runtime.
+pub fn kameo(rt: &tokio::runtime::Runtime, r: Ring) -> (u64, u64) {
+    let holder = Arc::new(AtomicU64::new(0));
+    let hops = rt.block_on(async {
+        let (ring, ends): (Vec<_>, Vec<_>) = (0..r.actors)
+            .map(|me| {
+                spawn_kameo_ended(KMember {
+                    me,
+                    n: r.actors,
+                    next: None,
+                    hops: 0,
+                    holder: holder.clone(),
+                })
+            })
+            .unzip();
+        for (i, member) in ring.iter().enumerate() {
+            tell(member, KMsg::Link(ring[(i + 1) % ring.len()].clone()));
+        }
+        tell(&ring[0], KMsg::Token(r.hops));
+        let mut hops = 0;
+        for end in ends {
+            hops += ended(end).await.hops;
+        }
+        hops
+    });
+    let at = holder
+        .load(Ordering::Relaxed)
+        .checked_sub(1)
+        .expect("no holder");
+    (at, hops)
+}
+
 /// A channel ring member's loop (threads and tasks): member `me` of a ring of `n`
 /// receives with `recv` and sends to the next member with `send` until it ends;
 /// returns (its hops, whether it was the holder).
@@ -375,6 +457,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         )
         .with_offshoot_tasks(|r| offshoot_tasks(*r))
         .with_tokio(|rt, r| tokio(rt, *r))
+        .with_kameo(|rt, r| kameo(rt, *r))
         .with_threads(|r| threads(*r)),
     )
 }
