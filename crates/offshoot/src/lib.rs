@@ -59,6 +59,10 @@
 //!   handler enables and disables) whose handlers run as ordinary tasks, so they may fork,
 //!   join and wait; an idle actor owns no task, and the finish it was started in waits for
 //!   it to exit.
+//! * Seeing a run: a pool can record a timeline of what each worker did ([`trace`],
+//!   Chrome/Perfetto JSON), and measure work, span and parallelism per run and per region
+//!   ([`metrics`]: in time as Cilkscale, or in units the program charges as HJlib) — both
+//!   off unless the pool is built with them, and then free on the paths they do not use.
 //! * Idle workers back off and sleep; an idle pool burns no CPU.
 //!
 //! ```
