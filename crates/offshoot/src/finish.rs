@@ -641,15 +641,30 @@ fn metered_task<F: FnOnce() + Send>(
 ) -> impl FnOnce() + Send {
     let state = state as usize;
     move || {
-        // SAFETY: a task runs on a worker, which is current on its thread.
-        let w = unsafe { &*Worker::current() };
-        let saved = w.meter().begin(start);
-        f();
-        // SAFETY: as above (a parked task resumes on the worker that ran it).
-        let end = unsafe { (*Worker::current()).meter().end(saved) };
-        // SAFETY: the finish waits for this task, so its state is live.
-        unsafe { (*(state as *const FinishState)).meter.child(&start, &end) };
+        // SAFETY: the finish waits for this task, so its state is live while it runs.
+        unsafe { run_metered(start, state as *const FinishState, f) };
     }
+}
+
+/// Runs `f`, a task of the finish `state`, as a strand that begins at `start`; reports its
+/// work and span to the finish and returns its value and the clock it ended at (a future's
+/// task stamps its value with it).
+///
+/// # Safety
+/// `state` is live until this returns (the finish waits for the task).
+pub(crate) unsafe fn run_metered<R>(
+    start: crate::metrics::Clock,
+    state: *const FinishState,
+    f: impl FnOnce() -> R,
+) -> (R, crate::metrics::Clock) {
+    // SAFETY: a task runs on a worker, which is current on its thread.
+    let saved = unsafe { (*Worker::current()).meter() }.begin(start);
+    let r = f();
+    // SAFETY: as above (a parked task resumes on the worker that ran it).
+    let end = unsafe { (*Worker::current()).meter() }.end(saved);
+    // SAFETY: per the contract.
+    unsafe { (*state).meter.child(&start, &end) };
+    (r, end)
 }
 
 /// Runs a task that a thief received from a frame of the finish `state`: under a proxy

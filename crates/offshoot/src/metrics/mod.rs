@@ -121,13 +121,8 @@ pub enum Mode {
 /// assert_eq!((row.work_units, row.span_units), (9, 6));
 /// ```
 pub fn do_work(units: u64) {
-    let w = Worker::current();
-    if !w.is_null() {
-        // SAFETY: a non-null current worker is run by this thread.
-        let s = unsafe { (*w).meter() };
-        if s.on() {
-            s.add_units(units);
-        }
+    if let Some(s) = current_on() {
+        s.add_units(units);
     }
 }
 
@@ -150,7 +145,7 @@ pub fn do_work(units: u64) {
 /// assert_eq!((halves.work_units, halves.span_units), (20, 10));
 /// ```
 pub fn region<R>(tag: &str, f: impl FnOnce() -> R) -> R {
-    let Some(start) = snapshot_clock() else {
+    let Some(start) = current_on().map(|s| s.checkpoint()) else {
         return f();
     };
     let r = f();
@@ -166,17 +161,6 @@ pub fn region<R>(tag: &str, f: impl FnOnce() -> R) -> R {
         }
     }
     r
-}
-
-/// The running strand's clock, if this thread runs a worker of a pool that measures.
-fn snapshot_clock() -> Option<Clock> {
-    let w = Worker::current();
-    if w.is_null() {
-        return None;
-    }
-    // SAFETY: a non-null current worker is run by this thread.
-    let s = unsafe { (*w).meter() };
-    s.on().then(|| s.checkpoint())
 }
 
 /// The running strand waits for a dependence that `stamp` recorded (a promise's put, a
@@ -245,26 +229,21 @@ impl Collector {
 
     pub(crate) fn record(&self, tag: &str, c: Clock) {
         let row = Row::from_clock(tag, &c);
-        self.rows
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(row);
+        self.rows().push(row);
     }
 
     pub(crate) fn report(&self) -> Report {
-        Report::new(
-            self.mode,
-            self.rows
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .clone(),
-        )
+        Report::new(self.mode, self.rows().clone())
     }
 
     pub(crate) fn clear(&self) {
+        self.rows().clear();
+    }
+
+    /// The rows (a panic while they were held loses nothing: each push is whole).
+    fn rows(&self) -> std::sync::MutexGuard<'_, Vec<Row>> {
         self.rows
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clear();
     }
 }

@@ -413,19 +413,13 @@ where
         let start = w.meter().checkpoint();
         let state = frame.state() as usize;
         let g = move || {
-            // SAFETY: a task runs on a worker, current on its thread (a parked one resumes
-            // there); the finish waits for the task, so its state is live.
-            unsafe {
-                let saved = (*Worker::current()).meter().begin(start);
-                let value = f();
-                let end = (*Worker::current()).meter().end(saved);
-                (*(state as *const crate::finish::FinishState))
-                    .meter
-                    .child(&start, &end);
-                Stamped {
-                    value,
-                    span: end.span(),
-                }
+            // SAFETY: the finish waits for the task, so its state is live while it runs.
+            let (value, end) = unsafe {
+                crate::finish::run_metered(start, state as *const crate::finish::FinishState, f)
+            };
+            Stamped {
+                value,
+                span: end.span(),
             }
         };
         return new_future::<T, _, Stamped<T>>(w, frame, g, true);
