@@ -479,7 +479,13 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
         let link = relative_link(markdown_path, svg);
         let _ = writeln!(
             md,
-            "![time ÷ serial time per kernel and contender]({link})\n"
+            "![time ÷ own serial time per kernel, contender and worker count]({link})\n\n\
+             The chart: one horizontal bar per contender and worker count, from 1.0 (the \
+             contender's own serial program) to its median ratio on a log scale shared by \
+             every kernel of a chart (left of the dashed line: faster than serial), a whisker \
+             from its fastest to its slowest run. The first chart holds the kernels with a \
+             rayon or chili version (its scale ends at 64: a longer bar ends in an arrow, its \
+             label gives the value), the second the kernels whose tasks wait on each other.\n"
         );
     }
 
@@ -684,9 +690,9 @@ pub(crate) mod tests {
         k
     }
 
-    #[test]
-    fn a_peer_is_compared_with_its_own_serial_program() {
-        // Rust serial 1 s; C serial 0.25 s; c-openmp 0.2 s; offshoot 0.5 s.
+    /// A kernel with a peer: Rust serial 1 s; C serial 0.25 s; c-openmp 0.2 s (0.8 of its
+    /// own serial time); offshoot 0.5 s; compared at 1 worker.
+    pub(crate) fn kernel_with_a_peer() -> KernelResult {
         let mut k = kernel(
             "forks",
             vec![
@@ -696,6 +702,12 @@ pub(crate) mod tests {
         );
         k.peer_serial = vec![series("c-serial", None, 0.25)];
         k.compare(&[1]);
+        k
+    }
+
+    #[test]
+    fn a_peer_is_compared_with_its_own_serial_program() {
+        let k = kernel_with_a_peer();
         let c = &k.comparisons[0];
         assert_eq!(c.ratio(Contender::COpenmp), Some(0.8));
         assert_eq!(c.rust_ratio(Contender::COpenmp), Some(0.2));

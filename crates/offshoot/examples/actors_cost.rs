@@ -2,7 +2,9 @@
 //! task, and by two, on 2 workers), and bytes per idle actor (the engine's size, and what
 //! the allocator hands out per actor started, before and after it received a message).
 //!
-//! `cargo run --release -p offshoot --example actors_cost -- [MESSAGES]`
+//! `cargo run --release -p offshoot --example actors_cost -- [MESSAGES] [IDLE_ACTORS]`
+//! (defaults: 2,000,000 messages; 1,000,000 idle actors, all alive at once). On Linux it
+//! also prints the process's resident memory (`VmRSS`) before and after starting them.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, AtomicU64, Ordering};
@@ -80,11 +82,26 @@ fn throughput(pool: &offshoot::ThreadPool, n: u64, senders: u64) -> f64 {
     ns
 }
 
+/// The process's resident memory in bytes (Linux: `VmRSS` of `/proc/self/status`).
+fn resident() -> Option<isize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: isize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 fn main() {
-    let n: u64 = std::env::args()
-        .nth(1)
-        .map(|a| a.parse().expect("MESSAGES: a whole number"))
-        .unwrap_or(2_000_000);
+    let arg = |i: usize, what: &str, default: u64| -> u64 {
+        std::env::args()
+            .nth(i)
+            .map(|a| {
+                a.parse()
+                    .unwrap_or_else(|_| panic!("{what}: a whole number, not `{a}`"))
+            })
+            .unwrap_or(default)
+    };
+    let n = arg(1, "MESSAGES", 2_000_000);
+    let idle = arg(2, "IDLE_ACTORS", 1_000_000).max(1) as usize;
     let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
     for senders in [1, 2] {
         let best = (0..5)
@@ -95,20 +112,20 @@ fn main() {
         );
     }
 
-    const IDLE: usize = 100_000;
-    let (before, started, fed) = pool.run(|| {
-        let left = Arc::new(AtomicU64::new(IDLE as u64));
+    let (before, started, fed, rss) = pool.run(|| {
+        let left = Arc::new(AtomicU64::new(idle as u64));
         let all_fed = offshoot::sync::Promise::new();
+        let mut refs: Vec<ActorRef<Tick>> = Vec::with_capacity(idle);
+        let rss_before = resident();
         let before = LIVE.load(Ordering::Relaxed);
-        let refs: Vec<ActorRef<Tick>> = (0..IDLE)
-            .map(|_| {
-                actor::start(Tick {
-                    left: left.clone(),
-                    all_fed: all_fed.clone(),
-                })
+        refs.extend((0..idle).map(|_| {
+            actor::start(Tick {
+                left: left.clone(),
+                all_fed: all_fed.clone(),
             })
-            .collect();
+        }));
         let started = LIVE.load(Ordering::Relaxed);
+        let rss_started = resident();
         for r in &refs {
             r.send(());
         }
@@ -116,14 +133,27 @@ fn main() {
         // meanwhile).
         all_fed.get();
         let fed = LIVE.load(Ordering::Relaxed);
+        let rss_fed = resident();
         drop(refs);
-        (before, started, fed)
+        (before, started, fed, (rss_before, rss_started, rss_fed))
     });
-    let per = |a: isize, b: isize| (b - a) as f64 / IDLE as f64;
+    // The handles' vector was allocated before `before`: bytes counted are the actors'.
+    let per = |a: isize, b: isize| (b - a) as f64 / idle as f64;
     println!(
-        "idle actor: engine {} bytes (size_of, `()` messages); heap per actor started: {:.0} bytes; after one message each: {:.0} bytes",
+        "{idle} idle actors alive at once: engine {} bytes (size_of, `()` messages); heap per actor started: {:.0} bytes; after one message each: {:.0} bytes; all of them: {:.0} MiB",
         actor::engine_size_of::<Tick>(),
         per(before, started),
-        per(before, fed)
+        per(before, fed),
+        (fed - before) as f64 / (1 << 20) as f64,
     );
+    if let (Some(a), Some(b), Some(c)) = rss {
+        println!(
+            "resident memory: {:.0} MiB before, {:.0} MiB with them started ({:.0} bytes each), {:.0} MiB after one message each ({:.0} bytes each)",
+            a as f64 / (1 << 20) as f64,
+            b as f64 / (1 << 20) as f64,
+            per(a, b),
+            c as f64 / (1 << 20) as f64,
+            per(a, c),
+        );
+    }
 }
