@@ -8,7 +8,7 @@
 //! that bars compare across kernels: the kernels with a rayon or chili version (fork-join,
 //! loops, searches, phasers; the peers in other languages among them are divided by their
 //! own language's serial time), and the kernels whose tasks wait on each other (futures,
-//! channels, actors; their ratios reach 10^4, which would squash the first chart). One
+//! channels, actors; their ratios pass 10^4, which would squash the first chart). One
 //! column per worker count; a row of bars per kernel, one bar per contender in the
 //! report's order and colour (a contender the kernel has no run of at that worker count
 //! leaves its slot empty). An unpooled contender (OS threads) has one series, drawn in
@@ -40,9 +40,10 @@ const ROW_PAD: i32 = 5;
 /// A chart's title, column headings and axis labels above its rows; axis labels below.
 const CHART_TOP: i32 = 58;
 const CHART_BOTTOM: i32 = 30;
-/// The document's title lines; a legend line.
+/// The document's title lines; a legend line, and one legend entry's width.
 const HEADER_H: i32 = 52;
 const LEGEND_LINE_H: i32 = 20;
+const LEGEND_ENTRY_W: i32 = 150;
 
 fn color(c: Contender) -> RGBColor {
     match c {
@@ -200,7 +201,7 @@ pub fn render_svg(report: &Report) -> Result<String, String> {
     let columns = report.workers.len().max(1) as i32;
     let width = NAMES_W + columns * COLUMN_W;
     let legend = contenders_shown(report);
-    let per_line = ((width - 24) / 150).max(1) as usize;
+    let per_line = ((width - 24) / LEGEND_ENTRY_W).max(1) as usize;
     let legend_h = LEGEND_LINE_H * legend.len().div_ceil(per_line).max(1) as i32;
     let height = HEADER_H + legend_h + charts.iter().map(Chart::height).sum::<i32>();
     let mut svg = String::new();
@@ -211,7 +212,7 @@ pub fn render_svg(report: &Report) -> Result<String, String> {
         header(&root, report, &legend, per_line)?;
         let mut top = HEADER_H + legend_h;
         for c in &charts {
-            draw_chart(&root, c, &report.workers, top)?;
+            draw_chart(&root, c, &report.workers, (top, width))?;
             top += c.height();
         }
         root.present().map_err(err)?;
@@ -268,7 +269,7 @@ fn header(
     let entries = legend.iter().map(|&c| (Some(c), c.name()));
     let entries = entries.chain(std::iter::once((None, "serial (1.0)")));
     for (i, (c, name)) in entries.enumerate() {
-        let x = 12 + (i % per_line) as i32 * 150;
+        let x = 12 + (i % per_line) as i32 * LEGEND_ENTRY_W;
         let y = HEADER_H + (i / per_line) as i32 * LEGEND_LINE_H + LEGEND_LINE_H / 2;
         match c {
             Some(c) => area
@@ -308,7 +309,7 @@ impl Scale {
     }
 
     /// The values labelled: every power of two, or, where the range spans more than 2^9
-    /// (the waiting kernels reach 10^4 × serial), 1.0, the bounds and the powers of ten.
+    /// (the waiting kernels pass 10^4 × serial), 1.0, the bounds and the powers of ten.
     fn ticks(&self) -> Vec<f64> {
         let (a, b) = (self.lo.log2().round() as i32, self.hi.log2().round() as i32);
         if b - a <= 9 {
@@ -350,11 +351,14 @@ fn short_ratio(r: f64) -> String {
     }
 }
 
+/// Draws `chart` from `top` down, across the document's `width`: its title, the kernels'
+/// names and shaded rows, and per worker count a column with its heading, ticks, bars and
+/// the serial line.
 fn draw_chart(
     area: &Area<'_>,
     chart: &Chart<'_>,
     workers: &[usize],
-    top: i32,
+    (top, width): (i32, i32),
 ) -> Result<(), String> {
     let grey = RGBColor(0xdd, 0xdd, 0xdd);
     let shade = RGBColor(0xf4, 0xf4, 0xf4);
@@ -366,7 +370,6 @@ fn draw_chart(
     .map_err(err)?;
     let rows_top = top + CHART_TOP;
     let rows_bottom = rows_top + chart.rows.iter().map(row_height).sum::<i32>();
-    let width = NAMES_W + workers.len() as i32 * COLUMN_W;
 
     // Every other kernel's row shaded, its name on the left.
     let mut y = rows_top;
@@ -404,7 +407,7 @@ fn draw_chart(
             text_style(13, CENTER_MID),
         ))
         .map_err(err)?;
-        // Grid and labels at powers of two, above and below the rows.
+        // Grid lines and labels at the scale's ticks, above and below the rows.
         for v in scale.ticks() {
             let x = scale.px(v);
             area.draw(&PathElement::new(

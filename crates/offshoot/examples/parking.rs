@@ -13,18 +13,16 @@ use std::time::Instant;
 use offshoot::sync::{spawn_future, with_future, Event};
 use offshoot::ThreadPool;
 
+#[path = "shared/procfs.rs"]
+mod procfs;
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
 
 fn rss_kib(field: &str) -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
+    procfs::status_kib(field).unwrap_or(0)
 }
 
 /// The number of mappings of this process (`vm.max_map_count` caps it).
