@@ -149,8 +149,10 @@ impl Registry {
     /// come long before the sleeper is up and asking, and long before `w` polls again.
     pub(crate) fn busy(&self, w: &Worker, f: impl FnOnce()) {
         self.busy.fetch_add(1, Ordering::SeqCst);
+        w.jobs_began();
         self.wake_one(Some(w));
         f();
+        w.jobs_ended();
         self.busy.fetch_sub(1, Ordering::SeqCst);
     }
 

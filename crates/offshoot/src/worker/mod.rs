@@ -28,7 +28,7 @@
 
 use std::cell::Cell;
 use std::ptr;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use std::sync::OnceLock;
 use std::thread::Thread;
 
@@ -156,6 +156,10 @@ pub(crate) struct Worker {
     pub(crate) stats: WorkerStats,
     mailbox: CachePadded<Mailbox>,
     sleep_state: AtomicU8,
+    /// How many jobs this worker's fibers run (inside `Registry::busy`; a parked job counts
+    /// until it returns): a hint for thieves choosing a victim (`random_victim`). Written
+    /// by this worker only.
+    jobs: AtomicU32,
     thread: OnceLock<Thread>,
     /// The identity of the task this worker runs now (see `task_id`), and how many
     /// identities it handed out.
@@ -196,6 +200,7 @@ impl Worker {
             stats: WorkerStats::default(),
             mailbox: CachePadded::new(Mailbox::new()),
             sleep_state: AtomicU8::new(RUNNING),
+            jobs: AtomicU32::new(0),
             thread: OnceLock::new(),
             task: Cell::new(0),
             task_seq: Cell::new(0),
