@@ -271,17 +271,12 @@ impl Worker {
         // one. (Four random draws of a worker not asleep, as before, mostly found other
         // idle thieves: in a 16-worker par-sort, 7,300 of 11,000 requests were refused,
         // 6,300 of them by idle workers, and the refusals backed the thieves off for
-        // milliseconds while two workers sorted alone. On 16 cores this choice took
-        // cilksort from 0.18–0.22 to 0.10–0.11 × serial, nqueens 0.14–0.17 → 0.11, Savina's
-        // counting 242–347 → 191–202; an actor program that wants its actors to stay put
-        // loses some: bank 61–67 → 76–101.)
+        // milliseconds while two workers sorted alone.)
+        let other = |i: usize| if i >= self.index { i + 1 } else { i };
         let start = (self.next_random() % (n as u64 - 1)) as usize;
         let mut awake = None;
         for k in 0..n - 1 {
-            let mut v = (start + k) % (n - 1);
-            if v >= self.index {
-                v += 1;
-            }
+            let v = other((start + k) % (n - 1));
             let w = reg.worker(v);
             if w.is_idle_sleeping() {
                 continue;
@@ -291,12 +286,7 @@ impl Worker {
             }
             awake.get_or_insert(v);
         }
-        let first = if start >= self.index {
-            start + 1
-        } else {
-            start
-        };
-        Some(awake.unwrap_or(first))
+        Some(awake.unwrap_or(other(start)))
     }
 
     /// Sends one request to `victim` and waits for its answer, answering requests sent to
