@@ -176,6 +176,32 @@ fn signal_only_members_run_ahead_and_wait_only_members_follow() {
     });
 }
 
+/// A wait-only member parks on phase 0 while the only member still holding it back is a
+/// signal-and-wait one that then leaves without signalling (the signal-only producer ran
+/// ahead and left before): with no signalling member left, the waiter goes on. (It was left
+/// parked, and the deadlock watch reported it: a 1-worker pool runs the join's first side,
+/// the wait, before its second, the leave.)
+#[test]
+fn a_waiter_goes_on_when_the_last_signalling_member_leaves() {
+    bounded(|| {
+        for p in pools() {
+            p.run(|| {
+                let ph = Phaser::new();
+                let me = ph.register(Mode::SigWait);
+                let mut prod = me.child(Mode::Sig);
+                let mut cons = me.child(Mode::Wait);
+                for _ in 0..3 {
+                    prod.signal();
+                }
+                drop(prod);
+                assert_eq!(ph.ended_phases(), 0, "`me` holds phase 0 back");
+                offshoot::join(|| cons.wait(), || drop(me));
+                assert_eq!(cons.phase(), 1);
+            });
+        }
+    });
+}
+
 #[test]
 fn a_registration_made_mid_way_joins_its_parents_phase_and_register_the_next() {
     bounded(|| {

@@ -14,7 +14,9 @@
 //!   the value it had when the last one left — it never decreases: registrations join at
 //!   or after it).
 //! * A waiter for phase `k` waits on `events[k]`, set (and removed) when `ended` passes
-//!   `k`; so the map holds only phases someone still waits for.
+//!   `k`, or when the last signalling registration leaves (nothing can hold `k` back then);
+//!   so the map holds only phases someone still waits for, and is empty while no
+//!   registration signals.
 //! * A registration leaves (`Drop`: at the end of its task, also by panic or stop) by
 //!   removing its count, so a task that is gone never holds a phase back.
 //! * Phase accumulators (`accumulator.rs`): a member hands its partials in before its
@@ -139,11 +141,16 @@ impl State {
     /// ended now (to set outside the lock). No allocation unless a phase ended with a
     /// waiter.
     fn settle(&mut self) -> Vec<Arc<Event<()>>> {
+        let mut woken = Vec::new();
         if let Some((&least, _)) = self.pending.first_key_value() {
             debug_assert!(least >= self.ended, "a phase un-ended");
             self.ended = least;
+        } else {
+            // The last signalling member left: nothing can hold any phase back any more,
+            // so every waiter goes on (as a wait begun now returns at once, `event_for`),
+            // also those waiting for a phase that member had not signalled.
+            woken.extend(std::mem::take(&mut self.events).into_values());
         }
-        let mut woken = Vec::new();
         while let Some(e) = self.events.first_entry() {
             if *e.key() >= self.ended {
                 break;
