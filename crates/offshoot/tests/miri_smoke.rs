@@ -2,7 +2,8 @@
 //! spawned tasks handed out and drained, a failure crossing a stolen join, loop pieces and
 //! bridged stock pieces, futures got in call order, stolen, and dropped while another
 //! worker completes them, eureka regions resolving and their lock-free cells, accumulator
-//! partials and isolated sections, and the same in a pool that measures work and span),
+//! partials and isolated sections, a mutex and a monitor handing their data from holder to
+//! holder, and the same in a pool that measures work and span),
 //! sized so that `scripts/miri.sh` can run them under
 //! Miri. They also run in the normal test suite.
 
@@ -415,4 +416,30 @@ fn measuring_pools_are_sound() {
     assert_eq!(got, 5 + 6 + 4 + 64);
     let report = p.metrics().unwrap();
     assert!(report.rows()[0].work >= report.rows()[0].span);
+}
+
+/// `sync::Mutex` and `sync::Monitor` hand their data from holder to holder through the lock
+/// word's acquire and release alone (no lock around the data): tasks of a pool, one of them
+/// stolen, and a thread outside it contend, and the race detector checks every hand-over.
+#[test]
+fn mutex_and_monitor_hand_their_data_over() {
+    use offshoot::sync::{Monitor, Mutex};
+    use std::cell::Cell;
+    const ROUNDS: u64 = 8;
+    let m = Mutex::new(vec![0u64]);
+    let mon = Monitor::new(Cell::new(0u64));
+    let bump = || {
+        for _ in 0..ROUNDS {
+            m.lock()[0] += 1;
+            let g = mon.enter();
+            let inner = mon.enter(); // re-entry
+            inner.set(g.get() + 1);
+        }
+    };
+    std::thread::scope(|s| {
+        s.spawn(bump);
+        pool().run(|| join_with_stolen_b(|| offshoot::join(bump, bump)));
+    });
+    assert_eq!(m.into_inner()[0], 3 * ROUNDS);
+    assert_eq!(mon.into_inner().get(), 3 * ROUNDS);
 }

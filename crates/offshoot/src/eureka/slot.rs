@@ -138,7 +138,7 @@ mod loom_tests {
             let won: Vec<bool> = writers.into_iter().map(|t| t.join().unwrap()).collect();
             assert_eq!(won.iter().filter(|&&w| w).count(), 1);
             let v = *s.get().expect("written");
-            assert_eq!(won[v as usize - 1], true);
+            assert!(won[v as usize - 1]);
         });
     }
 }

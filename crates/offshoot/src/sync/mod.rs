@@ -58,6 +58,7 @@ mod condvar;
 mod event;
 mod event_count;
 mod future;
+mod lock_word;
 mod monitor;
 mod mutex;
 mod promise;
@@ -85,6 +86,7 @@ pub use semaphore::{Semaphore, SemaphorePermit};
 pub use task::{task_id, TaskId};
 
 pub(crate) use crate::fiber::{WaitOn, Woken};
+use lock_word::LockWord;
 
 /// A wait list of parked tasks, kept under the lock of the construct that owns it.
 pub(crate) struct WaitList(std::collections::VecDeque<crate::fiber::Waiter>);
@@ -100,6 +102,11 @@ impl WaitList {
         let w = crate::fiber::Waiter::prepare();
         self.0.push_back(w.clone());
         w
+    }
+
+    /// Whether no token is queued (woken or abandoned ones included until they leave).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// Wakes the oldest waiter still waiting. Returns whether one was woken.
@@ -138,13 +145,28 @@ impl WaitList {
 pub(crate) fn wait_for<S, R>(
     state: &std::sync::Mutex<S>,
     on: impl Fn() -> WaitOn,
-    mut attempt: impl FnMut(&mut S) -> Result<R, u64>,
+    attempt: impl FnMut(&mut S) -> Result<R, u64>,
     queue: impl Fn(&mut S) -> &mut WaitList,
     abandon: impl FnOnce(&mut S),
 ) -> R {
+    wait_locked(|| lock(state), on, attempt, queue, abandon)
+}
+
+/// [`wait_for`] with the state behind any lock: `lock_state` locks it and returns the guard
+/// (a loom model's mutex in the loom tests of [`Mutex`]).
+pub(crate) fn wait_locked<S, G, R>(
+    lock_state: impl Fn() -> G,
+    on: impl Fn() -> WaitOn,
+    mut attempt: impl FnMut(&mut S) -> Result<R, u64>,
+    queue: impl Fn(&mut S) -> &mut WaitList,
+    abandon: impl FnOnce(&mut S),
+) -> R
+where
+    G: std::ops::DerefMut<Target = S>,
+{
     loop {
         let (w, holder) = {
-            let mut s = lock(state);
+            let mut s = lock_state();
             match attempt(&mut s) {
                 Ok(r) => return r,
                 Err(holder) => (queue(&mut s).enqueue(), holder),
@@ -153,7 +175,7 @@ pub(crate) fn wait_for<S, R>(
         match w.park(on().held_by(holder)) {
             Woken::Normal => {}
             interrupted => {
-                let mut s = lock(state);
+                let mut s = lock_state();
                 queue(&mut s).remove(&w);
                 abandon(&mut s);
                 drop(s);
@@ -165,6 +187,7 @@ pub(crate) fn wait_for<S, R>(
 
 /// The identity of the calling task as a number, for the holder of a lock (see
 /// [`wait_for`]).
+#[inline]
 pub(crate) fn holder_id() -> u64 {
     task_id().as_u64()
 }

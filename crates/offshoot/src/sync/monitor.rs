@@ -2,28 +2,24 @@
 //! (Java's monitors, 000's `synchronized` with cooperative waiting).
 //!
 //! Invariants:
-//! * `owner`, `depth` and both wait lists change only under `state`'s lock. `owner` is the
-//!   [`TaskId`] holding the monitor and `depth` how many guards it holds (re-entries).
+//! * Who holds the monitor is a [`LockWord`] (`lock_word.rs`), taken with the holder's
+//!   [`TaskId`]; `depth` is how many guards the holder holds (re-entries) and is read and
+//!   written only by the holder (the lock word's acquire and release order it between
+//!   holders). A task re-enters when the lock word names it: only it can have set that.
 //! * `wait` queues the caller on the condition list *before* it gives the monitor up (all
-//!   its re-entries at once), so a notify after that finds it; it re-enters with the same
-//!   depth when woken — also when a stop or a deadlock ends its wait, before it unwinds:
-//!   the task's guards hold the monitor whenever the task runs (their `Deref` and their
-//!   drops rely on it), so that re-entry cannot be interrupted.
+//!   its re-entries at once), so a notify after that (which only a holder can send) finds
+//!   it; it re-enters with the same depth when woken — also when a stop or a deadlock ends
+//!   its wait, before it unwinds: the task's guards hold the monitor whenever the task runs
+//!   (their `Deref` and their drops rely on it), so that re-entry cannot be interrupted.
 //! * Guards give shared access only (`&T`): a task may hold several guards at once. Use
 //!   `Cell`/`RefCell` inside for mutation; only the owning task (on its own thread) reaches
 //!   the data while it holds the monitor.
 
+use std::cell::Cell;
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use super::{lock, task_id, wait_for, TaskId, WaitList, WaitOn, Woken};
-
-struct State {
-    owner: Option<TaskId>,
-    depth: usize,
-    entry: WaitList,
-    cond: WaitList,
-}
+use super::{lock, task_id, LockWord, TaskId, WaitList, WaitOn, Woken};
 
 /// A reentrant monitor: [`Monitor::enter`] locks it for the calling task (again and again
 /// if that task holds it already); [`MonitorGuard::wait`] gives it up and parks until
@@ -67,22 +63,27 @@ struct State {
 /// assert_eq!(got.1, 45);
 /// ```
 pub struct Monitor<T: ?Sized> {
-    state: std::sync::Mutex<State>,
+    /// Who holds the monitor, and who waits to enter it.
+    lock: LockWord,
+    /// The holder's guards (module invariants: only the holder touches it).
+    depth: Cell<usize>,
+    /// The tasks parked in [`MonitorGuard::wait`].
+    cond: std::sync::Mutex<WaitList>,
     /// What the deadlock report calls it besides its address (`named`).
     name: Option<&'static str>,
     data: T,
 }
 
-// SAFETY: the data is reached only by the task holding the monitor, on its thread, one task
-// at a time; so sharing needs `T: Send` (as `std`'s reentrant lock).
+// SAFETY: the data and `depth` are reached only by the task holding the monitor, on its
+// thread, one task at a time (the lock word's acquire and release order the holders); so
+// sharing needs `T: Send` (as `std`'s reentrant lock).
 unsafe impl<T: ?Sized + Send> Sync for Monitor<T> {}
 
 impl<T: ?Sized> std::fmt::Debug for Monitor<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let s = lock(&self.state);
+        let owner = self.lock.holder();
         f.debug_struct("Monitor")
-            .field("owner", &s.owner)
-            .field("depth", &s.depth)
+            .field("owner", &(owner != 0).then_some(TaskId(owner)))
             .finish_non_exhaustive()
     }
 }
@@ -95,14 +96,12 @@ impl<T> Monitor<T> {
     /// m.enter().set(1);
     /// assert_eq!(m.into_inner().get(), 1);
     /// ```
+    #[cfg(not(loom))]
     pub const fn new(data: T) -> Monitor<T> {
         Monitor {
-            state: std::sync::Mutex::new(State {
-                owner: None,
-                depth: 0,
-                entry: WaitList::new(),
-                cond: WaitList::new(),
-            }),
+            lock: LockWord::new(),
+            depth: Cell::new(0),
+            cond: std::sync::Mutex::new(WaitList::new()),
             name: None,
             data,
         }
@@ -118,7 +117,29 @@ impl<T> Monitor<T> {
     /// queue.enter().borrow_mut().push(2);
     /// assert_eq!(queue.into_inner().into_inner(), [1, 2]);
     /// ```
+    #[cfg(not(loom))]
     pub const fn named(name: &'static str, data: T) -> Monitor<T> {
+        let mut m = Monitor::new(data);
+        m.name = Some(name);
+        m
+    }
+
+    /// A new monitor around `data` (loom's primitives cannot be made in a `const fn`).
+    #[cfg(loom)]
+    pub fn new(data: T) -> Monitor<T> {
+        Monitor {
+            lock: LockWord::new(),
+            depth: Cell::new(0),
+            cond: std::sync::Mutex::new(WaitList::new()),
+            name: None,
+            data,
+        }
+    }
+
+    /// A new monitor around `data` named `name` (loom's primitives cannot be made in a
+    /// `const fn`).
+    #[cfg(loom)]
+    pub fn named(name: &'static str, data: T) -> Monitor<T> {
         let mut m = Monitor::new(data);
         m.name = Some(name);
         m
@@ -158,24 +179,13 @@ impl<T: ?Sized> Monitor<T> {
     }
 
     fn acquire(&self, me: TaskId, depth: usize, on: impl Fn() -> WaitOn) {
-        wait_for(
-            &self.state,
-            on,
-            |s| match s.owner {
-                None => {
-                    s.owner = Some(me);
-                    s.depth = depth;
-                    Ok(())
-                }
-                Some(o) if o == me => {
-                    s.depth += depth;
-                    Ok(())
-                }
-                Some(o) => Err(o.as_u64()),
-            },
-            |s| &mut s.entry,
-            |_| {},
-        )
+        if self.lock.holder() == me.as_u64() {
+            // Re-entry: only this task can have stored its identity there.
+            self.depth.set(self.depth.get() + depth);
+        } else {
+            self.lock.acquire(me.as_u64(), on);
+            self.depth.set(depth);
+        }
     }
 }
 
@@ -228,22 +238,17 @@ impl<T: ?Sized> MonitorGuard<'_, T> {
     pub fn wait(&self) {
         let m = self.monitor;
         let me = task_id();
-        let (w, depth) = {
-            let mut s = lock(&m.state);
-            assert_eq!(
-                s.owner,
-                Some(me),
-                "offshoot: Monitor::wait by a task that does not hold the monitor"
-            );
-            let w = s.cond.enqueue();
-            let depth = std::mem::replace(&mut s.depth, 0);
-            s.owner = None;
-            s.entry.wake_one();
-            (w, depth)
-        };
+        assert_eq!(
+            m.lock.holder(),
+            me.as_u64(),
+            "offshoot: Monitor::wait by a task that does not hold the monitor"
+        );
+        let w = lock(&m.cond).enqueue();
+        let depth = m.depth.replace(0);
+        m.lock.release();
         let woken = w.park(WaitOn::new("Monitor::wait", m).named(m.name));
         if !matches!(woken, Woken::Normal) {
-            lock(&m.state).cond.remove(&w);
+            lock(&m.cond).remove(&w);
         }
         m.acquire(me, depth, || {
             WaitOn::new("Monitor", m).named(m.name).uninterruptible()
@@ -263,7 +268,7 @@ impl<T: ?Sized> MonitorGuard<'_, T> {
     /// g.notify(); // wakes one waiting task, if any; none waits here
     /// ```
     pub fn notify(&self) {
-        lock(&self.monitor.state).cond.wake_one();
+        lock(&self.monitor.cond).wake_one();
     }
 
     /// Wakes every task waiting in [`MonitorGuard::wait`].
@@ -276,17 +281,18 @@ impl<T: ?Sized> MonitorGuard<'_, T> {
     /// g.notify_all(); // wakes every waiting task, if any
     /// ```
     pub fn notify_all(&self) {
-        lock(&self.monitor.state).cond.wake_all();
+        lock(&self.monitor.cond).wake_all();
     }
 }
 
 impl<T: ?Sized> Drop for MonitorGuard<'_, T> {
     fn drop(&mut self) {
-        let mut s = lock(&self.monitor.state);
-        s.depth -= 1;
-        if s.depth == 0 {
-            s.owner = None;
-            s.entry.wake_one();
+        let m = self.monitor;
+        // The task holds the monitor (module invariants), so `depth` is its own.
+        let depth = m.depth.get() - 1;
+        m.depth.set(depth);
+        if depth == 0 {
+            m.lock.release();
         }
     }
 }

@@ -1,26 +1,18 @@
 //! [`Mutex`]: a lock whose waiters park instead of blocking their worker.
 //!
 //! Invariants:
-//! * `holder` and the wait list change only under `state`'s lock; the data is reached only
-//!   through a guard, and at most one guard exists at a time (`holder` is not 0: it names
-//!   the task that locked, for deadlock reports).
-//! * Unlocking clears `locked` and wakes the oldest waiter, which then competes for the
-//!   lock again (no hand-off: a wake that finds the lock taken simply waits again, so a
-//!   wake is never lost and never grants the lock twice). A waiter that a stop or a
-//!   deadlock interrupts leaves the list without the lock (see `sync::wait_for`).
+//! * The lock is a [`LockWord`] (`lock_word.rs`: who holds it, who waits); the data is
+//!   reached only through a guard, a guard is made only when the calling task acquired the
+//!   lock word, and the guard's drop releases it: at most one guard exists at a time.
+//! * A woken waiter competes for the lock again (no hand-off); a waiter that a stop or a
+//!   deadlock interrupts leaves without the lock (see `sync::wait_for`).
 //! * A task that is stopped or panics while holding the guard releases the lock in the
 //!   guard's destructor; the lock is not poisoned (the data's invariants are the caller's).
 
 use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};
 
-use super::{holder_id, lock, wait_for, WaitList, WaitOn};
-
-struct State {
-    /// The identity of the task holding the lock; 0 when it is free.
-    holder: u64,
-    waiters: WaitList,
-}
+use super::{holder_id, LockWord, WaitOn};
 
 /// A mutual-exclusion lock for tasks. A task that finds it taken parks (its worker runs
 /// other tasks) until the holder unlocks it; outside a pool, the thread blocks.
@@ -37,13 +29,13 @@ struct State {
 /// assert_eq!(total.into_inner(), 499_500);
 /// ```
 pub struct Mutex<T: ?Sized> {
-    state: std::sync::Mutex<State>,
+    lock: LockWord,
     /// What the deadlock report calls it besides its address (`named`).
     name: Option<&'static str>,
     data: UnsafeCell<T>,
 }
 
-// SAFETY: the guard gives access to the data to one task at a time (`locked`), so sharing
+// SAFETY: the guard gives access to the data to one task at a time (the lock word), so sharing
 // the mutex between threads needs only `T: Send`, as for `std::sync::Mutex`.
 unsafe impl<T: ?Sized + Send> Sync for Mutex<T> {}
 // SAFETY: owning the mutex owns the data.
@@ -58,7 +50,7 @@ impl<T: Default> Default for Mutex<T> {
 impl<T: ?Sized> std::fmt::Debug for Mutex<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Mutex")
-            .field("locked", &(lock(&self.state).holder != 0))
+            .field("locked", &(self.lock.holder() != 0))
             .finish_non_exhaustive()
     }
 }
@@ -71,12 +63,10 @@ impl<T> Mutex<T> {
     /// *COUNT.lock() += 1;
     /// assert_eq!(*COUNT.lock(), 1);
     /// ```
+    #[cfg(not(loom))]
     pub const fn new(value: T) -> Mutex<T> {
         Mutex {
-            state: std::sync::Mutex::new(State {
-                holder: 0,
-                waiters: WaitList::new(),
-            }),
+            lock: LockWord::new(),
             name: None,
             data: UnsafeCell::new(value),
         }
@@ -92,7 +82,26 @@ impl<T> Mutex<T> {
     /// ACCOUNTS.lock().push(100);
     /// assert_eq!(*ACCOUNTS.lock(), [100]);
     /// ```
+    #[cfg(not(loom))]
     pub const fn named(name: &'static str, value: T) -> Mutex<T> {
+        let mut m = Mutex::new(value);
+        m.name = Some(name);
+        m
+    }
+
+    /// A new, unlocked mutex (loom's primitives cannot be made in a `const fn`).
+    #[cfg(loom)]
+    pub fn new(value: T) -> Mutex<T> {
+        Mutex {
+            lock: LockWord::new(),
+            name: None,
+            data: UnsafeCell::new(value),
+        }
+    }
+
+    /// A new, unlocked mutex named `name` (loom's primitives cannot be made in a `const fn`).
+    #[cfg(loom)]
+    pub fn named(name: &'static str, value: T) -> Mutex<T> {
         let mut m = Mutex::new(value);
         m.name = Some(name);
         m
@@ -121,23 +130,14 @@ impl<T: ?Sized> Mutex<T> {
     /// offshoot::join(|| *m.lock() += 1, || *m.lock() += 10); // a waiting task parks
     /// assert_eq!(*m.lock(), 11);
     /// ```
+    #[inline]
     pub fn lock(&self) -> MutexGuard<'_, T> {
-        wait_for(
-            &self.state,
-            || WaitOn::new("Mutex", self).named(self.name),
-            |s| {
-                if s.holder != 0 {
-                    return Err(s.holder);
-                }
-                s.holder = holder_id();
-                Ok(MutexGuard {
-                    mutex: self,
-                    _not_send: std::marker::PhantomData,
-                })
-            },
-            |s| &mut s.waiters,
-            |_| {},
-        )
+        self.lock
+            .acquire(holder_id(), || WaitOn::new("Mutex", self).named(self.name));
+        MutexGuard {
+            mutex: self,
+            _not_send: std::marker::PhantomData,
+        }
     }
 
     /// Locks the mutex if it is free.
@@ -150,16 +150,10 @@ impl<T: ?Sized> Mutex<T> {
     /// assert!(m.try_lock().is_some());
     /// ```
     pub fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
-        let mut s = lock(&self.state);
-        if s.holder != 0 {
-            None
-        } else {
-            s.holder = holder_id();
-            Some(MutexGuard {
-                mutex: self,
-                _not_send: std::marker::PhantomData,
-            })
-        }
+        self.lock.try_acquire(holder_id()).then(|| MutexGuard {
+            mutex: self,
+            _not_send: std::marker::PhantomData,
+        })
     }
 
     /// The data, through a unique borrow (no locking needed).
@@ -173,10 +167,9 @@ impl<T: ?Sized> Mutex<T> {
         self.data.get_mut()
     }
 
+    #[inline]
     pub(crate) fn unlock(&self) {
-        let mut s = lock(&self.state);
-        s.holder = 0;
-        s.waiters.wake_one();
+        self.lock.release();
     }
 }
 
@@ -193,7 +186,7 @@ unsafe impl<T: ?Sized + Sync> Sync for MutexGuard<'_, T> {}
 impl<T: ?Sized> Deref for MutexGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
-        // SAFETY: this guard is the only one (`locked`), so no `&mut` to the data exists.
+        // SAFETY: this guard is the only one (the lock word), so no `&mut` to the data exists.
         unsafe { &*self.mutex.data.get() }
     }
 }

@@ -6,6 +6,7 @@
 //!   branch of a join nobody stole, a loop block it runs itself) is part of that task and
 //!   has its identity.
 //! * Identities are unique in the process; a thread outside every pool has one of its own.
+//!   None has bit 62 set (`sync::Mutex` keeps a flag there next to its holder's identity).
 
 use crate::worker::Worker;
 
@@ -45,6 +46,7 @@ thread_local! {
 /// let t = offshoot::sync::task_id();
 /// assert_eq!(t, offshoot::sync::task_id());
 /// ```
+#[inline]
 pub fn task_id() -> TaskId {
     let w = Worker::current();
     if !w.is_null() {

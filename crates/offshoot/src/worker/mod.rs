@@ -286,6 +286,7 @@ impl Worker {
     }
 
     /// The identity of the task running now.
+    #[inline]
     pub(crate) fn task_id(&self) -> u64 {
         self.task.get()
     }
