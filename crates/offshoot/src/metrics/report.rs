@@ -37,7 +37,10 @@ fn ratio(a: f64, b: f64) -> f64 {
 
 impl Row {
     pub(crate) fn from_clock(tag: &str, c: &Clock) -> Row {
-        let ns = |t| Duration::from_nanos(super::strand::ticks_to_ns(t));
+        // One rate for every quantity of the row, so that the order of equal or ordered
+        // tick counts (burdened span >= span, work >= span) survives the conversion.
+        let rate = super::strand::ns_per_tick();
+        let ns = |t: u64| Duration::from_nanos((t as f64 * rate) as u64);
         Row {
             tag: tag.to_string(),
             work: ns(c.work_t),

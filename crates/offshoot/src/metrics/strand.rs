@@ -29,7 +29,7 @@ use super::clock::Clock;
 use super::Mode;
 
 /// Where the strand clock starts: the first reading, and the `Instant` taken with it
-/// (for converting ticks to nanoseconds, [`ticks_to_ns`]).
+/// (for converting ticks to nanoseconds, [`ns_per_tick`]).
 fn epoch() -> &'static (std::time::Instant, u64) {
     static EPOCH: OnceLock<(Instant, u64)> = OnceLock::new();
     EPOCH.get_or_init(|| (Instant::now(), raw_ticks()))
@@ -58,17 +58,19 @@ pub(crate) fn now_ticks() -> u64 {
     raw_ticks().wrapping_sub(epoch().1).max(1)
 }
 
-/// `ticks` of the strand clock in nanoseconds: the clock's rate is measured against
-/// `Instant` over everything since the epoch (a run's rows are made after it, so the span
-/// is at least that run's length).
-pub(crate) fn ticks_to_ns(ticks: u64) -> u64 {
+/// Nanoseconds per tick of the strand clock, measured against `Instant` over everything
+/// since the epoch (a run's rows are made after it, so the span is at least that run's
+/// length). Each call measures anew (two clock reads a preemption can separate), so a row
+/// converts all its quantities with one rate: converted one by one, two equal tick counts
+/// could come out a few nanoseconds apart, and a burdened span below the span.
+pub(crate) fn ns_per_tick() -> f64 {
     let (start, t0) = *epoch();
     let ns = start.elapsed().as_nanos() as f64;
     let elapsed_ticks = raw_ticks().wrapping_sub(t0) as f64;
     if elapsed_ticks <= 0.0 {
-        return ticks;
+        return 1.0;
     }
-    (ticks as f64 * ns / elapsed_ticks) as u64
+    ns / elapsed_ticks
 }
 
 /// What `begin`, `enter_job` and `suspend` return, for the matching restore.
