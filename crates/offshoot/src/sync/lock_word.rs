@@ -103,7 +103,7 @@ impl LockWord {
             }
         }
         wait_locked(
-            || self.waiters.lock().unwrap_or_else(|e| e.into_inner()),
+            || self.lock_waiters(),
             on,
             |queued: &mut WaitList| {
                 let mut word = self.word.load(Ordering::Relaxed);
@@ -147,10 +147,13 @@ impl LockWord {
     #[cold]
     #[inline(never)]
     fn wake_waiter(&self) {
-        self.waiters
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .wake_one();
+        self.lock_waiters().wake_one();
+    }
+
+    /// Locks the wait list, ignoring poisoning as `sync::lock` does (no critical section on
+    /// it runs user code); that helper takes a std mutex, this one loom's under loom.
+    fn lock_waiters(&self) -> impl std::ops::DerefMut<Target = WaitList> + '_ {
+        self.waiters.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
