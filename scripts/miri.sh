@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a small set of integration tests (tests/miri_smoke.rs: joins, spawns, loops, bridged
 # pieces, futures dropped while another worker completes them, a
-# mutex and a monitor contended by tasks and a thread) under Miri, which checks the
+# mutex, a monitor and a reader-writer lock contended by tasks and a thread) under Miri, which checks the
 # unsafe code (frame casts, the seed's in-place job, the reply slot, the future block's
 # counts, the finish state's last release) for undefined behaviour and data races on the
 # interleavings it explores — once under Stacked Borrows and once under Tree Borrows, each

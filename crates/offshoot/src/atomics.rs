@@ -6,7 +6,8 @@
 //! stack (`ready_stack.rs`), a future block's reference count (`sync/refcount.rs`), a
 //! eureka's write-once slot and value chain (`eureka/slot.rs`, `eureka/chain.rs`), an
 //! actor's schedule word (`actor/handshake.rs`), the lock word under `sync::Mutex` and
-//! `sync::Monitor` (`sync/lock_word.rs`: its word and its wait list's lock), and what `sync::Event`'s
+//! `sync::Monitor` (`sync/lock_word.rs`: its word and its wait list's lock), the same for
+//! `sync::RwLock` (`sync/rw_word.rs`), and what `sync::Event`'s
 //! check-then-park uses: its lock and value cell, and the parking of a thread outside every
 //! pool (`fiber::Waiter`). The rest of the runtime uses `std` directly, so a `--cfg loom`
 //! build runs the loom tests only.

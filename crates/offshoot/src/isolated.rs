@@ -183,7 +183,11 @@ tuple_objects!(A, B, C, D);
 
 /// Global sections take it exclusively, object-based ones shared.
 fn global() -> &'static RwLock<()> {
+    #[cfg(not(loom))]
     static GLOBAL: RwLock<()> = RwLock::new(());
+    // Loom's primitives cannot be made in a `const fn` (the loom build runs no section).
+    #[cfg(loom)]
+    static GLOBAL: std::sync::LazyLock<RwLock<()>> = std::sync::LazyLock::new(|| RwLock::new(()));
     &GLOBAL
 }
 

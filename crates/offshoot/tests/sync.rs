@@ -150,6 +150,22 @@ fn monitor_bounded_buffer_with_many_producers_and_consumers() {
     });
 }
 
+/// Runs `work(seed, in_pool)` on 2 threads outside `p` and 6 tasks of `p` at once.
+fn by_tasks_and_threads(p: &offshoot::ThreadPool, work: &(impl Fn(u64, bool) + Sync)) {
+    std::thread::scope(|s| {
+        for t in 0..2 {
+            s.spawn(move || work(1000 + t, false));
+        }
+        p.run(|| {
+            offshoot::scope(|s| {
+                for t in 0..6 {
+                    s.spawn(move |_| work(t, true));
+                }
+            })
+        });
+    });
+}
+
 /// A mutex and a monitor contended by the tasks of a pool and by threads outside it at once,
 /// some holders parking inside their critical section (a nested join that waits for a
 /// stolen side), some only trying: no two holders ever overlap, no update is lost, and a
@@ -188,20 +204,68 @@ fn mutex_and_monitor_contended_by_tasks_and_threads_lose_nothing() {
                     inner.set(outer.get() + 1);
                 }
             };
-            std::thread::scope(|s| {
-                for t in 0..2 {
-                    s.spawn(move || work(1000 + t, false));
-                }
-                p.run(|| {
-                    offshoot::scope(|s| {
-                        for t in 0..6 {
-                            s.spawn(move |_| work(t, true));
-                        }
-                    })
-                });
-            });
+            by_tasks_and_threads(&p, &work);
             assert_eq!(m.into_inner(), tried.into_inner(), "{n} workers");
             assert_eq!(mon.into_inner().get(), 8 * ROUNDS, "{n} workers");
+        }
+    });
+}
+
+/// Tasks of a pool and threads outside it read, write, try to read and try to write one
+/// `RwLock`, some tasks joining (and so maybe parking) inside their critical sections: a
+/// writer is never beside anyone, readers see the data whole, and no write is lost.
+#[test]
+fn rwlock_contended_by_tasks_and_threads_loses_nothing() {
+    const ROUNDS: usize = 2_000;
+    bounded(|| {
+        for n in POOL_SIZES {
+            let p = pool(n);
+            let l = offshoot::sync::RwLock::new((0usize, 0usize));
+            let readers = AtomicUsize::new(0);
+            let writers = AtomicUsize::new(0);
+            let written = AtomicUsize::new(0);
+            let work = |seed: u64, in_pool: bool| {
+                let mut rng = Rng::new(seed);
+                for _ in 0..ROUNDS {
+                    let park = in_pool && rng.range(0, 7) == 0;
+                    match rng.range(0, 8) {
+                        0 | 1 => {
+                            let w = if rng.range(0, 2) == 0 {
+                                l.try_write()
+                            } else {
+                                Some(l.write())
+                            };
+                            if let Some(mut g) = w {
+                                assert_eq!(writers.fetch_add(1, Ordering::SeqCst), 0);
+                                assert_eq!(readers.load(Ordering::SeqCst), 0);
+                                if park {
+                                    let (a, b) = offshoot::join(|| 1, || 1);
+                                    g.0 += a + b - 2;
+                                }
+                                g.0 += 1;
+                                g.1 += 2;
+                                written.fetch_add(1, Ordering::Relaxed);
+                                writers.fetch_sub(1, Ordering::SeqCst);
+                            }
+                        }
+                        k => {
+                            let r = if k == 2 { l.try_read() } else { Some(l.read()) };
+                            if let Some(g) = r {
+                                readers.fetch_add(1, Ordering::SeqCst);
+                                assert_eq!(writers.load(Ordering::SeqCst), 0);
+                                if park {
+                                    offshoot::join(|| (), || ());
+                                }
+                                assert_eq!(g.1, 2 * g.0, "a torn read");
+                                readers.fetch_sub(1, Ordering::SeqCst);
+                            }
+                        }
+                    }
+                }
+            };
+            by_tasks_and_threads(&p, &work);
+            let w = written.into_inner();
+            assert_eq!(l.into_inner(), (w, 2 * w), "{n} workers");
         }
     });
 }

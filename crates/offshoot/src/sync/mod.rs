@@ -63,6 +63,7 @@ mod monitor;
 mod mutex;
 mod promise;
 mod refcount;
+mod rw_word;
 mod rwlock;
 mod scoped_future;
 mod semaphore;
@@ -87,6 +88,7 @@ pub use task::{task_id, TaskId};
 
 pub(crate) use crate::fiber::{WaitOn, Woken};
 use lock_word::LockWord;
+use rw_word::RwWord;
 
 /// A wait list of parked tasks, kept under the lock of the construct that owns it.
 pub(crate) struct WaitList(std::collections::VecDeque<crate::fiber::Waiter>);

@@ -1,29 +1,20 @@
 //! [`RwLock`]: many readers or one writer; waiters park.
 //!
 //! Invariants:
-//! * `readers` (count of read guards), `writer` (the writing task, or 0) and the wait lists
-//!   change only under `state`'s lock; a writer excludes readers and other writers.
+//! * The lock is an [`RwWord`] (`rw_word.rs`: the reader count or the writer, and who
+//!   waits); the data is reached only through a guard, which holds a read share or the
+//!   write lock until it is dropped. A writer excludes readers and other writers.
 //! * Writers are preferred: once a writer waits, new readers wait too, so a stream of
-//!   readers cannot starve a writer. A release wakes waiting writers first (one), else every
-//!   waiting reader; the woken compete again (no hand-off, no lost wake-up).
-//! * `writers_waiting` counts the writers between their first failed attempt and their
-//!   success or their interrupted wait (a stop or a deadlock); the last one to leave that
-//!   way wakes the readers it held back.
+//!   readers cannot starve a writer. A release that frees the lock wakes one waiting
+//!   writer, else every waiting reader; the woken compete again (no hand-off, no lost
+//!   wake-up). Without contention a read or a write is one compare-and-swap to take the
+//!   lock and one read-modify-write to give it back.
 
-use std::cell::{Cell, UnsafeCell};
+use std::cell::UnsafeCell;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
-use super::{holder_id, lock, wait_for, WaitList, WaitOn};
-
-struct State {
-    readers: usize,
-    /// The identity of the writing task; 0 when none writes.
-    writer: u64,
-    writers_waiting: usize,
-    read_waiters: WaitList,
-    write_waiters: WaitList,
-}
+use super::{holder_id, RwWord, WaitOn};
 
 /// A reader-writer lock for tasks: [`RwLock::read`] shares, [`RwLock::write`] excludes;
 /// a task that must wait parks.
@@ -42,7 +33,7 @@ struct State {
 /// assert_eq!(table.read().iter().sum::<u32>(), 2);
 /// ```
 pub struct RwLock<T: ?Sized> {
-    state: std::sync::Mutex<State>,
+    lock: RwWord,
     /// What the deadlock report calls it besides its address (`named`).
     name: Option<&'static str>,
     data: UnsafeCell<T>,
@@ -56,10 +47,10 @@ unsafe impl<T: ?Sized + Send> Send for RwLock<T> {}
 
 impl<T: ?Sized> std::fmt::Debug for RwLock<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let s = lock(&self.state);
+        let (readers, writer) = self.lock.state();
         f.debug_struct("RwLock")
-            .field("readers", &s.readers)
-            .field("writer", &(s.writer != 0))
+            .field("readers", &readers)
+            .field("writer", &writer)
             .finish_non_exhaustive()
     }
 }
@@ -71,15 +62,10 @@ impl<T> RwLock<T> {
     /// let lock = offshoot::sync::RwLock::new(5);
     /// assert_eq!(*lock.read(), 5);
     /// ```
+    #[cfg(not(loom))]
     pub const fn new(value: T) -> RwLock<T> {
         RwLock {
-            state: std::sync::Mutex::new(State {
-                readers: 0,
-                writer: 0,
-                writers_waiting: 0,
-                read_waiters: WaitList::new(),
-                write_waiters: WaitList::new(),
-            }),
+            lock: RwWord::new(),
             name: None,
             data: UnsafeCell::new(value),
         }
@@ -95,7 +81,26 @@ impl<T> RwLock<T> {
     /// ROUTES.write().push("/");
     /// assert_eq!(ROUTES.read().len(), 1);
     /// ```
+    #[cfg(not(loom))]
     pub const fn named(name: &'static str, value: T) -> RwLock<T> {
+        let mut l = RwLock::new(value);
+        l.name = Some(name);
+        l
+    }
+
+    /// A new, unlocked lock (loom's primitives cannot be made in a `const fn`).
+    #[cfg(loom)]
+    pub fn new(value: T) -> RwLock<T> {
+        RwLock {
+            lock: RwWord::new(),
+            name: None,
+            data: UnsafeCell::new(value),
+        }
+    }
+
+    /// A new, unlocked lock named `name` (loom's primitives cannot be made in a `const fn`).
+    #[cfg(loom)]
+    pub fn named(name: &'static str, value: T) -> RwLock<T> {
         let mut l = RwLock::new(value);
         l.name = Some(name);
         l
@@ -122,23 +127,51 @@ impl<T: ?Sized> RwLock<T> {
     /// let (a, b) = offshoot::join(|| lock.read().len(), || lock.read().iter().sum::<i32>());
     /// assert_eq!((a, b), (2, 3));
     /// ```
+    #[inline]
     pub fn read(&self) -> RwLockReadGuard<'_, T> {
-        wait_for(
-            &self.state,
-            || WaitOn::new("RwLock::read", self).named(self.name),
-            |s| {
-                if s.writer != 0 || s.writers_waiting > 0 {
-                    return Err(s.writer);
-                }
-                s.readers += 1;
-                Ok(RwLockReadGuard {
-                    lock: self,
-                    _not_send: PhantomData,
-                })
-            },
-            |s| &mut s.read_waiters,
-            |_| {},
-        )
+        self.lock
+            .read(|| WaitOn::new("RwLock::read", self).named(self.name));
+        RwLockReadGuard {
+            lock: self,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// Shared access if it can be had without waiting: `None` while a writer holds the lock
+    /// or waits for it.
+    ///
+    /// ```
+    /// let lock = offshoot::sync::RwLock::new(1);
+    /// let r = lock.try_read().expect("free");
+    /// assert_eq!(*r, 1);
+    /// assert!(lock.try_read().is_some(), "readers share");
+    /// assert!(lock.try_write().is_none(), "a reader holds it");
+    /// ```
+    #[inline]
+    pub fn try_read(&self) -> Option<RwLockReadGuard<'_, T>> {
+        self.lock.try_read().then(|| RwLockReadGuard {
+            lock: self,
+            _not_send: PhantomData,
+        })
+    }
+
+    /// Exclusive access if it can be had without waiting: `None` while anyone holds the
+    /// lock or waits for it.
+    ///
+    /// ```
+    /// let lock = offshoot::sync::RwLock::new(1);
+    /// let mut w = lock.try_write().expect("free");
+    /// *w += 1;
+    /// assert!(lock.try_read().is_none(), "the writer holds it");
+    /// drop(w);
+    /// assert_eq!(*lock.read(), 2);
+    /// ```
+    #[inline]
+    pub fn try_write(&self) -> Option<RwLockWriteGuard<'_, T>> {
+        self.lock.try_write(holder_id()).then(|| RwLockWriteGuard {
+            lock: self,
+            _not_send: PhantomData,
+        })
     }
 
     /// Exclusive access, parking while anyone else holds the lock.
@@ -148,48 +181,14 @@ impl<T: ?Sized> RwLock<T> {
     /// offshoot::join(|| *lock.write() += 1, || *lock.write() += 2);
     /// assert_eq!(*lock.read(), 3);
     /// ```
+    #[inline]
     pub fn write(&self) -> RwLockWriteGuard<'_, T> {
-        let waiting = Cell::new(false);
-        wait_for(
-            &self.state,
-            || WaitOn::new("RwLock::write", self).named(self.name),
-            |s| {
-                if s.writer != 0 || s.readers > 0 {
-                    if !waiting.replace(true) {
-                        s.writers_waiting += 1;
-                    }
-                    return Err(s.writer);
-                }
-                s.writer = holder_id();
-                if waiting.get() {
-                    s.writers_waiting -= 1;
-                }
-                Ok(RwLockWriteGuard {
-                    lock: self,
-                    _not_send: PhantomData,
-                })
-            },
-            |s| &mut s.write_waiters,
-            |s| {
-                if waiting.get() {
-                    s.writers_waiting -= 1;
-                    if s.writers_waiting == 0 && s.writer == 0 {
-                        s.read_waiters.wake_all();
-                    }
-                }
-            },
-        )
-    }
-
-    fn release(&self, writer: bool) {
-        let mut s = lock(&self.state);
-        if writer {
-            s.writer = 0;
-        } else {
-            s.readers -= 1;
-        }
-        if s.readers == 0 && !s.write_waiters.wake_one() {
-            s.read_waiters.wake_all();
+        self.lock.write(holder_id(), || {
+            WaitOn::new("RwLock::write", self).named(self.name)
+        });
+        RwLockWriteGuard {
+            lock: self,
+            _not_send: PhantomData,
         }
     }
 }
@@ -242,13 +241,15 @@ impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
 }
 
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
+    #[inline]
     fn drop(&mut self) {
-        self.lock.release(false);
+        self.lock.lock.read_release();
     }
 }
 
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
+    #[inline]
     fn drop(&mut self) {
-        self.lock.release(true);
+        self.lock.lock.write_release();
     }
 }
