@@ -9,12 +9,15 @@
 //! seed handed out?), the count's decrement and the call of `b`. No allocation, no atomic
 //! read-modify-write, no fence.
 //!
-//! Most joins take a shorter path still: when the worker already holds `SEED_LIMIT`
-//! (`worker/mod.rs`) unstolen seeds, the join plants none — a thread-local load of the seed
-//! count and its test, a thread-local load of the worker, the poll (a load and a test), and
-//! two plain calls. Requests always take the *oldest* seed, so the seeds a worker already has go
-//! before any younger one could; as soon as one is taken or popped, the next join plants
-//! again.
+//! Joins deep in a recursion take a shorter path still: when the worker already holds
+//! `SEED_LIMIT` (`worker/mod.rs`) unstolen seeds, the join plants none — a thread-local load
+//! of the seed count and its test, a thread-local load of the worker, the poll (a load and a
+//! test), and two plain calls. Requests always take the *oldest* seed, so the seeds a worker
+//! already has go before any younger one could; as soon as one is taken or popped, the next
+//! join plants again. How many joins that spares depends on the shape of the recursion: the
+//! count at a join is the number of enclosing joins whose first side is still running, so in
+//! fib most joins plant none, while in n-queens, whose first branches are often shallow dead
+//! ends, 27% of nqueens(13)'s joins (70% of nqueens(11)'s) plant one on a single worker.
 //!
 //! All of this is inlined into the caller's crate however that crate is built (no LTO, 16
 //! codegen units): `join` and the path it takes are generic or `#[inline(always)]`, the
