@@ -105,3 +105,19 @@ impl Permit {
         self.cv.notify_one();
     }
 }
+
+/// Defines a constructor that is a `const fn` in every build but the loom one, whose
+/// primitives cannot be made in a `const fn` (that build runs only the loom tests, which
+/// make their objects at run time): one body, and one doc comment, for both.
+macro_rules! const_unless_loom {
+    ($(#[$attr:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty $body:block) => {
+        $(#[$attr])*
+        #[cfg(not(loom))]
+        $vis const fn $name($($arg: $ty),*) -> $ret $body
+
+        $(#[$attr])*
+        #[cfg(loom)]
+        $vis fn $name($($arg: $ty),*) -> $ret $body
+    };
+}
+pub(crate) use const_unless_loom;

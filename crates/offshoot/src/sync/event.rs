@@ -94,72 +94,41 @@ impl<T: std::fmt::Debug> std::fmt::Debug for Event<T> {
 }
 
 impl<T> Event<T> {
-    /// An event that is not set.
-    ///
-    /// ```
-    /// let e = offshoot::sync::Event::<u8>::new();
-    /// assert!(!e.is_set());
-    /// ```
-    #[cfg(not(loom))]
-    pub const fn new() -> Self {
-        Event {
-            value: OnceLock::new(),
-            pending: Mutex::new(Pending::EMPTY),
-            stamp: crate::metrics::Stamp::new(),
-            name: None,
+    crate::atomics::const_unless_loom! {
+        /// An event that is not set.
+        ///
+        /// ```
+        /// let e = offshoot::sync::Event::<u8>::new();
+        /// assert!(!e.is_set());
+        /// ```
+        pub fn new() -> Self {
+            Event {
+                value: OnceLock::new(),
+                pending: Mutex::new(Pending::EMPTY),
+                stamp: crate::metrics::Stamp::new(),
+                name: None,
+            }
         }
     }
 
-    /// An event that is not set (loom's primitives cannot be made in a `const fn`).
-    ///
-    /// ```
-    /// let e = offshoot::sync::Event::<u32>::new();
-    /// assert!(!e.is_set());
-    /// ```
-    #[cfg(loom)]
-    pub fn new() -> Self {
-        Event {
-            value: OnceLock::new(),
-            pending: Mutex::new(Pending::EMPTY),
-            stamp: crate::metrics::Stamp::new(),
-            name: None,
-        }
-    }
-
-    /// An event that is not set, which a deadlock report names `name`: a task that waits
-    /// on it for ever is listed as waiting on `Event "name" (0x…)` instead of `Event 0x…`.
-    /// Naming costs nothing until such a report is written.
-    ///
-    /// ```
-    /// use offshoot::sync::Event;
-    /// static READY: Event<()> = Event::named("workers ready");
-    /// READY.set(()).unwrap();
-    /// assert!(READY.is_set());
-    /// ```
-    #[cfg(not(loom))]
-    pub const fn named(name: &'static str) -> Self {
-        Event {
-            value: OnceLock::new(),
-            pending: Mutex::new(Pending::EMPTY),
-            stamp: crate::metrics::Stamp::new(),
-            name: Some(name),
-        }
-    }
-
-    /// An event that is not set, which a deadlock report names `name` (loom's primitives
-    /// cannot be made in a `const fn`).
-    ///
-    /// ```
-    /// let e = offshoot::sync::Event::<u32>::named("answer");
-    /// assert!(!e.is_set());
-    /// ```
-    #[cfg(loom)]
-    pub fn named(name: &'static str) -> Self {
-        Event {
-            value: OnceLock::new(),
-            pending: Mutex::new(Pending::EMPTY),
-            stamp: crate::metrics::Stamp::new(),
-            name: Some(name),
+    crate::atomics::const_unless_loom! {
+        /// An event that is not set, which a deadlock report names `name`: a task that waits
+        /// on it for ever is listed as waiting on `Event "name" (0x…)` instead of `Event 0x…`.
+        /// Naming costs nothing until such a report is written.
+        ///
+        /// ```
+        /// use offshoot::sync::Event;
+        /// static READY: Event<()> = Event::named("workers ready");
+        /// READY.set(()).unwrap();
+        /// assert!(READY.is_set());
+        /// ```
+        pub fn named(name: &'static str) -> Self {
+            Event {
+                value: OnceLock::new(),
+                pending: Mutex::new(Pending::EMPTY),
+                stamp: crate::metrics::Stamp::new(),
+                name: Some(name),
+            }
         }
     }
 

@@ -47,21 +47,13 @@ pub(crate) struct LockWord {
 }
 
 impl LockWord {
-    /// A free lock.
-    #[cfg(not(loom))]
-    pub(crate) const fn new() -> LockWord {
-        LockWord {
-            word: AtomicU64::new(0),
-            waiters: crate::atomics::Mutex::new(WaitList::new()),
-        }
-    }
-
-    /// A free lock (loom's primitives cannot be made in a `const fn`).
-    #[cfg(loom)]
-    pub(crate) fn new() -> LockWord {
-        LockWord {
-            word: AtomicU64::new(0),
-            waiters: crate::atomics::Mutex::new(WaitList::new()),
+    crate::atomics::const_unless_loom! {
+        /// A free lock.
+        pub(crate) fn new() -> LockWord {
+            LockWord {
+                word: AtomicU64::new(0),
+                waiters: crate::atomics::Mutex::new(WaitList::new()),
+            }
         }
     }
 

@@ -89,60 +89,41 @@ impl<T: ?Sized> std::fmt::Debug for Monitor<T> {
 }
 
 impl<T> Monitor<T> {
-    /// A new monitor around `data`.
-    ///
-    /// ```
-    /// let m = offshoot::sync::Monitor::new(std::cell::Cell::new(0));
-    /// m.enter().set(1);
-    /// assert_eq!(m.into_inner().get(), 1);
-    /// ```
-    #[cfg(not(loom))]
-    pub const fn new(data: T) -> Monitor<T> {
-        Monitor {
-            lock: LockWord::new(),
-            depth: Cell::new(0),
-            cond: std::sync::Mutex::new(WaitList::new()),
-            name: None,
-            data,
+    crate::atomics::const_unless_loom! {
+        /// A new monitor around `data`.
+        ///
+        /// ```
+        /// let m = offshoot::sync::Monitor::new(std::cell::Cell::new(0));
+        /// m.enter().set(1);
+        /// assert_eq!(m.into_inner().get(), 1);
+        /// ```
+        pub fn new(data: T) -> Monitor<T> {
+            Monitor {
+                lock: LockWord::new(),
+                depth: Cell::new(0),
+                cond: std::sync::Mutex::new(WaitList::new()),
+                name: None,
+                data,
+            }
         }
     }
 
-    /// A new monitor around `data`, which a deadlock report names `name`: a task that waits
-    /// for it for ever is listed as waiting on `Monitor "name" (0x…)` (or `Monitor::wait`)
-    /// instead of `Monitor 0x…`. Naming costs nothing until such a report is written.
-    ///
-    /// ```
-    /// use offshoot::sync::Monitor;
-    /// let queue = Monitor::named("job queue", std::cell::RefCell::new(vec![1]));
-    /// queue.enter().borrow_mut().push(2);
-    /// assert_eq!(queue.into_inner().into_inner(), [1, 2]);
-    /// ```
-    #[cfg(not(loom))]
-    pub const fn named(name: &'static str, data: T) -> Monitor<T> {
-        let mut m = Monitor::new(data);
-        m.name = Some(name);
-        m
-    }
-
-    /// A new monitor around `data` (loom's primitives cannot be made in a `const fn`).
-    #[cfg(loom)]
-    pub fn new(data: T) -> Monitor<T> {
-        Monitor {
-            lock: LockWord::new(),
-            depth: Cell::new(0),
-            cond: std::sync::Mutex::new(WaitList::new()),
-            name: None,
-            data,
+    crate::atomics::const_unless_loom! {
+        /// A new monitor around `data`, which a deadlock report names `name`: a task that waits
+        /// for it for ever is listed as waiting on `Monitor "name" (0x…)` (or `Monitor::wait`)
+        /// instead of `Monitor 0x…`. Naming costs nothing until such a report is written.
+        ///
+        /// ```
+        /// use offshoot::sync::Monitor;
+        /// let queue = Monitor::named("job queue", std::cell::RefCell::new(vec![1]));
+        /// queue.enter().borrow_mut().push(2);
+        /// assert_eq!(queue.into_inner().into_inner(), [1, 2]);
+        /// ```
+        pub fn named(name: &'static str, data: T) -> Monitor<T> {
+            let mut m = Monitor::new(data);
+            m.name = Some(name);
+            m
         }
-    }
-
-    /// A new monitor around `data` named `name` (loom's primitives cannot be made in a
-    /// `const fn`).
-    #[cfg(loom)]
-    pub fn named(name: &'static str, data: T) -> Monitor<T> {
-        let mut m = Monitor::new(data);
-        m.name = Some(name);
-        m
     }
 
     /// The data, consuming the monitor.

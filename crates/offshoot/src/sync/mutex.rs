@@ -56,55 +56,39 @@ impl<T: ?Sized> std::fmt::Debug for Mutex<T> {
 }
 
 impl<T> Mutex<T> {
-    /// A new, unlocked mutex.
-    ///
-    /// ```
-    /// static COUNT: offshoot::sync::Mutex<u32> = offshoot::sync::Mutex::new(0);
-    /// *COUNT.lock() += 1;
-    /// assert_eq!(*COUNT.lock(), 1);
-    /// ```
-    #[cfg(not(loom))]
-    pub const fn new(value: T) -> Mutex<T> {
-        Mutex {
-            lock: LockWord::new(),
-            name: None,
-            data: UnsafeCell::new(value),
+    crate::atomics::const_unless_loom! {
+        /// A new, unlocked mutex.
+        ///
+        /// ```
+        /// static COUNT: offshoot::sync::Mutex<u32> = offshoot::sync::Mutex::new(0);
+        /// *COUNT.lock() += 1;
+        /// assert_eq!(*COUNT.lock(), 1);
+        /// ```
+        pub fn new(value: T) -> Mutex<T> {
+            Mutex {
+                lock: LockWord::new(),
+                name: None,
+                data: UnsafeCell::new(value),
+            }
         }
     }
 
-    /// A new, unlocked mutex, which a deadlock report names `name`: a task that waits for
-    /// it for ever is listed as waiting on `Mutex "name" (0x…)` instead of `Mutex 0x…`.
-    /// Naming costs nothing until such a report is written.
-    ///
-    /// ```
-    /// use offshoot::sync::Mutex;
-    /// static ACCOUNTS: Mutex<Vec<u64>> = Mutex::named("accounts", Vec::new());
-    /// ACCOUNTS.lock().push(100);
-    /// assert_eq!(*ACCOUNTS.lock(), [100]);
-    /// ```
-    #[cfg(not(loom))]
-    pub const fn named(name: &'static str, value: T) -> Mutex<T> {
-        let mut m = Mutex::new(value);
-        m.name = Some(name);
-        m
-    }
-
-    /// A new, unlocked mutex (loom's primitives cannot be made in a `const fn`).
-    #[cfg(loom)]
-    pub fn new(value: T) -> Mutex<T> {
-        Mutex {
-            lock: LockWord::new(),
-            name: None,
-            data: UnsafeCell::new(value),
+    crate::atomics::const_unless_loom! {
+        /// A new, unlocked mutex, which a deadlock report names `name`: a task that waits for
+        /// it for ever is listed as waiting on `Mutex "name" (0x…)` instead of `Mutex 0x…`.
+        /// Naming costs nothing until such a report is written.
+        ///
+        /// ```
+        /// use offshoot::sync::Mutex;
+        /// static ACCOUNTS: Mutex<Vec<u64>> = Mutex::named("accounts", Vec::new());
+        /// ACCOUNTS.lock().push(100);
+        /// assert_eq!(*ACCOUNTS.lock(), [100]);
+        /// ```
+        pub fn named(name: &'static str, value: T) -> Mutex<T> {
+            let mut m = Mutex::new(value);
+            m.name = Some(name);
+            m
         }
-    }
-
-    /// A new, unlocked mutex named `name` (loom's primitives cannot be made in a `const fn`).
-    #[cfg(loom)]
-    pub fn named(name: &'static str, value: T) -> Mutex<T> {
-        let mut m = Mutex::new(value);
-        m.name = Some(name);
-        m
     }
 
     /// The data, consuming the mutex.

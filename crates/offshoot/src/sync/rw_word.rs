@@ -72,31 +72,18 @@ pub(crate) struct RwWord {
 }
 
 impl RwWord {
-    /// A free lock.
-    #[cfg(not(loom))]
-    pub(crate) const fn new() -> RwWord {
-        RwWord {
-            word: AtomicU64::new(0),
-            writer: AtomicU64::new(0),
-            waiters: crate::atomics::Mutex::new(Waiters {
-                readers: WaitList::new(),
-                writers: WaitList::new(),
-                writers_waiting: 0,
-            }),
-        }
-    }
-
-    /// A free lock (loom's primitives cannot be made in a `const fn`).
-    #[cfg(loom)]
-    pub(crate) fn new() -> RwWord {
-        RwWord {
-            word: AtomicU64::new(0),
-            writer: AtomicU64::new(0),
-            waiters: crate::atomics::Mutex::new(Waiters {
-                readers: WaitList::new(),
-                writers: WaitList::new(),
-                writers_waiting: 0,
-            }),
+    crate::atomics::const_unless_loom! {
+        /// A free lock.
+        pub(crate) fn new() -> RwWord {
+            RwWord {
+                word: AtomicU64::new(0),
+                writer: AtomicU64::new(0),
+                waiters: crate::atomics::Mutex::new(Waiters {
+                    readers: WaitList::new(),
+                    writers: WaitList::new(),
+                    writers_waiting: 0,
+                }),
+            }
         }
     }
 

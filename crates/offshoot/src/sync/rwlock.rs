@@ -56,54 +56,38 @@ impl<T: ?Sized> std::fmt::Debug for RwLock<T> {
 }
 
 impl<T> RwLock<T> {
-    /// A new, unlocked lock.
-    ///
-    /// ```
-    /// let lock = offshoot::sync::RwLock::new(5);
-    /// assert_eq!(*lock.read(), 5);
-    /// ```
-    #[cfg(not(loom))]
-    pub const fn new(value: T) -> RwLock<T> {
-        RwLock {
-            lock: RwWord::new(),
-            name: None,
-            data: UnsafeCell::new(value),
+    crate::atomics::const_unless_loom! {
+        /// A new, unlocked lock.
+        ///
+        /// ```
+        /// let lock = offshoot::sync::RwLock::new(5);
+        /// assert_eq!(*lock.read(), 5);
+        /// ```
+        pub fn new(value: T) -> RwLock<T> {
+            RwLock {
+                lock: RwWord::new(),
+                name: None,
+                data: UnsafeCell::new(value),
+            }
         }
     }
 
-    /// A new, unlocked lock, which a deadlock report names `name`: a task that waits for it
-    /// for ever is listed as waiting on `RwLock::read "name" (0x…)` (or `RwLock::write`)
-    /// instead of `RwLock::read 0x…`. Naming costs nothing until such a report is written.
-    ///
-    /// ```
-    /// use offshoot::sync::RwLock;
-    /// static ROUTES: RwLock<Vec<&str>> = RwLock::named("routes", Vec::new());
-    /// ROUTES.write().push("/");
-    /// assert_eq!(ROUTES.read().len(), 1);
-    /// ```
-    #[cfg(not(loom))]
-    pub const fn named(name: &'static str, value: T) -> RwLock<T> {
-        let mut l = RwLock::new(value);
-        l.name = Some(name);
-        l
-    }
-
-    /// A new, unlocked lock (loom's primitives cannot be made in a `const fn`).
-    #[cfg(loom)]
-    pub fn new(value: T) -> RwLock<T> {
-        RwLock {
-            lock: RwWord::new(),
-            name: None,
-            data: UnsafeCell::new(value),
+    crate::atomics::const_unless_loom! {
+        /// A new, unlocked lock, which a deadlock report names `name`: a task that waits for it
+        /// for ever is listed as waiting on `RwLock::read "name" (0x…)` (or `RwLock::write`)
+        /// instead of `RwLock::read 0x…`. Naming costs nothing until such a report is written.
+        ///
+        /// ```
+        /// use offshoot::sync::RwLock;
+        /// static ROUTES: RwLock<Vec<&str>> = RwLock::named("routes", Vec::new());
+        /// ROUTES.write().push("/");
+        /// assert_eq!(ROUTES.read().len(), 1);
+        /// ```
+        pub fn named(name: &'static str, value: T) -> RwLock<T> {
+            let mut l = RwLock::new(value);
+            l.name = Some(name);
+            l
         }
-    }
-
-    /// A new, unlocked lock named `name` (loom's primitives cannot be made in a `const fn`).
-    #[cfg(loom)]
-    pub fn named(name: &'static str, value: T) -> RwLock<T> {
-        let mut l = RwLock::new(value);
-        l.name = Some(name);
-        l
     }
 
     /// The data, consuming the lock.
