@@ -159,8 +159,13 @@ fn join_stops_the_other_side_and_drops_its_captures() {
                                 long_task(&t)
                             },
                             || {
-                                // Runs only if stolen: `a` never ends on its own.
+                                // Runs only if stolen: `a` never ends on its own. It fails
+                                // only once `a` runs: the join polls between planting this
+                                // side and calling `a`, so a failure before that point may
+                                // rightly cancel `a` before it starts (a preempted victim
+                                // made CI see `started() == 0`).
                                 let _g = gb;
+                                assert!(poll_until(|| t.started() >= 1), "`a` never started");
                                 boom(&what)
                             },
                         )
