@@ -3,6 +3,8 @@
 //! from a thread outside the pool, and failures (panics and `Err`s that stop and discard
 //! tasks). After a warm-up round, further rounds must not increase the number of live
 //! blocks: every boxed task is freed whether it ran, was stopped, or was dropped unrun.
+//! Also: the task blocks a burst of spawns left cached (each keeps its whole chunk of
+//! blocks allocated) are given back once the pool is idle.
 //! (Own test binary with a single test, since the allocator's counters are process-wide.)
 
 mod common;
@@ -140,5 +142,35 @@ fn tasks_leak_no_memory() {
                 after - before
             );
         }
+        idle_pool_gives_back_a_bursts_blocks();
     })
+}
+
+/// A burst of 200,000 spawns that all wait for the spawning loop (one worker) needs about
+/// 250 chunks of task blocks; when the burst ends the worker's cache and the pool's spare
+/// batches keep about 20,000 blocks, spread over some 25 chunks. Once the pool is idle, its
+/// worker keeps only a few hundred (one or two chunks).
+fn idle_pool_gives_back_a_bursts_blocks() {
+    let p = pool(1);
+    p.run(|| fib(10));
+    let before = LIVE.load(Ordering::SeqCst);
+    p.run(|| {
+        offshoot::scope(|s| {
+            for i in 0..200_000u64 {
+                s.spawn(move |_| {
+                    std::hint::black_box(i);
+                });
+            }
+        })
+    });
+    let start = std::time::Instant::now();
+    let extra = || LIVE.load(Ordering::SeqCst) - before;
+    while extra() > 6 && start.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(
+        extra() <= 6,
+        "an idle pool still holds {} more heap blocks than before a burst of spawns",
+        extra()
+    );
 }

@@ -85,7 +85,7 @@ mod sleep;
 mod steal;
 mod wait;
 
-pub(crate) use blocks::{alloc_block, fits_block, free_block, SpareBlocks};
+pub(crate) use blocks::{alloc_block, fits_block, free_block, BlockCache, SpareBlocks};
 use sleep::{Patience, Refusals, RUNNING};
 use steal::Settled;
 
@@ -152,7 +152,7 @@ pub(crate) struct Worker {
     current_finish: Cell<*const FinishFrame>,
     rng: Cell<u64>,
     /// Free task blocks (owner only); see `alloc_block`.
-    blocks: std::cell::UnsafeCell<Vec<*mut u8>>,
+    blocks: std::cell::UnsafeCell<BlockCache>,
     pub(crate) stats: WorkerStats,
     mailbox: CachePadded<Mailbox>,
     sleep_state: AtomicU8,
@@ -196,7 +196,7 @@ impl Worker {
             rng: Cell::new(
                 0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
             ),
-            blocks: std::cell::UnsafeCell::new(Vec::new()),
+            blocks: std::cell::UnsafeCell::new(BlockCache::new()),
             stats: WorkerStats::default(),
             mailbox: CachePadded::new(Mailbox::new()),
             sleep_state: AtomicU8::new(RUNNING),

@@ -268,6 +268,8 @@ impl Worker {
         if quiet() && !crate::deadlock::watch() {
             self.trace_sleep(true);
             if reg.busy_workers() == 0 && !own_post {
+                // The whole pool is idle: give back what a burst of tasks left cached.
+                self.trim_blocks();
                 std::thread::park();
             } else {
                 std::thread::park_timeout(nap);
