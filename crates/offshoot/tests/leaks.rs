@@ -13,7 +13,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use common::{boom, bounded, panic_message, poll_until_stopped, pool, LONG};
+use common::{boom, bounded, panic_message, poll_until_stopped, pool, spin_until, LONG};
 
 struct Counting;
 
@@ -163,13 +163,9 @@ fn idle_pool_gives_back_a_bursts_blocks() {
             }
         })
     });
-    let start = std::time::Instant::now();
     let extra = || LIVE.load(Ordering::SeqCst) - before;
-    while extra() > 6 && start.elapsed() < std::time::Duration::from_secs(30) {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
     assert!(
-        extra() <= 6,
+        spin_until(|| extra() <= 6),
         "an idle pool still holds {} more heap blocks than before a burst of spawns",
         extra()
     );

@@ -282,7 +282,8 @@ pub(crate) struct SpareBlocks {
     batches: std::sync::Mutex<Vec<Vec<*mut u8>>>,
     /// How many batches `batches` holds, read without the lock: a worker whose cache is
     /// empty (every spawn of a burst) skips the lock when there are none. A hint: a batch
-    /// missed by a stale read only means a block carved instead.
+    /// missed by a stale read only means a block carved instead. Written only under the
+    /// lock, with the list, so it is exact for whoever holds the lock or `&mut self`.
     count: AtomicUsize,
 }
 
@@ -350,10 +351,7 @@ impl SpareBlocks {
 
 impl Drop for SpareBlocks {
     fn drop(&mut self) {
-        let batches = self.batches.get_mut().unwrap_or_else(|e| e.into_inner());
-        for batch in batches.iter() {
-            release_blocks(batch);
-        }
+        self.release_all();
     }
 }
 
