@@ -435,7 +435,10 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          every contender at every worker count once, the order rotated by one each round. \
          Before each timed run the harness waits (at most 50 ms) until no other thread of \
          the process is running, so that no run shares the cores with the previous \
-         contender's workers that have not gone to sleep yet. Only the call is timed (entering the pool included); restoring the input and checking \
+         contender's workers that have not gone to sleep yet, and once the input is restored it \
+         has the allocator give its free memory back to the system (glibc's `malloc_trim`), so \
+         that no contender reuses pages another run touched while the others fault fresh ones \
+         in. Only the call is timed (entering the pool included); restoring the input and checking \
          the answer are not. Every run's answer is compared with the serial answer.\n\
          - Reported: the median and the spread (min–max) of the {} timed runs; `÷ serial` is \
          the contender's median time divided by the serial median time (lower is better, \

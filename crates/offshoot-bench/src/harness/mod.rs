@@ -9,7 +9,10 @@
 //! rotated by one slot per round so that no contender always runs right after
 //! the same one and slow drift hits all alike. Before each timed run the harness waits
 //! (at most 50 ms) until no other thread of the process runs ([`settle`]): an idle pool's
-//! workers that still spin would take CPU from the next run. Only the call itself is timed
+//! workers that still spin would take CPU from the next run. After `reset` it has the
+//! allocator return its free memory ([`release_free_memory`]): no contender may reuse pages
+//! that an earlier run or input touched while another faults fresh ones in. Only the call
+//! itself is timed
 //! (for the pools: `run`/`install`/`scope()` + the kernel, as a user pays
 //! it); `reset` and the answer check are not. Every run's answer is checked;
 //! a wrong answer, a panic or a run longer than the watchdog's limit stops
@@ -33,7 +36,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::kernels::{Instance, KernelInfo, Size};
-use crate::machine::{cpu_time, settle};
+use crate::machine::{cpu_time, release_free_memory, settle};
 use crate::peers::{self, PeerError, PeerInput, Peers};
 
 mod contenders;
@@ -458,6 +461,7 @@ fn one_run(
     let label = run_label(contender, workers);
     progress.start(kernel, &label);
     inst.reset();
+    release_free_memory();
     watchdog.set(Some(format!("kernel `{kernel}`, {label}")));
     let before = cpu_time();
     let start = Instant::now();
