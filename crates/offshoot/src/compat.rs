@@ -476,6 +476,24 @@ impl ThreadPool {
         self.run(|| crate::scope(op))
     }
 
+    /// rayon's `ThreadPool::in_place_scope`: a [`scope`](crate::scope()) in this pool. As
+    /// with [`in_place_scope`], the body runs on a worker (of this pool), so `op` must be
+    /// `Send`; it is [`ThreadPool::scope`].
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut x = 0;
+    /// pool.in_place_scope(|s| s.spawn(|_| x += 1));
+    /// assert_eq!(x, 1);
+    /// ```
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.scope(op)
+    }
+
     /// [`yield_now`] for a worker of this pool; `None` on any other thread.
     ///
     /// ```

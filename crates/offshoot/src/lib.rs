@@ -95,14 +95,16 @@
 //! | `pool.install(op)` | [`ThreadPool::install`] = [`ThreadPool::run`] | also waits for the tasks `op` [`spawn`]s |
 //! | `pool.spawn(f)` | [`ThreadPool::spawn`] | detached, as in rayon; its panic goes to the panic handler |
 //! | `rayon::spawn(f)` | [`spawn`] | outside every pool: detached on the global pool, as in rayon. **Inside a pool it joins at the innermost [`finish()`], [`scope()`] or `run`/`install`** |
-//! | `pool.join`, `pool.scope`, `pool.current_num_threads()`, `pool.current_thread_index()`, `pool.yield_now()` | the same names on [`ThreadPool`] | |
+//! | `pool.join`, `pool.scope`, `pool.in_place_scope`, `pool.current_num_threads()`, `pool.current_thread_index()`, `pool.yield_now()` | the same names on [`ThreadPool`] | `pool.in_place_scope` is `pool.scope` (its body runs on a worker, so it must be `Send`) |
 //! | `current_num_threads()`, `current_thread_index()`, `max_num_threads()` | [`current_num_threads`] (= [`current_num_workers`]), [`current_thread_index`], [`max_num_threads`] | |
 //! | `yield_now()` | [`yield_now`] | runs a poll and one job waiting to enter the pool; never takes other workers' seeds |
 //! | `par_sort`, `par_sort_by`, `par_sort_by_key`, `par_sort_by_cached_key`, `par_sort_unstable*` | [`slice::ParallelSliceMut`] (in [`prelude`]) | a parallel merge sort and a parallel quicksort on [`join`](join()) |
-//! | `par_iter`, `into_par_iter`, `par_iter_mut`, `par_bridge` | the traits of [`prelude`] | split lazily, when a worker asks (below) |
+//! | `par_iter`, `into_par_iter`, `par_iter_mut` | the traits of [`prelude`] | split lazily, when a worker asks (below) |
+//! | `rayon::vec::{IntoIter, Drain}`, `rayon::range::Iter`, `rayon::range_inclusive::Iter`, `rayon::slice::{Iter, IterMut, Chunks, Windows, ...}`, `rayon::iter::{Map, Filter, ...}` | [`vec`], [`range`], [`range_inclusive`], [`slice`], [`iter`] | for code that names the types; `vec::Drain` owns the drained elements |
+//! | `par_bridge` | [`ParallelBridge::par_bridge`] | returns an [`IterBridge`], **not** a `ParallelIterator`: it has `map`, `for_each`, `sum`, `reduce`, `count` and `collect`. Filter inside the `map` (to `Option`s) or on the collected result |
 //! | `rayon::broadcast`, `pool.broadcast`, `spawn_broadcast`, `BroadcastContext` | [`broadcast()`], [`ThreadPool::broadcast`], [`spawn_broadcast`], [`ThreadPool::spawn_broadcast`], [`BroadcastContext`] | each worker runs its share when it next looks for work (offshoot has no per-worker queue); a caller inside the pool runs its own share at once, then runs waiting work until the others are done |
 //! | `par_chunks`, `par_chunks_exact`, `par_rchunks`, `par_rchunks_exact`, `par_windows`, `par_split`, and the `_mut` forms | [`slice::ParallelSlice`], [`slice::ParallelSliceMut`] (in [`prelude`]) | every chunk a plain sub-slice; `par_split`/`par_split_mut` find the separators first (one `Vec` of positions) and are indexed |
-//! | `spawn_fifo`, `use_current_thread`, `spawn_handler` | — | not provided |
+//! | `spawn_fifo`, `scope_fifo`, `in_place_scope_fifo`, `pool.spawn_fifo`, `pool.scope_fifo`, `build_scoped`, `use_current_thread`, `spawn_handler` | — | not provided |
 //!
 //! Where offshoot deliberately differs:
 //!
@@ -119,6 +121,15 @@
 //!   channel, a promise, a join whose other half was taken) parks and its worker goes on with
 //!   other work, and a parked task resumes on the thread it started on. Deadlocks among tasks
 //!   are reported as panics ([deadlocks](Builder#deadlocks)).
+//! * **A worker that blocks its thread gives nothing away.** Work a worker holds — the tasks
+//!   it [`spawn`]ed and not yet ran, its `join` seeds — goes to idle workers only when it
+//!   answers their requests, at its polls. A task that blocks its thread in `std::sync` (a
+//!   `std::sync::Barrier`, `mpsc::Receiver::recv`, a `Condvar`) waiting for tasks it spawned
+//!   itself therefore waits for ever: four scope tasks meeting at a `std::sync::Barrier`, or
+//!   an `install` body that spawns producers and then blocks in `recv`, hang in offshoot
+//!   where rayon's stealing deques let other threads take the tasks. Wait with [`sync`]
+//!   instead ([`sync::Barrier`], [`sync::unbounded`] channels, [`sync::Promise`]): the waiting
+//!   task parks and its worker keeps handing out and running work.
 //!
 //! ## Polling
 //!
@@ -202,6 +213,53 @@ pub mod prelude {
         ParallelExtend, ParallelIterator, ParallelString,
     };
     pub use crate::slice::{ParallelSlice, ParallelSliceMut};
+}
+
+/// rayon's `rayon::vec`: the parallel iterator a `Vec` is turned into, under rayon's names,
+/// so that code naming the type (a struct field, a return type) ports unchanged.
+///
+/// ```
+/// use offshoot::prelude::*;
+/// fn evens(v: Vec<u32>) -> offshoot::vec::IntoIter<u32> {
+///     v.into_par_iter()
+/// }
+/// let mut d = vec![1u32, 2, 3];
+/// let drained: offshoot::vec::Drain<'_, u32> = d.par_drain(..);
+/// assert_eq!(evens(vec![2, 4]).sum::<u32>() + drained.sum::<u32>(), 12);
+/// ```
+pub mod vec {
+    pub use crate::par_iter::IntoIter;
+    /// What `par_drain` of a `Vec` returns: the drained elements, moved into an
+    /// [`IntoIter`] (rayon's `Drain` borrows the `Vec`; this one has already emptied the
+    /// range when it is made).
+    pub type Drain<'data, T> = IntoIter<T>;
+}
+
+/// rayon's `rayon::range`: the parallel iterator of a `Range` of integers.
+///
+/// ```
+/// use offshoot::prelude::*;
+/// let r: offshoot::range::Iter<u64> = (0..10u64).into_par_iter();
+/// assert_eq!(r.sum::<u64>(), 45);
+/// ```
+pub mod range {
+    /// What `into_par_iter()` of a `Range` of integers returns (of a `Range<char>`:
+    /// [`CharRangeIter`](crate::iter::CharRangeIter)).
+    pub type Iter<T> = crate::par_iter::RangeIter<T>;
+}
+
+/// rayon's `rayon::range_inclusive`: the parallel iterator of a `RangeInclusive` of
+/// integers.
+///
+/// ```
+/// use offshoot::prelude::*;
+/// let r: offshoot::range_inclusive::Iter<u8> = (0..=255u8).into_par_iter();
+/// assert_eq!(r.count(), 256);
+/// ```
+pub mod range_inclusive {
+    /// What `into_par_iter()` of a `RangeInclusive` of integers returns (of a
+    /// `RangeInclusive<char>`: [`CharRangeIter`](crate::iter::CharRangeIter)).
+    pub type Iter<T> = crate::par_iter::RangeIter<T>;
 }
 
 /// Parallel iterators over strings (rayon's `rayon::str`): [`ParallelString`](str::ParallelString).

@@ -764,3 +764,72 @@ fn string_patterns_on_edge_strings() {
         });
     }
 }
+
+/// The `_with` methods take a state that is `Send + Clone` but not `Sync` (a `Cell`, a
+/// `RefCell`), as rayon's do: each piece works on a clone of its own.
+#[test]
+fn with_states_need_not_be_sync() {
+    use std::cell::{Cell, RefCell};
+    common::bounded(|| {
+        on_each_pool(|pool| {
+            pool.run(|| {
+                let n = 100_000u64;
+                let mapped: Vec<u64> = (0..n)
+                    .into_par_iter()
+                    .map_with(Cell::new(0u64), |c, x| {
+                        c.set(c.get() + 1);
+                        x * 2
+                    })
+                    .collect();
+                assert_eq!(mapped, (0..n).map(|x| x * 2).collect::<Vec<_>>());
+                let seen = AtomicUsize::new(0);
+                (0..n)
+                    .into_par_iter()
+                    .for_each_with(RefCell::new(Vec::new()), |v, x| {
+                        v.borrow_mut().push(x);
+                        seen.fetch_add(1, Ordering::Relaxed);
+                    });
+                assert_eq!(seen.into_inner() as u64, n);
+                let folded: u64 = (0..n)
+                    .into_par_iter()
+                    .fold_with(Cell::new(0u64), |c, x| {
+                        c.set(c.get() + x);
+                        c
+                    })
+                    .map(|c| c.get())
+                    .sum();
+                assert_eq!(folded, n * (n - 1) / 2);
+                let tried: Result<u64, ()> = (0..n)
+                    .into_par_iter()
+                    .try_fold_with(Cell::new(0u64), |c, x| {
+                        c.set(c.get() + x);
+                        Ok(c)
+                    })
+                    .map(|c| c.map(|c| c.get()))
+                    .try_reduce(|| 0, |a, b| Ok(a + b));
+                assert_eq!(tried, Ok(n * (n - 1) / 2));
+                let each: Result<(), u64> =
+                    (0..n)
+                        .into_par_iter()
+                        .try_for_each_with(RefCell::new(0u64), |c, x| {
+                            *c.borrow_mut() += 1;
+                            if x == n {
+                                Err(x)
+                            } else {
+                                Ok(())
+                            }
+                        });
+                assert_eq!(each, Ok(()));
+                let chunks: Vec<u64> = (0..10u64)
+                    .into_par_iter()
+                    .fold_chunks_with(4, Cell::new(100u64), |c, x| {
+                        c.set(c.get() + x);
+                        c
+                    })
+                    .map(|c| c.get())
+                    .collect();
+                assert_eq!(chunks, [106, 122, 117]);
+            })
+        })
+    })
+}

@@ -323,3 +323,107 @@ fn in_place_scope_and_the_pools_join_and_scope() {
         );
     })
 }
+
+#[test]
+fn the_pools_in_place_scope_runs_its_tasks_in_that_pool() {
+    bounded(|| {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let mut seen = [None; 3];
+        let p = &pool;
+        pool.in_place_scope(|s| {
+            for slot in seen.iter_mut() {
+                s.spawn(move |_| *slot = p.current_thread_index());
+            }
+        });
+        assert!(
+            seen.iter().all(|i| matches!(i, Some(i) if *i < 2)),
+            "{seen:?}"
+        );
+    })
+}
+
+/// Code that names rayon's iterator types (a field, a return type) compiles with only the
+/// import changed, and the types are what the methods return.
+#[test]
+fn rayons_type_paths_name_what_the_sources_return() {
+    use rayon::prelude::*;
+    struct Holder<'a> {
+        owned: rayon::vec::IntoIter<u32>,
+        range: rayon::range::Iter<u64>,
+        inclusive: rayon::range_inclusive::Iter<i32>,
+        slice: rayon::slice::Iter<'a, u32>,
+    }
+    fn doubled(v: &mut [u32]) -> rayon::slice::IterMut<'_, u32> {
+        v.par_iter_mut()
+    }
+    bounded(|| {
+        let v = vec![1u32, 2, 3];
+        let h = Holder {
+            owned: vec![4u32, 5].into_par_iter(),
+            range: (0..10u64).into_par_iter(),
+            inclusive: (-2..=2).into_par_iter(),
+            slice: v.par_iter(),
+        };
+        assert_eq!(h.owned.sum::<u32>(), 9);
+        assert_eq!(h.range.sum::<u64>(), 45);
+        assert_eq!(h.inclusive.sum::<i32>(), 0);
+        assert_eq!(h.slice.sum::<u32>(), 6);
+        let mut w = vec![1u32, 2];
+        doubled(&mut w).for_each(|x| *x *= 2);
+        assert_eq!(w, [2, 4]);
+        let mut d = vec![1u32, 2, 3, 4];
+        let drained: rayon::vec::Drain<'_, u32> = d.par_drain(1..3);
+        assert_eq!(drained.collect::<Vec<_>>(), [2, 3]);
+        assert_eq!(d, [1, 4]);
+    })
+}
+
+#[test]
+fn a_cow_collects_its_owned_form() {
+    use rayon::prelude::*;
+    use std::borrow::Cow;
+    bounded(|| {
+        let c: Cow<'_, [u32]> = (0..5u32).into_par_iter().collect();
+        assert!(matches!(c, Cow::Owned(_)));
+        assert_eq!(&*c, &[0, 1, 2, 3, 4]);
+        let s: Cow<'_, str> = ["a", "b", "c"].par_iter().copied().collect();
+        assert_eq!(s, "abc");
+    })
+}
+
+/// The two rayon patterns that hang when their tasks block their threads in `std::sync`
+/// (lib.rs, "A worker that blocks its thread gives nothing away") finish when they wait
+/// with `offshoot::sync`: scope tasks meeting at a barrier, and an `install` body that
+/// spawns producers and then receives from them.
+#[test]
+fn tasks_that_wait_on_each_other_through_offshoot_sync_finish() {
+    bounded(|| {
+        for n in [2, 3, 4] {
+            let pool = ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+            let barrier = rayon::sync::Barrier::new(n);
+            let leaders = AtomicUsize::new(0);
+            pool.install(|| {
+                rayon::scope(|s| {
+                    for _ in 0..n {
+                        s.spawn(|_| {
+                            if barrier.wait().is_leader() {
+                                leaders.fetch_add(1, Ordering::Relaxed);
+                            }
+                        });
+                    }
+                })
+            });
+            assert_eq!(leaders.into_inner(), 1, "{n} tasks at a barrier");
+            let got: BTreeSet<u32> = pool.install(|| {
+                let (tx, rx) = rayon::sync::unbounded();
+                for i in 0..5u32 {
+                    let tx = tx.clone();
+                    rayon::spawn(move || tx.send(i).unwrap());
+                }
+                drop(tx);
+                rx.iter().collect()
+            });
+            assert_eq!(got, (0..5).collect::<BTreeSet<_>>(), "{n} workers");
+        }
+    })
+}

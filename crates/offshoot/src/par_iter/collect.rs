@@ -160,6 +160,26 @@ impl<T: Send> FromParallelIterator<T> for Box<[T]> {
     }
 }
 
+/// A `Cow` collects its owned form (rayon's impl): `Cow<[T]>` a `Vec<T>`, `Cow<str>` a
+/// `String`.
+///
+/// ```
+/// use offshoot::prelude::*;
+/// use std::borrow::Cow;
+/// let c: Cow<'_, [u32]> = (0..3u32).into_par_iter().collect();
+/// assert_eq!(&*c, &[0, 1, 2]);
+/// ```
+impl<'a, C, T> FromParallelIterator<T> for Cow<'a, C>
+where
+    C: ToOwned + ?Sized,
+    C::Owned: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        Cow::Owned(C::Owned::from_par_iter(par_iter))
+    }
+}
+
 impl FromParallelIterator<()> for () {
     fn from_par_iter<I: IntoParallelIterator<Item = ()>>(par_iter: I) -> Self {
         par_iter.into_par_iter().for_each(|()| ())

@@ -33,7 +33,7 @@ impl<I, T, F> Fold<I, CloneState<T>, F> {
     pub(super) fn with(base: I, init: T, f: F) -> Self {
         Fold {
             base,
-            identity: CloneState(init),
+            identity: CloneState::new(init),
             f,
         }
     }
@@ -107,7 +107,7 @@ impl<I, R, ID, F> TryFold<I, R, ID, F> {
 
 impl<I, R: Try, F> TryFold<I, R, CloneState<R::Output>, F> {
     pub(super) fn with(base: I, init: R::Output, f: F) -> Self {
-        TryFold::new(base, CloneState(init), f)
+        TryFold::new(base, CloneState::new(init), f)
     }
 }
 

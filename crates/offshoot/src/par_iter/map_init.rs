@@ -23,16 +23,40 @@ impl<T, F: Fn() -> T + Sync + Send> MakeState for F {
     }
 }
 
-/// A value cloned for every piece.
+/// A value cloned for every piece (`map_with`, `fold_with`, ...).
+///
+/// The original sits behind a lock, so that it need not be `Sync` (rayon asks only
+/// `Send + Clone`): pieces on different workers clone it one at a time, each with the
+/// original to itself, so a `Cell` or `RefCell` state is cloned safely. A piece clones
+/// once, when it yields its first item, so the lock is taken once per piece.
 #[doc(hidden)]
-#[derive(Clone, Debug)]
-pub struct CloneState<T>(pub(super) T);
+#[derive(Debug)]
+pub struct CloneState<T>(std::sync::Mutex<T>);
 
-impl<T: Clone + Send + Sync> MakeState for CloneState<T> {
+impl<T> CloneState<T> {
+    pub(super) fn new(value: T) -> Self {
+        CloneState(std::sync::Mutex::new(value))
+    }
+}
+
+impl<T: Clone> CloneState<T> {
+    fn clone_value(&self) -> T {
+        // A clone that panicked left the original as it was (it had `&T` only): go on.
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl<T: Clone> Clone for CloneState<T> {
+    fn clone(&self) -> Self {
+        CloneState::new(self.clone_value())
+    }
+}
+
+impl<T: Clone + Send> MakeState for CloneState<T> {
     type T = T;
     #[inline]
     fn make(&self) -> T {
-        self.0.clone()
+        self.clone_value()
     }
 }
 
@@ -57,7 +81,7 @@ impl<I, T, F> MapInit<I, CloneState<T>, F> {
     pub(super) fn with(base: I, init: T, f: F) -> Self {
         MapInit {
             base,
-            init: CloneState(init),
+            init: CloneState::new(init),
             f,
         }
     }

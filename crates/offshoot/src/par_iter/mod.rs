@@ -218,7 +218,7 @@ pub trait ParallelIterator: Sized + Sync + Send {
     /// ```
     fn map_with<T, R, F>(self, init: T, f: F) -> MapWith<Self, T, F>
     where
-        T: Send + Sync + Clone,
+        T: Send + Clone,
         R: Send,
         F: Fn(&mut T, Self::Item) -> R + Sync + Send,
     {
@@ -422,7 +422,7 @@ pub trait ParallelIterator: Sized + Sync + Send {
     /// ```
     fn fold_with<T, F>(self, init: T, fold_op: F) -> FoldWith<Self, T, F>
     where
-        T: Send + Sync + Clone,
+        T: Send + Clone,
         F: Fn(T, Self::Item) -> T + Sync + Send,
     {
         Fold::with(self, init, fold_op)
@@ -457,7 +457,7 @@ pub trait ParallelIterator: Sized + Sync + Send {
     /// ```
     fn try_fold_with<T, R, F>(self, init: T, fold_op: F) -> TryFoldWith<Self, R, F>
     where
-        T: Send + Sync + Clone,
+        T: Send + Clone,
         R: Try<Output = T> + Send,
         F: Fn(T, Self::Item) -> R + Sync + Send,
     {
@@ -573,7 +573,7 @@ pub trait ParallelIterator: Sized + Sync + Send {
     /// ```
     fn for_each_with<T, F>(self, init: T, f: F)
     where
-        T: Send + Sync + Clone,
+        T: Send + Clone,
         F: Fn(&mut T, Self::Item) + Sync + Send,
     {
         self.map_with(init, f).for_each(|()| ())
@@ -621,7 +621,7 @@ pub trait ParallelIterator: Sized + Sync + Send {
     /// ```
     fn try_for_each_with<T, R, F>(self, init: T, f: F) -> R
     where
-        T: Send + Sync + Clone,
+        T: Send + Clone,
         R: Try<Output = ()> + Send,
         F: Fn(&mut T, Self::Item) -> R + Sync + Send,
     {
@@ -1314,11 +1314,14 @@ pub trait IndexedParallelIterator: ParallelIterator {
         fold_op: F,
     ) -> Map<Chunks<Self>, impl Fn(Vec<Self::Item>) -> T + Sync + Send>
     where
-        T: Send + Sync + Clone,
+        T: Send + Clone,
         F: Fn(T, Self::Item) -> T + Sync + Send,
     {
-        self.chunks(size)
-            .map(move |c| c.into_iter().fold(init.clone(), &fold_op))
+        let init = map_init::CloneState::new(init);
+        self.chunks(size).map(move |c| {
+            c.into_iter()
+                .fold(map_init::MakeState::make(&init), &fold_op)
+        })
     }
 
     /// Returns the iterator unchanged, with the same results as rayon's: rayon walks the

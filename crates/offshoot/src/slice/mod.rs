@@ -27,6 +27,9 @@ mod raw;
 mod split;
 mod windows;
 
+/// rayon's `rayon::slice::Iter` and `IterMut`: what `par_iter()` and `par_iter_mut()` of a
+/// slice return.
+pub use crate::par_iter::{Iter, IterMut};
 pub use chunks::{
     Chunks, ChunksExact, ChunksExactMut, ChunksMut, RChunks, RChunksExact, RChunksExactMut,
     RChunksMut,
