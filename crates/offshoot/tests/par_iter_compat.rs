@@ -419,9 +419,30 @@ fn total<I: ParallelIterator<Item = u64>>(it: I) -> u64 {
     it.reduce(|| 0, |a, b| a + b)
 }
 
+/// Generic over a collection iterated by reference, bounded as rayon's docs write it. A
+/// call that leaves `C` to inference must not send the trait solver through the impls for
+/// references to tuples until it overflows (it did: `&(C,)`, `&((C,),)`, ...).
+fn total_of<'a, C>(c: &'a C) -> u32
+where
+    C: ?Sized,
+    &'a C: IntoParallelIterator<Item = &'a u32>,
+{
+    c.into_par_iter().sum()
+}
+
 #[test]
 fn generic_code_needs_no_extra_bounds() {
     assert_eq!(total((1..=10u64).into_par_iter()), 55);
+    let v = vec![1u32, 2, 3];
+    assert_eq!(total_of(&v), 6);
+    assert_eq!(total_of(&v[..2]), 3);
+    // References to tuples still zip their members.
+    let pair = (vec![1u32, 2], vec![10u32, 20]);
+    let zipped: Vec<(&u32, &u32)> = (&pair).into_par_iter().collect();
+    assert_eq!(zipped, [(&1, &10), (&2, &20)]);
+    let mut pair = pair;
+    (&mut pair).into_par_iter().for_each(|(a, b)| *a += *b);
+    assert_eq!(pair.0, [11, 22]);
     assert_eq!(
         empty::<u8>().count() + once(3).count() + repeat_n(1, 7).count(),
         8

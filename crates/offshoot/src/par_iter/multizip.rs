@@ -7,7 +7,10 @@
 //! exactly the indices the `MultiZip` is asked for, so one block of the tuple is one block
 //! of each member, and `Lockstep` never sees its members run out at different times.
 
-use super::{block_via_iblock, IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use super::{
+    block_via_iblock, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
+    IntoParallelRefMutIterator, ParallelIterator,
+};
 
 /// The parallel iterator of a tuple of indexed parallel iterators: its items are tuples of
 /// their items at the same index (rayon's `MultiZip`), as long as the shortest member.
@@ -49,25 +52,29 @@ macro_rules! multizip {
             }
         }
 
+        // Bounded on the element types' `IntoParallelRefIterator` (`..RefMutIterator`), not
+        // on `&'a T: IntoParallelIterator`: with the latter, a caller's bound
+        // `&'a C: IntoParallelIterator` with `C` still unknown sends the trait solver
+        // through `&(C,)`, `&((C,),)`, ... until it overflows.
         impl<'a, $($T),+> IntoParallelIterator for &'a ($($T,)+)
         where
-            $(&'a $T: IntoParallelIterator, <&'a $T as IntoParallelIterator>::Iter: IndexedParallelIterator,)+
+            $($T: IntoParallelRefIterator<'a>, <$T as IntoParallelRefIterator<'a>>::Iter: IndexedParallelIterator,)+
         {
-            type Iter = MultiZip<($(<&'a $T as IntoParallelIterator>::Iter,)+)>;
-            type Item = ($(<&'a $T as IntoParallelIterator>::Item,)+);
+            type Iter = MultiZip<($(<$T as IntoParallelRefIterator<'a>>::Iter,)+)>;
+            type Item = ($(<$T as IntoParallelRefIterator<'a>>::Item,)+);
             fn into_par_iter(self) -> Self::Iter {
-                <Self::Iter>::new(($((&self.$i).into_par_iter(),)+))
+                <Self::Iter>::new(($(self.$i.par_iter(),)+))
             }
         }
 
         impl<'a, $($T),+> IntoParallelIterator for &'a mut ($($T,)+)
         where
-            $(&'a mut $T: IntoParallelIterator, <&'a mut $T as IntoParallelIterator>::Iter: IndexedParallelIterator,)+
+            $($T: IntoParallelRefMutIterator<'a>, <$T as IntoParallelRefMutIterator<'a>>::Iter: IndexedParallelIterator,)+
         {
-            type Iter = MultiZip<($(<&'a mut $T as IntoParallelIterator>::Iter,)+)>;
-            type Item = ($(<&'a mut $T as IntoParallelIterator>::Item,)+);
+            type Iter = MultiZip<($(<$T as IntoParallelRefMutIterator<'a>>::Iter,)+)>;
+            type Item = ($(<$T as IntoParallelRefMutIterator<'a>>::Item,)+);
             fn into_par_iter(self) -> Self::Iter {
-                <Self::Iter>::new(($((&mut self.$i).into_par_iter(),)+))
+                <Self::Iter>::new(($(self.$i.par_iter_mut(),)+))
             }
         }
 
