@@ -124,9 +124,10 @@
 //! * **A worker that blocks its thread gives nothing away.** Work a worker holds — the tasks
 //!   it [`spawn`]ed and not yet ran, its `join` seeds — goes to idle workers only when it
 //!   answers their requests, at its polls. A task that blocks its thread in `std::sync` (a
-//!   `std::sync::Barrier`, `mpsc::Receiver::recv`, a `Condvar`) waiting for tasks it spawned
-//!   itself therefore waits for ever: four scope tasks meeting at a `std::sync::Barrier`, or
-//!   an `install` body that spawns producers and then blocks in `recv`, hang in offshoot
+//!   `std::sync::Barrier`, `mpsc::Receiver::recv`, a `Condvar`) waiting for work that its
+//!   own worker still holds therefore waits for ever: scope tasks meeting at a
+//!   `std::sync::Barrier`, or an `install` body that spawns producers and then blocks in
+//!   `recv`, can hang in offshoot (unless every task was handed out before the block),
 //!   where rayon's stealing deques let other threads take the tasks. Wait with [`sync`]
 //!   instead ([`sync::Barrier`], [`sync::unbounded`] channels, [`sync::Promise`]): the waiting
 //!   task parks and its worker keeps handing out and running work.
