@@ -22,7 +22,10 @@ fn main() {
 fn freed_heap_pages_are_given_back() {
     const BLOCK: usize = 32 << 10; // below glibc's mmap threshold: from the heap
     const BLOCKS: usize = 4096; // 128 MiB
-    let page = 4096;
+
+    // SAFETY: `sysconf` reads a system constant.
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+        .expect("the page size is positive");
     // Freeing a large block that glibc mapped on its own raises its threshold for mapping
     // and trimming (up to 32 MiB and 64 MiB), as the suite's inputs do: then it keeps a
     // freed hole in the heap mapped.

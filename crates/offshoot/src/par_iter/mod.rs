@@ -1312,15 +1312,15 @@ pub trait IndexedParallelIterator: ParallelIterator {
         size: usize,
         init: T,
         fold_op: F,
-    ) -> Map<Chunks<Self>, impl Fn(Vec<Self::Item>) -> T + Sync + Send>
+    ) -> MapWith<Chunks<Self>, T, impl Fn(&mut T, Vec<Self::Item>) -> T + Sync + Send>
     where
         T: Send + Clone,
         F: Fn(T, Self::Item) -> T + Sync + Send,
     {
-        let init = map_init::CloneState::new(init);
-        self.chunks(size).map(move |c| {
-            c.into_iter()
-                .fold(map_init::MakeState::make(&init), &fold_op)
+        // `map_with` gives each piece its own copy of `init` (cloned under its lock once per
+        // piece); each chunk folds from a clone of the piece's copy.
+        self.chunks(size).map_with(init, move |init, c| {
+            c.into_iter().fold(init.clone(), &fold_op)
         })
     }
 
