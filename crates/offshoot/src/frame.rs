@@ -9,7 +9,7 @@
 //! | `StolenSeed` | a seed after it was handed out | no | `b` failed first |
 //! | `StolenJob` | a thief, around a stolen join `b` | no | `a` failed first |
 //! | `Finish` | `finish`/`scope` (owner), or a thief running work of a finish (proxy) | its pending spawned tasks | the finish failed |
-//! | `Loop` | `par_for` and friends, for the part of a loop this worker runs; `par_bridge`, for the items this worker holds in stock | the upper half of its remaining range; the newer half of its stock | a piece it handed out failed first |
+//! | `Loop` | `par_for` and friends (parallel iterators, `par_bridge` included), for the part of a loop this worker runs | the upper half of its remaining range | a piece it handed out failed first |
 //! | `Handler` | `search::handle` / `State::handle`, around its body | whatever its spawn-request handler spawns (it may decline) | the handler panicked, or a task it spawned failed first |
 //! | `UndoRedo` | `State::undo_redo`, around its body | no (it rolls the state back and forth around older handlers) | its undo or redo panicked |
 //!

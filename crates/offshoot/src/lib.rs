@@ -38,8 +38,8 @@
 //!   the stopped task stops it again.
 //! * Loops ([`par_for`], [`par_reduce`], the parallel iterators of [`prelude`]) keep their
 //!   remaining range whole and give the upper half to each worker that asks.
-//! * A sequential iterator runs in *stock mode* ([`ParallelBridge::par_bridge`]): its owner
-//!   pulls items a few ahead and gives half of that stock to each worker that asks.
+//! * A sequential iterator becomes a parallel one ([`ParallelBridge::par_bridge`]): it runs
+//!   as such a loop, whose pieces pull their items from the shared iterator in batches.
 //! * Backtracking searches keep **one** shared, mutable state ([`search::State`]): a
 //!   [spawn-request handler](search::State::handle) copies it and spawns part of the
 //!   remaining work only when a worker asks, and [undo-redo clauses](search::State::undo_redo)
@@ -101,7 +101,7 @@
 //! | `par_sort`, `par_sort_by`, `par_sort_by_key`, `par_sort_by_cached_key`, `par_sort_unstable*` | [`slice::ParallelSliceMut`] (in [`prelude`]) | a parallel merge sort and a parallel quicksort on [`join`](join()) |
 //! | `par_iter`, `into_par_iter`, `par_iter_mut` | the traits of [`prelude`] | split lazily, when a worker asks (below) |
 //! | `rayon::vec::{IntoIter, Drain}`, `rayon::range::Iter`, `rayon::range_inclusive::Iter`, `rayon::slice::{Iter, IterMut, Chunks, Windows, ...}`, `rayon::iter::{Map, Filter, ...}` | [`vec`](mod@vec), [`range`], [`range_inclusive`], [`slice`](mod@slice), [`iter`] | for code that names the types; `vec::Drain` owns the drained elements |
-//! | `par_bridge` | [`ParallelBridge::par_bridge`] | returns an [`IterBridge`], **not** a `ParallelIterator`: it has `map`, `for_each`, `sum`, `reduce`, `count` and `collect`. Filter inside the `map` (to `Option`s) or on the collected result |
+//! | `par_bridge` | [`ParallelBridge::par_bridge`] | an [`IterBridge`] is a `ParallelIterator`, as in rayon; its items arrive in no particular order |
 //! | `rayon::broadcast`, `pool.broadcast`, `spawn_broadcast`, `BroadcastContext` | [`broadcast()`], [`ThreadPool::broadcast`], [`spawn_broadcast`], [`ThreadPool::spawn_broadcast`], [`BroadcastContext`] | each worker runs its share when it next looks for work (offshoot has no per-worker queue); a caller inside the pool runs its own share at once, then runs waiting work until the others are done |
 //! | `par_chunks`, `par_chunks_exact`, `par_rchunks`, `par_rchunks_exact`, `par_windows`, `par_split`, and the `_mut` forms | [`slice::ParallelSlice`], [`slice::ParallelSliceMut`] (in [`prelude`]) | every chunk a plain sub-slice; `par_split`/`par_split_mut` find the separators first (one `Vec` of positions) and are indexed |
 //! | `spawn_fifo`, `scope_fifo`, `in_place_scope_fifo`, `pool.spawn_fifo`, `pool.scope_fifo`, `build_scoped`, `use_current_thread`, `spawn_handler` | — | not provided |
@@ -149,7 +149,6 @@
 pub mod accumulator;
 pub mod actor;
 mod atomics;
-mod bridge;
 mod broadcast;
 mod compat;
 mod deadlock;
@@ -181,7 +180,6 @@ mod tsan;
 mod unwind;
 mod worker;
 
-pub use bridge::{BridgeMap, IterBridge, ParallelBridge};
 pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use compat::{
     current_num_threads, current_thread_index, in_place_scope, join_context, max_num_threads,
@@ -190,6 +188,7 @@ pub use compat::{
 pub use finish::{finish, spawn, try_finish, try_spawn};
 pub use isolated::{isolated, isolated_on, IsolatedObjects};
 pub use join::{join, try_join};
+pub use par_iter::{IterBridge, ParallelBridge};
 
 /// Measurement probes for the benchmark suite (not part of the API).
 #[doc(hidden)]
@@ -207,7 +206,7 @@ pub use par_iter::{
 /// The traits that give collections and ranges `par_iter()`, `par_iter_mut()` and
 /// `into_par_iter()`: `use offshoot::prelude::*;` (as `use rayon::prelude::*;`).
 pub mod prelude {
-    pub use crate::bridge::ParallelBridge;
+    pub use crate::par_iter::ParallelBridge;
     pub use crate::par_iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
         IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelDrainFull, ParallelDrainRange,

@@ -100,8 +100,8 @@ struct Piece<'a, L: LoopBody> {
     meter: *const crate::metrics::LoopMeter,
 }
 
-/// A frame of kind `Loop` that splits its remaining work on request (a loop's range, a
-/// bridge's stock); its table is [`SplitFrame::VTABLE`]. The functions are called by the
+/// A frame of kind `Loop` that splits its remaining work on request (a loop's range); its
+/// table is [`SplitFrame::VTABLE`]. The functions are called by the
 /// owning worker only, with a pointer to a frame of the implementing type.
 pub(crate) trait SplitFrame {
     unsafe fn has_work(f: *const Frame) -> bool;
@@ -169,8 +169,7 @@ impl<L: LoopBody> SplitFrame for LoopFrame<'_, L> {
     }
 }
 
-/// Work a splitting frame handed to a thief (a part of a loop's range, a part of a stock
-/// of items): `#[repr(C)]` with its [`JobHeader`] first, and a slot for its result.
+/// Work a splitting frame handed to a thief (a part of a loop's range): `#[repr(C)]` with its [`JobHeader`] first, and a slot for its result.
 ///
 /// # Safety
 /// Implementors are `#[repr(C)]` with the header as their first field, and write the

@@ -1,6 +1,6 @@
 //! Small end-to-end runs of every path that uses `unsafe` (a stolen join seed run in place,
 //! spawned tasks handed out and drained, a failure crossing a stolen join, loop pieces and
-//! bridged stock pieces, futures got in call order, stolen, and dropped while another
+//! bridged items, futures got in call order, stolen, and dropped while another
 //! worker completes them, eureka regions resolving and their lock-free cells, accumulator
 //! partials and isolated sections, a mutex and a monitor handing their data from holder to
 //! holder, and the same in a pool that measures work and span),
@@ -132,12 +132,12 @@ fn parallel_iterators_move_and_mutate_soundly() {
 }
 
 #[test]
-fn bridged_items_move_through_stock_pieces_soundly() {
+fn bridged_items_move_through_pieces_soundly() {
     use offshoot::prelude::*;
     let p = pool();
-    let v: Vec<String> = p.run(|| {
+    let mut v: Vec<String> = p.run(|| {
         (0..40u32)
-            .map(|i| i.to_string())
+            .map(|i| format!("{i:02}"))
             .par_bridge()
             .map(|s| {
                 offshoot::poll();
@@ -145,6 +145,7 @@ fn bridged_items_move_through_stock_pieces_soundly() {
             })
             .collect()
     });
+    v.sort();
     assert_eq!(v[39], "39!");
     let n = p.run(|| (0..40u32).par_bridge().map(|x| x as usize).sum::<usize>());
     assert_eq!(n, 780);

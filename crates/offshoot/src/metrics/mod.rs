@@ -52,8 +52,7 @@
 //! measure does not see, so the span can come out shorter than the true one); an actor's
 //! messages (its drain task starts at the clock of the send that scheduled it, but the
 //! other messages it drains do not carry their sender's span, as HJlib's do); scoped
-//! futures (a stolen one's time is work in no span); `par_bridge`'s blocks (its owner's
-//! part runs on the owner's strand). Time a task spends parked, or waiting at a join or a
+//! futures (a stolen one's time is work in no span). Time a task spends parked, or waiting at a join or a
 //! finish, is in nobody's work.
 //!
 //! # Reading the numbers

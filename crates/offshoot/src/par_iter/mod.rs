@@ -30,6 +30,7 @@
 //! * Results combine in index order, so `collect` keeps the order, `find_first` finds the
 //!   first, `reduce` needs only associativity, and `min`/`max` break ties like `std`.
 
+mod bridge;
 mod chain;
 mod chunks;
 mod collect;
@@ -60,6 +61,7 @@ use std::cmp::Ordering;
 
 pub use either::Either;
 
+pub use bridge::{IterBridge, ParallelBridge};
 pub use chain::Chain;
 pub use chunks::Chunks;
 pub use collect::{FromParallelIterator, ParallelExtend};
@@ -99,7 +101,7 @@ pub mod iter {
         Zip,
     };
     pub use super::{CharRangeIter, IntoIter, Iter, IterMut, RangeInteger, RangeIter, Try};
-    pub use crate::bridge::{IterBridge, ParallelBridge};
+    pub use super::{IterBridge, ParallelBridge};
 }
 
 /// A pipeline of items produced in parallel.
