@@ -264,7 +264,7 @@ where
 
 /// Runs `f` with the pool a free function works in: the current worker's, else the global
 /// pool.
-fn in_current_pool<T>(f: impl FnOnce(&Registry) -> T) -> T {
+pub(crate) fn in_current_pool<T>(f: impl FnOnce(&Registry) -> T) -> T {
     let w = Worker::current();
     if w.is_null() {
         f(ThreadPool::global().registry())

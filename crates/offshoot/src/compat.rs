@@ -1,7 +1,8 @@
 //! rayon's names for the pool and its free functions, so that rayon code ports by changing
 //! the import: [`ThreadPoolBuilder`], [`ThreadPool::install`], [`current_num_threads`],
 //! [`current_thread_index`], fire-and-forget [`ThreadPool::spawn`] (and `spawn` outside
-//! every pool), [`yield_now`], [`join_context`], [`in_place_scope`]. Each is a thin layer
+//! every pool), [`spawn_fifo`], [`yield_now`], [`join_context`], [`in_place_scope`],
+//! [`in_place_scope_fifo`]. Each is a thin layer
 //! over offshoot's own API (`pool.rs`, `finish.rs`, `scope.rs`); where offshoot's
 //! semantics differ, the item says so (and the crate docs' "Coming from rayon" table).
 //!
@@ -13,7 +14,7 @@ use std::sync::Arc;
 
 use crate::detached::spawn_detached;
 use crate::pool::{env_workers, BuildError, Builder, ThreadPool, MAX_WORKERS};
-use crate::scope::Scope;
+use crate::scope::{Scope, ScopeFifo};
 use crate::worker::Worker;
 
 /// rayon's name for [`BuildError`].
@@ -377,6 +378,49 @@ where
     crate::scope(op)
 }
 
+/// rayon's `in_place_scope_fifo`: a [`scope_fifo`](crate::scope_fifo) (tasks run oldest
+/// first) whose body runs on the calling thread when that thread is a worker; as with
+/// [`in_place_scope`], outside every pool it runs on a worker of the global pool, so `op`
+/// must be `Send`.
+///
+/// ```
+/// let mut v = vec![1, 2, 3];
+/// offshoot::in_place_scope_fifo(|s| {
+///     for x in v.iter_mut() {
+///         s.spawn_fifo(move |_| *x *= 2);
+///     }
+/// });
+/// assert_eq!(v, [2, 4, 6]);
+/// ```
+pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+    R: Send,
+{
+    crate::scope_fifo(op)
+}
+
+/// rayon's `spawn_fifo`: starts `f` in the current pool (the global pool outside every
+/// pool) and returns at once; nothing waits for it. Unlike offshoot's [`spawn`](crate::spawn),
+/// it never joins a finish: it is detached everywhere, as in rayon. Detached tasks enter
+/// their pool through one queue and start in the order they were spawned (from any
+/// thread), which is rayon's promise for the tasks of one thread. A panic goes to the
+/// pool's [panic handler](ThreadPoolBuilder::panic_handler), and aborts the process
+/// without one.
+///
+/// ```
+/// use std::sync::mpsc;
+/// let (tx, rx) = mpsc::channel();
+/// offshoot::spawn_fifo(move || tx.send(7).unwrap());
+/// assert_eq!(rx.recv().unwrap(), 7);
+/// ```
+pub fn spawn_fifo<F>(f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    crate::broadcast::in_current_pool(|registry| spawn_detached(registry, f));
+}
+
 /// rayon's method names on [`ThreadPool`].
 impl ThreadPool {
     /// rayon's name for [`ThreadPool::run`]: runs `op` in this pool and returns its value.
@@ -492,6 +536,64 @@ impl ThreadPool {
         R: Send,
     {
         self.scope(op)
+    }
+
+    /// rayon's `ThreadPool::spawn_fifo`: [`ThreadPool::spawn`], whose detached tasks
+    /// already start in the order they were spawned (see [`spawn_fifo`]).
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// let (tx, rx) = mpsc::channel();
+    /// for i in 0..3 {
+    ///     let tx = tx.clone();
+    ///     pool.spawn_fifo(move || tx.send(i).unwrap());
+    /// }
+    /// drop(tx);
+    /// assert_eq!(rx.iter().collect::<Vec<_>>(), [0, 1, 2]);
+    /// ```
+    pub fn spawn_fifo<F>(&self, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.spawn(f);
+    }
+
+    /// [`scope_fifo`](crate::scope_fifo) in this pool: a scope whose tasks run oldest
+    /// first.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let (mut a, mut b) = (0, 0);
+    /// pool.scope_fifo(|s| {
+    ///     s.spawn_fifo(|_| a = 1);
+    ///     s.spawn_fifo(|_| b = 2);
+    /// });
+    /// assert_eq!(a + b, 3);
+    /// ```
+    pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.run(|| crate::scope_fifo(op))
+    }
+
+    /// rayon's `ThreadPool::in_place_scope_fifo`: [`ThreadPool::scope_fifo`] (the body
+    /// runs on a worker of this pool, so `op` must be `Send`).
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut x = 0;
+    /// pool.in_place_scope_fifo(|s| s.spawn_fifo(|_| x += 1));
+    /// assert_eq!(x, 1);
+    /// ```
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.scope_fifo(op)
     }
 
     /// [`yield_now`] for a worker of this pool; `None` on any other thread.

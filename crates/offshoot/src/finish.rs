@@ -6,7 +6,9 @@
 //! the calling worker — the owner frame, or a **proxy** frame that a thief pushes when it
 //! runs work belonging to that finish — so spawning needs no atomic read-modify-write. A
 //! thief's request may take the oldest pending task of a frame. When a frame ends, its owner
-//! runs the tasks still pending, newest first (or drops them if the finish failed).
+//! runs the tasks still pending, newest first (or drops them if the finish failed). A
+//! *fifo* finish (`scope_fifo`) reverses both ends: its frames run their tasks oldest
+//! first, and a thief takes the newest.
 //! Futures (`sync::spawn_future`) are pending tasks too; they sit on a second, intrusive
 //! list of the frame so that a `get` on the owner can take one back with a pointer compare
 //! (`FinishFrame::take_linked`).
@@ -59,8 +61,10 @@ pub(crate) struct FinishState {
     failed: AtomicBool,
     failure: Mutex<Option<Failure>>,
     owner: *const Worker,
-    inbox: Mutex<Vec<JobRef>>,
+    inbox: Mutex<VecDeque<JobRef>>,
     inbox_len: AtomicUsize,
+    /// Tasks run oldest first (`scope_fifo`); every frame of the finish reads it.
+    fifo: bool,
     /// The finish whose extent this one began in (null for a root finish): the logical
     /// parent, also on a thief, where the worker's current frame belongs to another chain.
     /// It outlives this finish, which ends inside its extent.
@@ -82,6 +86,7 @@ impl FinishState {
     fn new(
         owner: &Worker,
         root: bool,
+        fifo: bool,
         eureka: Option<crate::eureka::RegisteredRef>,
     ) -> FinishState {
         let current = owner.current_finish();
@@ -90,8 +95,9 @@ impl FinishState {
             failed: AtomicBool::new(false),
             failure: Mutex::new(None),
             owner,
-            inbox: Mutex::new(Vec::new()),
+            inbox: Mutex::new(VecDeque::new()),
             inbox_len: AtomicUsize::new(0),
+            fifo,
             meter: crate::metrics::Acc::new(),
             // A root finish's current frame is the worker's own, unrelated to it.
             parent: if root || current.is_null() {
@@ -215,7 +221,7 @@ impl FinishState {
         let owner = unsafe {
             let owner = (*this).owner;
             let mut inbox = (*this).inbox.lock().unwrap_or_else(|e| e.into_inner());
-            inbox.push(job);
+            inbox.push_back(job);
             (*this).inbox_len.store(inbox.len(), Ordering::Release);
             drop(inbox);
             owner
@@ -233,7 +239,11 @@ impl FinishState {
             return None;
         }
         let mut inbox = self.inbox.lock().unwrap_or_else(|e| e.into_inner());
-        let j = inbox.pop();
+        let j = if self.fifo {
+            inbox.pop_front()
+        } else {
+            inbox.pop_back()
+        };
         self.inbox_len.store(inbox.len(), Ordering::Release);
         j
     }
@@ -283,13 +293,23 @@ unsafe fn finish_offer(
         let pending = &mut *f.pending.get();
         if pending.len() >= 2 {
             // Stock mode (000 §6.2.2): the thief gets the older half of the pending tasks
-            // as one batch, which it can split again; the batch holds one count.
+            // (the newer half in a fifo finish, whose owner runs the oldest first) as one
+            // batch, which it can split again; the batch holds one count.
             // The `Batch` is built here, outside the closure, so that dropping the closure
             // unrun (its finish failed) discards the tasks instead of leaking them.
-            let batch = Batch(pending.drain(..pending.len() / 2).collect());
+            let half = pending.len() / 2;
+            let batch = if state.fifo {
+                Batch(pending.drain(pending.len() - half..).collect())
+            } else {
+                Batch(pending.drain(..half).collect())
+            };
             state.acquire();
             HeapJob::into_job(move || batch.unpack(), Some(_w), f.state)
-        } else if let Some(job) = pending.pop_front() {
+        } else if let Some(job) = if state.fifo {
+            pending.pop_back()
+        } else {
+            pending.pop_front()
+        } {
             // The thief's proxy will hold a count of its own for this task.
             state.acquire();
             job
@@ -483,14 +503,24 @@ impl FinishFrame {
         pending.len()
     }
 
-    /// Runs the pending tasks newest first — and, on the owner frame, the tasks parked in
-    /// the inbox — or drops them once the finish has failed. Tasks that these tasks spawn
-    /// onto this frame are drained too.
+    /// Runs the pending tasks newest first (oldest first in a fifo finish) — and, on the
+    /// owner frame, the tasks parked in the inbox — or drops them once the finish has
+    /// failed. Tasks that these tasks spawn onto this frame are drained too.
     pub(crate) fn drain(&self, w: &Worker) {
+        // SAFETY: the state is alive while this frame is linked.
+        let fifo = unsafe { (*self.state).fifo };
         loop {
             // SAFETY: only the owning worker touches `pending`; the borrow ends before the
             // task runs (the task may push more).
-            let job = unsafe { (*self.pending.get()).pop_back() }.or_else(|| {
+            let job = unsafe {
+                let pending = &mut *self.pending.get();
+                if fifo {
+                    pending.pop_front()
+                } else {
+                    pending.pop_back()
+                }
+            }
+            .or_else(|| {
                 let top = self.linked.get();
                 (!top.is_null()).then(|| {
                     // SAFETY: linked jobs are live while on the list.
@@ -905,7 +935,16 @@ pub(crate) fn finish_core<R>(
     w: &Worker,
     body: impl FnOnce(&FinishState) -> R,
 ) -> Result<R, Failure> {
-    finish_frame_core(w, false, None, body)
+    finish_frame_core(w, false, false, None, body)
+}
+
+/// Like [`finish_core`], for a fifo finish (`scope_fifo`): its pending tasks run oldest
+/// first on every worker.
+pub(crate) fn finish_fifo<R>(
+    w: &Worker,
+    body: impl FnOnce(&FinishState) -> R,
+) -> Result<R, Failure> {
+    finish_frame_core(w, false, true, None, body)
 }
 
 /// Like [`finish_core`], with `eureka` registered on the finish (`eureka::finish`).
@@ -914,7 +953,7 @@ pub(crate) fn finish_eureka<R>(
     eureka: crate::eureka::RegisteredRef,
     body: impl FnOnce(&FinishState) -> R,
 ) -> Result<R, Failure> {
-    finish_frame_core(w, false, Some(eureka), body)
+    finish_frame_core(w, false, false, Some(eureka), body)
 }
 
 /// Like [`finish_core`], for the root finish of a job injected by `ThreadPool::run` from
@@ -925,17 +964,18 @@ pub(crate) fn finish_root<R>(
     w: &Worker,
     body: impl FnOnce(&FinishState) -> R,
 ) -> Result<R, Failure> {
-    finish_frame_core(w, true, None, body)
+    finish_frame_core(w, true, false, None, body)
 }
 
 fn finish_frame_core<R>(
     w: &Worker,
     root: bool,
+    fifo: bool,
     eureka: Option<crate::eureka::RegisteredRef>,
     body: impl FnOnce(&FinishState) -> R,
 ) -> Result<R, Failure> {
     Worker::check_not_isolated("a finish or scope");
-    let state = FinishState::new(w, root, eureka);
+    let state = FinishState::new(w, root, fifo, eureka);
     // Registered once the state sits at its final address, unregistered once every task of
     // the finish has ended (a resolution after that has nothing to stop).
     let _registration = eureka.map(|e| e.register(&state));

@@ -104,7 +104,9 @@
 //! | `par_bridge` | [`ParallelBridge::par_bridge`] | an [`IterBridge`] is a `ParallelIterator`, as in rayon; its items arrive in no particular order |
 //! | `rayon::broadcast`, `pool.broadcast`, `spawn_broadcast`, `BroadcastContext` | [`broadcast()`], [`ThreadPool::broadcast`], [`spawn_broadcast`], [`ThreadPool::spawn_broadcast`], [`BroadcastContext`] | each worker runs its share when it next looks for work (offshoot has no per-worker queue); a caller inside the pool runs its own share at once, then runs waiting work until the others are done |
 //! | `par_chunks`, `par_chunks_exact`, `par_rchunks`, `par_rchunks_exact`, `par_windows`, `par_split`, and the `_mut` forms | [`slice::ParallelSlice`], [`slice::ParallelSliceMut`] (in [`prelude`]) | every chunk a plain sub-slice; `par_split`/`par_split_mut` find the separators first (one `Vec` of positions) and are indexed |
-//! | `spawn_fifo`, `scope_fifo`, `in_place_scope_fifo`, `pool.spawn_fifo`, `pool.scope_fifo`, `build_scoped`, `use_current_thread`, `spawn_handler` | — | not provided |
+//! | `scope_fifo`, `in_place_scope_fifo`, `pool.scope_fifo`, `pool.in_place_scope_fifo`, `ScopeFifo::spawn_fifo` | [`scope_fifo`], [`in_place_scope_fifo`], [`ThreadPool::scope_fifo`], [`ThreadPool::in_place_scope_fifo`], [`ScopeFifo::spawn_fifo`] | each worker runs the tasks it holds oldest first; no order across workers (as in rayon) |
+//! | `rayon::spawn_fifo`, `pool.spawn_fifo` | [`spawn_fifo`], [`ThreadPool::spawn_fifo`] | detached (also inside a pool, unlike [`spawn`]); detached tasks start in spawn order |
+//! | `build_scoped`, `use_current_thread`, `spawn_handler`, `Scope::spawn_broadcast` | — | not provided |
 //!
 //! Where offshoot deliberately differs:
 //!
@@ -182,8 +184,9 @@ mod worker;
 
 pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use compat::{
-    current_num_threads, current_thread_index, in_place_scope, join_context, max_num_threads,
-    yield_now, FnContext, ThreadPoolBuildError, ThreadPoolBuilder, Yield,
+    current_num_threads, current_thread_index, in_place_scope, in_place_scope_fifo, join_context,
+    max_num_threads, spawn_fifo, yield_now, FnContext, ThreadPoolBuildError, ThreadPoolBuilder,
+    Yield,
 };
 pub use finish::{finish, spawn, try_finish, try_spawn};
 pub use isolated::{isolated, isolated_on, IsolatedObjects};
@@ -269,7 +272,7 @@ pub mod str {
 pub use pool::{
     current_num_workers, BuildError, Builder, ThreadPool, MAX_STACK_SIZE, MAX_WORKERS, WORKERS_ENV,
 };
-pub use scope::{scope, try_scope, Scope, TryScope};
+pub use scope::{scope, scope_fifo, try_scope, Scope, ScopeFifo, TryScope};
 pub use stats::Stats;
 
 /// A poll point: lets the current worker answer a pending request for work, and stops the

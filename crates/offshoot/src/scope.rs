@@ -6,6 +6,9 @@
 //! in the finish's inbox when the worker has none (the handle was carried into unrelated
 //! work or to a thread outside the pool).
 //!
+//! A [`ScopeFifo`] ([`scope_fifo`], rayon's) is the same on a *fifo* finish, whose frames
+//! run their pending tasks oldest first.
+//!
 //! Invariant: a task spawned on a scope may borrow anything that outlives `'scope`, because
 //! the scope's finish does not return — by value or by unwinding — before every task is
 //! done or dropped.
@@ -13,8 +16,8 @@
 use std::marker::PhantomData;
 
 use crate::finish::{
-    finish_core, in_worker, record_err, resume_failure, spawn_into, try_outcome, Failure,
-    FinishState, Handoff,
+    finish_core, finish_fifo, in_worker, record_err, resume_failure, spawn_into, try_outcome,
+    Failure, FinishState, Handoff,
 };
 
 /// A handle on the tasks of one [`scope`] call; see there.
@@ -222,5 +225,83 @@ where
             };
             record_err(st, op(&s))
         }))
+    })
+}
+
+/// A handle on the tasks of one [`scope_fifo`] call (rayon's `ScopeFifo`); see there.
+pub struct ScopeFifo<'scope> {
+    inner: Scope<'scope>,
+}
+
+impl std::fmt::Debug for ScopeFifo<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScopeFifo").finish_non_exhaustive()
+    }
+}
+
+impl<'scope> ScopeFifo<'scope> {
+    fn new(state: *const FinishState) -> Self {
+        ScopeFifo {
+            inner: Scope::new(state),
+        }
+    }
+
+    /// Spawns `body` as a task of this scope. Tasks that one worker spawned and still
+    /// holds run in the order they were spawned (see [`scope_fifo`]).
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// let order = Mutex::new(Vec::new());
+    /// pool.scope_fifo(|s| {
+    ///     for i in 0..4 {
+    ///         let order = &order;
+    ///         s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+    ///     }
+    /// });
+    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3]);
+    /// ```
+    pub fn spawn_fifo<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&ScopeFifo<'scope>) + Send + 'scope,
+    {
+        let st = self.inner.state as usize;
+        spawn_into(
+            self.inner.state,
+            move || body(&ScopeFifo::new(st as *const FinishState)),
+            Handoff::Now,
+        );
+    }
+}
+
+/// rayon's `scope_fifo`: a [`scope`] whose tasks run **oldest first**. Each worker runs the
+/// tasks it spawned (and still holds) in the order they were spawned, where a [`scope`]
+/// runs them newest first; a worker that asks for work takes the newer half of them. As in
+/// rayon, there is no order across workers: a task handed to another worker may run before
+/// older ones.
+///
+/// Outside every pool, `scope_fifo` runs in the global pool.
+///
+/// # Panics
+///
+/// As [`scope`]: the first panic wins, stops the other tasks, and resumes in the caller.
+///
+/// ```
+/// let mut v = vec![0u32; 8];
+/// offshoot::scope_fifo(|s| {
+///     for (i, x) in v.iter_mut().enumerate() {
+///         s.spawn_fifo(move |_| *x = i as u32 * 2);
+///     }
+/// });
+/// assert_eq!(v, [0, 2, 4, 6, 8, 10, 12, 14]);
+/// ```
+pub fn scope_fifo<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+    R: Send,
+{
+    in_worker(|w| match finish_fifo(w, |st| op(&ScopeFifo::new(st))) {
+        Ok(v) => v,
+        Err(f) => resume_failure(f),
     })
 }

@@ -2,6 +2,7 @@
 //! of 1, 2 and 3 workers and compared with a serial oracle. Every node of a tree is one of:
 //! a leaf, a leaf that polls, a `join` over its children (split in halves), a `try_join`, a
 //! `scope` with one task per child (spawned from the body, or from inside another task),
+//! `scope_fifo` (half the children spawned from the body, half from inside a task),
 //! a `finish` whose children are `spawn`ed from a callee, a node that `spawn`s its
 //! children into whatever `finish` / `scope` / `run` encloses it, and a nested
 //! `ThreadPool::run` on the same pool. A node's value is a hash of its id plus its
@@ -40,16 +41,18 @@ enum Kind {
     TryJoin,
     Scope,
     ScopeNested,
+    ScopeFifo,
     Finish,
     SpawnUp,
     RunNested,
 }
 
-const INNER: [Kind; 7] = [
+const INNER: [Kind; 8] = [
     Kind::Join,
     Kind::TryJoin,
     Kind::Scope,
     Kind::ScopeNested,
+    Kind::ScopeFifo,
     Kind::Finish,
     Kind::SpawnUp,
     Kind::RunNested,
@@ -321,6 +324,34 @@ fn par(ctx: &Arc<Ctx>, n: Node, r: &Arc<Region>) -> u64 {
             sum.load(Ordering::SeqCst)
                 .wrapping_add(inner.close("scope"))
         }
+        Kind::ScopeFifo => {
+            // Tasks run oldest first; the first child's task spawns the second half.
+            let sum = AtomicU64::new(0);
+            let inner = Region::new();
+            offshoot::scope_fifo(|s| {
+                let (sum, inner) = (&sum, &inner);
+                let task = move |c: Node| {
+                    let g = Alive::new(&ctx.alive);
+                    move |_: &offshoot::ScopeFifo<'_>| {
+                        let _g = g;
+                        sum.fetch_add(par(ctx, c, inner), Ordering::SeqCst);
+                    }
+                };
+                let (first, rest) = cs.split_at(cs.len() / 2);
+                let g = Alive::new(&ctx.alive);
+                s.spawn_fifo(move |s| {
+                    let _g = g;
+                    for &c in rest {
+                        s.spawn_fifo(task(c));
+                    }
+                });
+                for &c in first {
+                    s.spawn_fifo(task(c));
+                }
+            });
+            sum.load(Ordering::SeqCst)
+                .wrapping_add(inner.close("scope_fifo"))
+        }
         Kind::Finish => {
             let inner = Region::new();
             let g = Alive::new(&ctx.alive);
@@ -531,7 +562,7 @@ fn try_par(ctx: &Arc<Ctx>, n: Node) -> Result<u64, u64> {
             0
         }
         Kind::Join | Kind::TryJoin | Kind::RunNested => try_join_all(ctx, &cs)?,
-        Kind::Scope | Kind::ScopeNested => {
+        Kind::Scope | Kind::ScopeNested | Kind::ScopeFifo => {
             let sum = AtomicU64::new(0);
             offshoot::try_scope(|s: &offshoot::TryScope<'_, u64>| {
                 for &c in &cs {
