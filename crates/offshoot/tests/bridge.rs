@@ -176,7 +176,8 @@ fn evens_seq(v: &[u64]) -> u64 {
     v.iter().filter(|x| *x % 2 == 0).sum()
 }
 
-/// Early-exit consumers end a bridge over an endless iterator.
+/// Early-exit consumers, and adaptors that stop taking, end a bridge over an endless
+/// iterator.
 #[test]
 fn early_exit_ends_an_endless_source() {
     bounded(|| {
@@ -191,6 +192,19 @@ fn early_exit_ends_an_endless_source() {
                         .par_bridge()
                         .try_for_each(|x| if x >= 5000 { Err(()) } else { Ok(()) });
                 assert!(r.is_err());
+                // Adaptors that stop taking end the loop too.
+                assert_eq!((0u64..).par_bridge().take_any(100).count(), 100);
+                let w = (0u64..)
+                    .par_bridge()
+                    .map(|x| (x < 1000).then_some(x))
+                    .while_some()
+                    .count();
+                assert!(w <= 1000, "{n} workers: {w}");
+                let t = (0u64..).par_bridge().take_any_while(|x| *x < 500).count();
+                assert!(t <= 500, "{n} workers: {t}");
+                // Not only bridges: a range too long to walk.
+                let big = (0..usize::MAX).into_par_iter().take_any(10).count();
+                assert_eq!(big, 10);
             });
         }
     })

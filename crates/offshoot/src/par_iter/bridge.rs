@@ -8,8 +8,8 @@
 //! asks takes the upper half of what remains, and each piece pulls for itself. A block pulls
 //! its items in batches of at most [`BATCH`] under one lock, and a piece's batch waits in
 //! its state (a small stock of its own) until its block has yielded it. Once the iterator
-//! has returned `None`, a flag tells every piece, and each ends after a few empty blocks
-//! (block sizes double when a block is fast).
+//! has returned `None`, a flag tells every piece ([`ParallelIterator::exhausted`]), and each
+//! ends at its next block.
 //!
 //! Order: the items reach the pipeline in no particular order: `collect` gives them in an
 //! order fixed by the splits, not by the iterator, and `reduce` needs an associative and
@@ -204,6 +204,11 @@ where
             buf: st,
             left: hi - lo,
         }
+    }
+
+    fn exhausted(&self) -> bool {
+        // Acquire: pairs with the store after the last `next` (see the field).
+        self.ended.load(Ordering::Acquire)
     }
 
     fn into_seq(self) -> impl Iterator<Item = I::Item> {

@@ -42,6 +42,11 @@ where
     fn state(&self) -> Self::State {
         (self.a.state(), self.b.state())
     }
+    /// Both sides: the rest of a piece may reach into either.
+    #[inline]
+    fn exhausted(&self) -> bool {
+        self.a.exhausted() && self.b.exhausted()
+    }
     #[inline]
     unsafe fn block<'s>(
         &'s self,

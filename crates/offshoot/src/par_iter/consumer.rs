@@ -8,6 +8,8 @@
 //! * A piece's pipeline state is made on the worker that runs the piece and flushed into
 //!   the piece's accumulator when the piece ends (not when it unwinds).
 //! * Accumulators combine left (lower indices) with right: `combine(a, b)`.
+//! * A piece ends early when the consumer needs no more (`Consumer::skip`) or the pipeline
+//!   will yield no more (`ParallelIterator::exhausted`): its rest goes to one `drop_block`.
 
 use super::ParallelIterator;
 use crate::finish::in_worker;
@@ -66,7 +68,7 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> LoopBody for Run<'_, I, C> {
     }
     #[inline]
     fn skip(&self, lo: usize, hi: usize) -> bool {
-        self.c.skip(lo, hi)
+        self.c.skip(lo, hi) || self.iter.exhausted()
     }
     fn discard(&self, lo: usize, hi: usize) {
         // SAFETY: the loop hands every index to one block (here: to be dropped).

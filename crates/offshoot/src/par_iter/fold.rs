@@ -80,6 +80,10 @@ where
         // SAFETY: forwarded contract.
         unsafe { self.base.drop_block(lo, hi) }
     }
+    #[inline]
+    fn exhausted(&self) -> bool {
+        self.base.exhausted()
+    }
 }
 
 /// See [`ParallelIterator::try_fold`].
@@ -178,5 +182,9 @@ where
     unsafe fn drop_block(&self, lo: usize, hi: usize) {
         // SAFETY: forwarded contract.
         unsafe { self.base.drop_block(lo, hi) }
+    }
+    #[inline]
+    fn exhausted(&self) -> bool {
+        self.base.exhausted()
     }
 }

@@ -127,6 +127,10 @@ where
         // SAFETY: forwarded contract.
         unsafe { self.base.drop_block(lo, hi) }
     }
+    #[inline]
+    fn exhausted(&self) -> bool {
+        self.base.exhausted()
+    }
     fn opt_len(&self) -> Option<usize> {
         self.base.opt_len()
     }

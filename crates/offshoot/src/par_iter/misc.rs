@@ -154,7 +154,12 @@ where
 {
     type Item = T;
     type State = I::State;
-    forward_to_base!();
+    forward_to_base!(own_exhausted);
+    /// Nothing after the first `None` is yielded.
+    fn exhausted(&self) -> bool {
+        // Relaxed: as in `take_while_some`.
+        self.ended.load(Ordering::Relaxed) || self.base.exhausted()
+    }
     unsafe fn block<'s>(
         &'s self,
         st: &'s mut I::State,
@@ -219,7 +224,12 @@ impl<I> TakeAny<I> {
 impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
     type Item = I::Item;
     type State = I::State;
-    forward_to_base!();
+    forward_to_base!(own_exhausted);
+    /// `take_any` keeps nothing once `n` tickets are out.
+    fn exhausted(&self) -> bool {
+        // Relaxed: a counter of items (see `keep`).
+        (self.take && self.seen.load(Ordering::Relaxed) >= self.n) || self.base.exhausted()
+    }
     unsafe fn block<'s>(
         &'s self,
         st: &'s mut I::State,
@@ -294,7 +304,12 @@ impl<I: ParallelIterator, P: Fn(&I::Item) -> bool + Sync + Send> ParallelIterato
 {
     type Item = I::Item;
     type State = I::State;
-    forward_to_base!();
+    forward_to_base!(own_exhausted);
+    /// `take_any_while` keeps nothing once `p` failed.
+    fn exhausted(&self) -> bool {
+        // Relaxed: as in `keep`.
+        (self.take && self.failed.load(Ordering::Relaxed)) || self.base.exhausted()
+    }
     unsafe fn block<'s>(
         &'s self,
         st: &'s mut I::State,

@@ -25,8 +25,10 @@
 //!   of `block`, `iblock` or `drop_block` (the loop hands every index to exactly one block);
 //!   sources that give out `&mut T` or move `T` out rely on it.
 //! * Early-exit consumers (`any`, `find_*`, `try_*`) stop the loop's pieces once the
-//!   answer is known: the rest of a piece is disposed of with one `drop_block` (owned items
-//!   are dropped, no closure runs).
+//!   answer is known, and so does a pipeline that will yield no more
+//!   ([`ParallelIterator::exhausted`]: a bridge whose iterator ended, `take_any` with all
+//!   it takes, `while_some` after its `None`): the rest of a piece is disposed of with one
+//!   `drop_block` (owned items are dropped, no closure runs).
 //! * Results combine in index order, so `collect` keeps the order, `find_first` finds the
 //!   first, `reduce` needs only associativity, and `min`/`max` break ties like `std`.
 
@@ -163,6 +165,16 @@ pub trait ParallelIterator: Sized + Sync + Send {
     #[doc(hidden)]
     unsafe fn drop_block(&self, lo: usize, hi: usize) {
         let _ = (lo, hi);
+    }
+
+    /// Whether the pipeline will yield no more items, whatever indices remain: its source
+    /// ran dry (`par_bridge`) or an adaptor has all it takes (`take_any`, `while_some`,
+    /// `take_any_while`). Checked once per block; once true, the loop disposes of each
+    /// piece's rest with one `drop_block`, so an endless source ends.
+    #[doc(hidden)]
+    #[inline]
+    fn exhausted(&self) -> bool {
+        false
     }
 
     /// Runs the whole pipeline sequentially, on this thread (the inner iterators of
@@ -1690,9 +1702,17 @@ macro_rules! block_via_iblock {
 pub(crate) use block_via_iblock;
 
 /// Implements the `ParallelIterator` methods an adaptor forwards unchanged to its `base`
-/// field: `base_len`, `state` (the adaptor's state is its base's) and `drop_block`.
+/// field: `base_len`, `state` (the adaptor's state is its base's), `drop_block` and
+/// `exhausted` (`forward_to_base!(own_exhausted)` leaves `exhausted` to the adaptor).
 macro_rules! forward_to_base {
     () => {
+        $crate::par_iter::forward_to_base!(own_exhausted);
+        #[inline]
+        fn exhausted(&self) -> bool {
+            self.base.exhausted()
+        }
+    };
+    (own_exhausted) => {
         #[inline]
         fn base_len(&self) -> usize {
             self.base.base_len()
