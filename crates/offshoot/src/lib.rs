@@ -106,7 +106,8 @@
 //! | `par_chunks`, `par_chunks_exact`, `par_rchunks`, `par_rchunks_exact`, `par_windows`, `par_split`, and the `_mut` forms | [`slice::ParallelSlice`], [`slice::ParallelSliceMut`] (in [`prelude`]) | every chunk a plain sub-slice; `par_split`/`par_split_mut` find the separators first (one `Vec` of positions) and are indexed |
 //! | `scope_fifo`, `in_place_scope_fifo`, `pool.scope_fifo`, `pool.in_place_scope_fifo`, `ScopeFifo::spawn_fifo` | [`scope_fifo`], [`in_place_scope_fifo`], [`ThreadPool::scope_fifo`], [`ThreadPool::in_place_scope_fifo`], [`ScopeFifo::spawn_fifo`] | each worker runs the tasks it holds oldest first; no order across workers (as in rayon) |
 //! | `rayon::spawn_fifo`, `pool.spawn_fifo` | [`spawn_fifo`], [`ThreadPool::spawn_fifo`] | detached (also inside a pool, unlike [`spawn`]); detached tasks start in spawn order |
-//! | `build_scoped`, `use_current_thread`, `spawn_handler`, `Scope::spawn_broadcast` | — | not provided |
+//! | `Scope::spawn_broadcast`, `ScopeFifo::spawn_broadcast` | [`Scope::spawn_broadcast`], [`ScopeFifo::spawn_broadcast`] | one task of the scope that [`broadcast()`]s |
+//! | `build_scoped`, `use_current_thread`, `spawn_handler` | — | not provided |
 //!
 //! Where offshoot deliberately differs:
 //!

@@ -15,6 +15,8 @@
 
 use std::marker::PhantomData;
 
+use crate::broadcast::BroadcastContext;
+
 use crate::finish::{
     finish_core, finish_fifo, in_worker, record_err, resume_failure, spawn_into, try_outcome,
     Failure, FinishState, Handoff,
@@ -73,6 +75,30 @@ impl<'scope> Scope<'scope> {
 }
 
 impl<'scope> Scope<'scope> {
+    /// rayon's `Scope::spawn_broadcast`: runs `body` once on every worker of the current
+    /// pool, as part of this scope (which waits for every run). It is one task of the scope
+    /// that [`broadcast`](crate::broadcast())s: each worker runs its share when it next looks
+    /// for work, so a worker busy with a long task delays the others' wait, not the scope's
+    /// other tasks.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// let seen: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
+    /// pool.scope(|s| s.spawn_broadcast(|_, ctx| {
+    ///     seen[ctx.index()].fetch_add(1, Ordering::Relaxed);
+    /// }));
+    /// assert!(seen.iter().all(|n| n.load(Ordering::Relaxed) == 1));
+    /// ```
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
+    where
+        BODY: Fn(&Scope<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
+    {
+        self.spawn(move |s| {
+            crate::broadcast(|ctx| body(s, ctx));
+        });
+    }
+
     /// Spawns a team of `n` tasks `f(0)`, …, `f(n - 1)` with one operation: the team enters
     /// the scope as a single task that runs as a lazily split loop, so idle workers take
     /// halves of what remains instead of single tasks (001's batches).
@@ -271,6 +297,26 @@ impl<'scope> ScopeFifo<'scope> {
             move || body(&ScopeFifo::new(st as *const FinishState)),
             Handoff::Now,
         );
+    }
+
+    /// rayon's `ScopeFifo::spawn_broadcast`: as [`Scope::spawn_broadcast`].
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let runs = AtomicUsize::new(0);
+    /// pool.scope_fifo(|s| s.spawn_broadcast(|_, _ctx| {
+    ///     runs.fetch_add(1, Ordering::Relaxed);
+    /// }));
+    /// assert_eq!(runs.into_inner(), 2);
+    /// ```
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
+    where
+        BODY: Fn(&ScopeFifo<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
+    {
+        self.spawn_fifo(move |s| {
+            crate::broadcast(|ctx| body(s, ctx));
+        });
     }
 }
 

@@ -190,3 +190,50 @@ fn dropping_a_pool_right_after_spawn_broadcast_ends() {
         }
     })
 }
+
+/// `Scope::spawn_broadcast` and `ScopeFifo::spawn_broadcast`: once per worker, on that
+/// worker, as part of the scope (which waits for every share and for the tasks the shares
+/// spawn through the handle they get); a share's panic fails the scope.
+#[test]
+fn scope_spawn_broadcast_runs_once_per_worker_inside_the_scope() {
+    bounded(|| {
+        for n in 1..=4 {
+            let pool = common::pool(n);
+            let runs: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+            let spawned = AtomicUsize::new(0);
+            pool.scope(|s| {
+                s.spawn_broadcast(|s, ctx| {
+                    assert_eq!(offshoot::current_thread_index(), Some(ctx.index()));
+                    assert_eq!(ctx.num_threads(), n);
+                    runs[ctx.index()].fetch_add(1, Ordering::SeqCst);
+                    s.spawn(|_| {
+                        spawned.fetch_add(1, Ordering::SeqCst);
+                    });
+                })
+            });
+            // The scope returned: every share and every task they spawned has run.
+            assert!(runs.iter().all(|r| r.load(Ordering::SeqCst) == 1), "{n}");
+            assert_eq!(spawned.load(Ordering::SeqCst), n);
+            let fifo_runs = AtomicUsize::new(0);
+            pool.scope_fifo(|s| {
+                s.spawn_broadcast(|s, _| {
+                    fifo_runs.fetch_add(1, Ordering::SeqCst);
+                    s.spawn_fifo(|_| {
+                        fifo_runs.fetch_add(1, Ordering::SeqCst);
+                    });
+                })
+            });
+            assert_eq!(fifo_runs.into_inner(), 2 * n);
+            let msg = panic_message(|| {
+                pool.scope(|s| {
+                    s.spawn_broadcast(|_, ctx| {
+                        if ctx.index() == n - 1 {
+                            boom("a scope's broadcast share failed");
+                        }
+                    })
+                })
+            });
+            assert_eq!(msg, boom_msg("a scope's broadcast share failed"));
+        }
+    })
+}
