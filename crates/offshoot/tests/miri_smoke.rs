@@ -1,5 +1,5 @@
 //! Small end-to-end runs of every path that uses `unsafe` (a stolen join seed run in place,
-//! spawned tasks handed out and drained, a failure crossing a stolen join, loop pieces and
+//! spawned tasks handed out and drained (in a fifo scope too), a failure crossing a stolen join, loop pieces and
 //! bridged items, futures got in call order, stolen, and dropped while another
 //! worker completes them, eureka regions resolving and their lock-free cells, accumulator
 //! partials and isolated sections, a mutex and a monitor handing their data from holder to
@@ -84,6 +84,20 @@ fn scope_and_finish_spawns() {
         })
     });
     assert_eq!(n.load(Ordering::Relaxed), 8);
+    // A fifo scope: frames drain their oldest task first, thieves take the newest half.
+    let mut v = [0u32; 6];
+    p.run(|| {
+        offshoot::scope_fifo(|s| {
+            for (i, x) in v.iter_mut().enumerate() {
+                s.spawn_fifo(move |s| {
+                    offshoot::poll();
+                    *x = i as u32;
+                    s.spawn_fifo(move |_| offshoot::poll());
+                });
+            }
+        })
+    });
+    assert_eq!(v, [0, 1, 2, 3, 4, 5]);
     static M: AtomicUsize = AtomicUsize::new(0);
     p.run(|| {
         offshoot::finish(|| {
