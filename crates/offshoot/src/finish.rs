@@ -263,6 +263,9 @@ pub(crate) struct FinishFrame {
     /// taken from another frame.
     registered: Cell<bool>,
     is_owner: bool,
+    /// The finish's `fifo` flag, copied when the frame is made: an empty proxy that holds
+    /// no count must not read its state while it leaves (the finish may have ended).
+    fifo: bool,
     /// The owner frame of a root finish (`ThreadPool::run` entered from outside the pool):
     /// a stop boundary like a proxy (see `bounds_stops`).
     is_root: bool,
@@ -298,14 +301,14 @@ unsafe fn finish_offer(
             // The `Batch` is built here, outside the closure, so that dropping the closure
             // unrun (its finish failed) discards the tasks instead of leaking them.
             let half = pending.len() / 2;
-            let batch = if state.fifo {
+            let batch = if f.fifo {
                 Batch(pending.drain(pending.len() - half..).collect())
             } else {
                 Batch(pending.drain(..half).collect())
             };
             state.acquire();
             HeapJob::into_job(move || batch.unpack(), Some(_w), f.state)
-        } else if let Some(job) = if state.fifo {
+        } else if let Some(job) = if f.fifo {
             pending.pop_back()
         } else {
             pending.pop_front()
@@ -361,6 +364,8 @@ impl FinishFrame {
             linked: Cell::new(ptr::null()),
             registered: Cell::new(false),
             is_owner,
+            // SAFETY: a frame is made for a live finish (its body or one of its tasks runs).
+            fifo: unsafe { (*state).fifo },
             is_root,
             parent: w.current_finish(),
         }
@@ -507,8 +512,7 @@ impl FinishFrame {
     /// owner frame, the tasks parked in the inbox — or drops them once the finish has
     /// failed. Tasks that these tasks spawn onto this frame are drained too.
     pub(crate) fn drain(&self, w: &Worker) {
-        // SAFETY: the state is alive while this frame is linked.
-        let fifo = unsafe { (*self.state).fifo };
+        let fifo = self.fifo;
         loop {
             // SAFETY: only the owning worker touches `pending`; the borrow ends before the
             // task runs (the task may push more).
