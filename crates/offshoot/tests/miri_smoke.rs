@@ -452,7 +452,12 @@ fn mutex_and_monitor_hand_their_data_over() {
         }
     };
     std::thread::scope(|s| {
-        s.spawn(bump);
+        // The outside thread wakes tasks when it unlocks: it says so (see `ExternalWaker`).
+        let guard = offshoot::sync::ExternalWaker::new();
+        s.spawn(move || {
+            bump();
+            drop(guard);
+        });
         pool().run(|| join_with_stolen_b(|| offshoot::join(bump, bump)));
     });
     assert_eq!(m.into_inner()[0], 3 * ROUNDS);
@@ -485,7 +490,12 @@ fn rwlock_hands_its_data_over() {
         }
     };
     std::thread::scope(|s| {
-        s.spawn(work);
+        // The outside thread wakes tasks when it unlocks: it says so (see `ExternalWaker`).
+        let guard = offshoot::sync::ExternalWaker::new();
+        s.spawn(move || {
+            work();
+            drop(guard);
+        });
         pool().run(|| join_with_stolen_b(|| offshoot::join(work, work)));
     });
     assert_eq!(l.into_inner(), [3 * ROUNDS, 6 * ROUNDS]);

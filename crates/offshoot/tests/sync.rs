@@ -150,11 +150,20 @@ fn monitor_bounded_buffer_with_many_producers_and_consumers() {
     });
 }
 
-/// Runs `work(seed, in_pool)` on 2 threads outside `p` and 6 tasks of `p` at once.
+/// Runs `work(seed, in_pool)` on 2 threads outside `p` and 6 tasks of `p` at once. Each
+/// outside thread holds an [`ExternalWaker`] while it works, as the deadlock watch asks of
+/// a thread that wakes tasks (here by releasing a lock they wait for): without it, a thread
+/// preempted while it holds the lock leaves every worker idle with tasks waiting, which the
+/// watch rightly reports as a deadlock it cannot tell from a real one.
 fn by_tasks_and_threads(p: &offshoot::ThreadPool, work: &(impl Fn(u64, bool) + Sync)) {
     std::thread::scope(|s| {
         for t in 0..2 {
-            s.spawn(move || work(1000 + t, false));
+            // Made before any task can wait for this thread.
+            let guard = ExternalWaker::new();
+            s.spawn(move || {
+                work(1000 + t, false);
+                drop(guard);
+            });
         }
         p.run(|| {
             offshoot::scope(|s| {
