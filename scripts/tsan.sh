@@ -12,4 +12,7 @@ export RUSTFLAGS="-Zsanitizer=thread --cfg offshoot_tsan ${RUSTFLAGS:-}"
 export RUSTDOCFLAGS="-Zsanitizer=thread --cfg offshoot_tsan"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1}"
 export OFFSHOOT_TEST_TIMEOUT_S="${OFFSHOOT_TEST_TIMEOUT_S:-600}"
-cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu -p offshoot --tests --target-dir target/tsan "$@"
+# With no arguments every test binary runs; arguments replace `--tests` (e.g. `--test bridge
+# --test sync`, optionally followed by `--` and a test-name filter).
+if [ "$#" -eq 0 ]; then set -- --tests; fi
+cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu -p offshoot --target-dir target/tsan "$@"
