@@ -63,7 +63,8 @@ pub(crate) struct FinishState {
     owner: *const Worker,
     inbox: Mutex<VecDeque<JobRef>>,
     inbox_len: AtomicUsize,
-    /// Tasks run oldest first (`scope_fifo`); every frame of the finish reads it.
+    /// Tasks run oldest first (`scope_fifo`); each frame of the finish copies it when it is
+    /// made (`FinishFrame::fifo`), and the inbox reads it here.
     fifo: bool,
     /// The finish whose extent this one began in (null for a root finish): the logical
     /// parent, also on a thief, where the worker's current frame belongs to another chain.

@@ -25,7 +25,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use super::ParallelIterator;
 
@@ -118,14 +118,9 @@ impl<I: Iterator> IterBridge<I> {
             self.ended.store(true, Ordering::Release);
             return false;
         };
-        self.pull(&mut src, buf, k);
-        !buf.is_empty()
-    }
-
-    fn pull(&self, src: &mut MutexGuard<'_, Source<I>>, buf: &mut VecDeque<I::Item>, k: usize) {
         if self.ended.load(Ordering::Relaxed) {
             // Ended while this piece waited for the lock (the store was made under it).
-            return;
+            return false;
         }
         let k = k.min(SPAN - src.pulled);
         for _ in 0..k {
@@ -146,6 +141,7 @@ impl<I: Iterator> IterBridge<I> {
             );
             self.ended.store(true, Ordering::Release);
         }
+        !buf.is_empty()
     }
 }
 
