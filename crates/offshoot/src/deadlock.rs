@@ -46,6 +46,22 @@
 //!   No count of the handles such a thread holds can tell: handles are `Arc`-shared and
 //!   moved freely, and a move leaves no trace. So such a thread announces itself with an
 //!   [`ExternalWaker`], and no deadlock is declared while one is alive.
+//! * Except for locks, which know their holder. A parked task that waits for a
+//!   [`Mutex`](crate::sync::Mutex), a [`Monitor`](crate::sync::Monitor) or a
+//!   [`RwLock`](crate::sync::RwLock) carries a [`HolderProbe`], and a check reads who holds
+//!   the lock *now*. Held by a thread outside every pool, the lock will be released (that
+//!   thread needs no guard), unless the thread is itself blocked in an offshoot wait that
+//!   has not ended — a `sync` wait or `ThreadPool::run` — which it records while it waits
+//!   ([`blocked_outside`]; the waker ends the wait before it unparks the thread, so an
+//!   ended wait never looks blocked). A free lock means a release whose wake is on its
+//!   way. In both cases no deadlock is declared. (A thread that will end a blocked
+//!   holder's wait wakes the tasks through it: it must hold an `ExternalWaker`.) The check is then made again when
+//!   something changes: the release wakes a waiter (a worker wakes and later goes idle), or
+//!   the holder blocks, and a thread that records itself blocked runs a check itself
+//!   (`watch_outside`), since no worker may go idle again to do it. A read share of a
+//!   `RwLock` held by an outside thread is counted, not named, so such a lock always counts
+//!   as one that will be released: a task waiting to write a lock that a blocked outside
+//!   thread reads is not reported (it waits, as with `std`).
 //!
 //! Invariants:
 //! * `AWAKE` holds the number of awake workers (low 32 bits) and a generation that every
@@ -57,7 +73,12 @@
 //! * A check reads `AWAKE` (no worker awake), then the external count, then every pool's
 //!   news and token-parked lists, then `AWAKE` again: the same word twice means no worker
 //!   was awake at any point in between, so the lists and news it read were a consistent
-//!   snapshot of a state nothing inside the pools could leave. An external waker drops its
+//!   snapshot of a state nothing inside the pools could leave.
+//! * One check at a time, from its snapshot to the end of what it resolves (`CHECKING`):
+//!   an overlapping check could list the rest of a deadlock the first one is still ending
+//!   and declare it again with a report that lacks the tasks already ended. A request that
+//!   finds a check under way sets `RECHECK` and leaves; the checker checks again before it
+//!   stops, so no request goes unserved. An external waker drops its
 //!   count only after its wake is queued, so a check that reads the count as zero sees the
 //!   wake as news.
 //! * A declared deadlock interrupts each parked task's token by compare-and-swap from
@@ -166,6 +187,151 @@ pub(crate) fn remove_pending(key: PendingKey) {
     }
 }
 
+/// Who holds a lock that a task waits for, as the watch reads it during a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Holder {
+    /// Nobody: a release happened, and its wake of a waiter is on its way.
+    Free,
+    /// Tasks (the identity of the one that holds it alone, 0 for readers).
+    Task(u64),
+    /// A thread outside every pool (its identity, or 0 when the lock cannot say which).
+    Outside(u64),
+}
+
+impl Holder {
+    /// Classifies the identity a lock records for its holder (0: free).
+    pub(crate) fn of(id: u64) -> Holder {
+        if id == 0 {
+            Holder::Free
+        } else if id & crate::sync::OUTSIDE_THREAD != 0 {
+            Holder::Outside(id)
+        } else {
+            Holder::Task(id)
+        }
+    }
+}
+
+/// A lock that can say who holds it now, for [`HolderProbe`].
+pub(crate) trait HoldsLock {
+    /// Who holds it: a snapshot, exact while nothing else runs.
+    fn holder_now(&self) -> Holder;
+}
+
+/// How the watch reads who holds the lock a parked task waits for (`WaitOn::probe`): the
+/// lock's address and a reader for its type.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HolderProbe {
+    addr: usize,
+    read: unsafe fn(usize) -> Holder,
+}
+
+impl HolderProbe {
+    /// A probe of `lock`.
+    pub(crate) fn of<L: HoldsLock>(lock: &L) -> HolderProbe {
+        /// # Safety
+        /// `addr` is the address of a live `L`.
+        unsafe fn read<L: HoldsLock>(addr: usize) -> Holder {
+            // SAFETY: guaranteed by the caller.
+            unsafe { (*(addr as *const L)).holder_now() }
+        }
+        HolderProbe {
+            addr: lock as *const L as usize,
+            read: read::<L>,
+        }
+    }
+
+    /// Reads the holder.
+    ///
+    /// # Safety
+    /// The lock must be alive: the watch calls this only for a task parked in a wait on it
+    /// (the wait borrows the lock) while it holds the list the task is parked on.
+    unsafe fn holder(self) -> Holder {
+        // SAFETY: guaranteed by the caller.
+        unsafe { (self.read)(self.addr) }
+    }
+}
+
+/// A wait of a thread outside every pool that says whether it has ended, for
+/// [`blocked_outside`].
+pub(crate) trait Blocking: Sync {
+    /// Whether whatever the thread waits for has happened (it may not have run yet).
+    fn ended(&self) -> bool;
+}
+
+impl Blocking for AtomicBool {
+    fn ended(&self) -> bool {
+        self.load(Ordering::SeqCst)
+    }
+}
+
+/// Threads outside every pool blocked in an offshoot wait: (identity, the wait's address,
+/// its reader). An entry lives exactly as long as its [`BlockedOutside`] guard.
+#[allow(clippy::type_complexity)]
+static BLOCKED: Mutex<Vec<(u64, usize, unsafe fn(usize) -> bool)>> = Mutex::new(Vec::new());
+
+/// The guard of a thread's entry in the list of blocked outside threads.
+pub(crate) struct BlockedOutside<'a> {
+    addr: usize,
+    _wait: std::marker::PhantomData<&'a ()>,
+}
+
+/// Records that the calling thread, if it is outside every pool, is blocked until `wait`
+/// ends, for as long as the guard lives: a lock it holds is then one that nobody running
+/// will release (the watch's check of locks held by outside threads, see the module docs).
+/// The guard must be made before the thread last looks at `wait`, and `wait` must be ended
+/// by its waker (not by the thread after it wakes), so that an ended wait is never seen as
+/// blocked. None for a task, or under loom.
+pub(crate) fn blocked_outside<W: Blocking>(wait: &W) -> Option<BlockedOutside<'_>> {
+    /// # Safety
+    /// `addr` is the address of a live `W`.
+    unsafe fn ended<W: Blocking>(addr: usize) -> bool {
+        // SAFETY: guaranteed by the caller.
+        unsafe { (*(addr as *const W)).ended() }
+    }
+    if cfg!(loom) {
+        return None;
+    }
+    let id = crate::sync::holder_id();
+    if id & crate::sync::OUTSIDE_THREAD == 0 {
+        return None;
+    }
+    let addr = wait as *const W as usize;
+    BLOCKED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((id, addr, ended::<W>));
+    let guard = BlockedOutside {
+        addr,
+        _wait: std::marker::PhantomData,
+    };
+    if !wait.ended() {
+        watch_outside();
+    }
+    Some(guard)
+}
+
+impl Drop for BlockedOutside<'_> {
+    fn drop(&mut self) {
+        let mut list = BLOCKED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = list.iter().position(|&(_, a, _)| a == self.addr) {
+            list.swap_remove(i);
+        }
+    }
+}
+
+/// Whether thread `id`, outside every pool, is blocked in an offshoot wait that has not
+/// ended (0: an unknown thread, never known to be blocked).
+fn is_blocked_outside(id: u64) -> bool {
+    id != 0
+        && BLOCKED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            // SAFETY: an entry's wait is alive while the entry is listed (its guard, which
+            // removes it under this lock, lives no longer than the wait).
+            .any(|&(t, addr, ended)| t == id && !unsafe { ended(addr) })
+}
+
 /// The pending tasks of the pools in `watched`.
 fn pending_in(watched: &[&Registry]) -> Vec<Arc<dyn Pending>> {
     PENDING
@@ -239,7 +405,7 @@ const COUNT_MASK: u64 = GENERATION - 1;
 static AWAKE: AtomicU64 = AtomicU64::new(0);
 /// Live [`ExternalWaker`]s.
 static EXTERNAL: AtomicUsize = AtomicUsize::new(0);
-/// Every pool built; the lock also serializes checks.
+/// Every pool built.
 static POOLS: Mutex<Vec<Weak<Registry>>> = Mutex::new(Vec::new());
 
 /// Registers a new pool with the watch (before its workers start).
@@ -260,22 +426,71 @@ pub(crate) fn went_idle() {
 }
 
 /// Called by an idle worker (counted idle, nothing to do): if no worker of any pool is
-/// awake, checks for a deadlock and resolves it. Returns whether it woke any task.
+/// awake, checks for a deadlock and resolves it. Returns whether it woke any task (false
+/// also when another thread makes the check, see [`request_check`]).
 pub(crate) fn watch() -> bool {
     if AWAKE.load(Ordering::SeqCst) & COUNT_MASK != 0 || EXTERNAL.load(Ordering::SeqCst) != 0 {
         return false;
     }
-    // Another idle worker is checking already: it sees what this one would.
-    let Ok(mut pools) = POOLS.try_lock() else {
-        return false;
-    };
+    request_check()
+}
+
+/// Called by a thread outside every pool that has just recorded itself as blocked
+/// ([`blocked_outside`]): a lock it holds may be all that tasks of idle pools wait for, and
+/// no worker may go idle again to look.
+fn watch_outside() {
+    if AWAKE.load(Ordering::SeqCst) & COUNT_MASK != 0 || EXTERNAL.load(Ordering::SeqCst) != 0 {
+        return;
+    }
+    request_check();
+}
+
+/// Serializes checks: a check reads its snapshot and resolves what it found (interrupts,
+/// failed pending tasks) before another starts. Overlapping, a second check could see a
+/// pending task the first had already started (no longer pending, its wake not yet news)
+/// and declare a second deadlock with part of the first one's tasks.
+static CHECKING: Mutex<()> = Mutex::new(());
+/// A check was asked for since the checker last looked: set by every request, taken by
+/// the thread that holds [`CHECKING`].
+static RECHECK: AtomicBool = AtomicBool::new(false);
+
+/// Asks for a check and makes it unless another thread is checking; that thread then
+/// checks again before it stops (the request may come from a state it has not seen: a
+/// worker that went idle or an outside thread that blocked after it looked). Returns
+/// whether the checks made here woke any task.
+fn request_check() -> bool {
+    // SeqCst, as the swap below: a request is seen by the holder's next swap or by this
+    // thread's own try_lock after the holder unlocked.
+    RECHECK.store(true, Ordering::SeqCst);
+    let mut woke = false;
+    loop {
+        let serial = match CHECKING.try_lock() {
+            Ok(g) => g,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return woke,
+        };
+        while RECHECK.swap(false, Ordering::SeqCst) {
+            woke |= check();
+        }
+        drop(serial);
+        // A request made after the last swap found the lock taken: serve it.
+        if !RECHECK.load(Ordering::SeqCst) {
+            return woke;
+        }
+    }
+}
+
+/// One check (see the module docs), made by the holder of [`CHECKING`].
+fn check() -> bool {
     let before = AWAKE.load(Ordering::SeqCst);
     if before & COUNT_MASK != 0 || EXTERNAL.load(Ordering::SeqCst) != 0 {
         return false;
     }
-    pools.retain(|w| w.strong_count() > 0);
-    let regs: Vec<Arc<Registry>> = pools.iter().filter_map(Weak::upgrade).collect();
-    drop(pools);
+    let regs: Vec<Arc<Registry>> = {
+        let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+        pools.retain(|w| w.strong_count() > 0);
+        pools.iter().filter_map(Weak::upgrade).collect()
+    };
     if regs.iter().any(|r| r.has_news()) {
         return false;
     }
@@ -294,6 +509,27 @@ pub(crate) fn watch() -> bool {
     if lists.iter().all(|(_, l)| l.is_empty()) && pending.is_empty() {
         return false;
     }
+    // A lock that a parked task waits for and that is free (its release's wake is on its
+    // way) or held by a thread outside the pools that is not blocked in an offshoot wait
+    // will be released: no deadlock (module docs). Read while the lists are locked, so each
+    // lock is alive; a blocked outside holder's entry is read last.
+    let mut holders = Vec::new();
+    for (_, list) in &lists {
+        for e in list.iter() {
+            let Some(probe) = e.on.probe else {
+                holders.push(None);
+                continue;
+            };
+            // SAFETY: the entry's task is parked in a wait on the lock, which it borrows,
+            // and cannot resume while its list is locked.
+            let h = unsafe { probe.holder() };
+            match h {
+                Holder::Free => return false,
+                Holder::Outside(id) if !is_blocked_outside(id) => return false,
+                _ => holders.push(Some(h)),
+            }
+        }
+    }
     if AWAKE.load(Ordering::SeqCst) != before {
         return false;
     }
@@ -305,8 +541,10 @@ pub(crate) fn watch() -> bool {
         waiters(tasks, actors)
     );
     let mut past_seed_limit = false;
+    let mut holders = holders.into_iter();
     for (w, list) in &lists {
         for e in list.iter() {
+            let holder = holders.next().flatten();
             let _ = write!(
                 text,
                 "\n  task {} (on {}) waits on {}",
@@ -321,8 +559,22 @@ pub(crate) fn watch() -> bool {
             if let Some(p) = e.on.phase {
                 let _ = write!(text, " for the end of phase {p}");
             }
-            if e.on.holder != 0 {
-                let _ = write!(text, ", held by task {}", e.on.holder);
+            match holder {
+                Some(Holder::Outside(id)) => {
+                    let _ = write!(
+                        text,
+                        ", held by thread {id} outside the pools (its task_id), which itself \
+                         waits in offshoot"
+                    );
+                }
+                Some(Holder::Task(id)) if id != 0 => {
+                    let _ = write!(text, ", held by task {id}");
+                }
+                Some(_) => {}
+                None if e.on.holder != 0 => {
+                    let _ = write!(text, ", held by task {}", e.on.holder);
+                }
+                None => {}
             }
             if !e.on.interruptible {
                 // Begun while its task unwound, or re-entering a monitor.
@@ -393,14 +645,21 @@ pub(crate) fn watch() -> bool {
 
 /// Announces that the holder — a thread outside every pool, typically — may still wake
 /// tasks of a pool: set a [`Promise`](crate::sync::Promise) or an [`Event`](crate::sync::Event),
-/// send on a channel, release a lock, add permits, or start work in a pool
-/// ([`ThreadPool::run`](crate::ThreadPool::run)) that does so. While any `ExternalWaker` is
+/// send on a channel, add permits, or start work in a pool
+/// ([`ThreadPool::run`](crate::ThreadPool::run)) that does so (releasing a lock needs no
+/// guard, see below). While any `ExternalWaker` is
 /// alive, no pool declares a deadlock.
 ///
 /// A pool sees its own workers (and those of every other pool), not other threads. Without
 /// a guard, a task that waits for such a thread while every worker is idle looks exactly
 /// like a task that waits forever, and its wait ends with an `offshoot: deadlock` panic
-/// (see [`Builder::deadlock_detection`](crate::Builder::deadlock_detection)). Create the
+/// (see [`Builder::deadlock_detection`](crate::Builder::deadlock_detection)). Locks are the
+/// exception: a thread that only holds an offshoot [`Mutex`](crate::sync::Mutex),
+/// [`Monitor`](crate::sync::Monitor) or [`RwLock`](crate::sync::RwLock) that tasks wait
+/// for needs no guard — the watch sees the holder, and reports the wait only while that
+/// thread is itself blocked in an offshoot wait (a lock held across `pool.run` that the job
+/// waits for). A third thread that will end such a holder's wait (put the promise it
+/// waits for) wakes the tasks through it, and needs a guard. Create the
 /// guard *before* the tasks could start waiting for the outside thread — before handing
 /// the pool the work, or before the handshake that lets it go on — and drop it once the
 /// wake is done (dropping it after the wake is what makes the wake visible to the watch).

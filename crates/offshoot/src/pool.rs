@@ -299,6 +299,9 @@ impl Registry {
                 );
             }
         } else {
+            // A lock this thread holds is released by nobody until the job ends (the
+            // deadlock watch; the executing worker sets the latch before its unpark).
+            let _blocked = crate::deadlock::blocked_outside(&job.latch);
             while !job.latch.load(Ordering::Acquire) {
                 std::thread::park();
             }
@@ -504,11 +507,13 @@ impl std::error::Error for BuildError {
 /// fails with the report.
 ///
 /// Threads outside every pool are invisible to the watch. One that will still end such a
-/// wait — it sets a value, releases a lock, or starts work in a pool that does — must hold
+/// wait — it sets a value, signals, or starts work in a pool that does — must hold
 /// an [`ExternalWaker`](crate::sync::ExternalWaker) meanwhile, or the wait may be declared
 /// deadlocked before it comes. A caller blocked in [`ThreadPool::run`] (or in `join`,
 /// `scope`, `finish` entered from outside) waits for the pool and wakes nothing: it needs
-/// no guard.
+/// no guard. Nor does a thread that holds a lock tasks wait for: the watch reads a lock's
+/// holder, and reports the waits only while the holding thread is itself blocked in
+/// offshoot (a lock held across `run` of a job that waits for it).
 ///
 /// ```
 /// let pool = offshoot::ThreadPool::builder()

@@ -707,3 +707,176 @@ fn every_kind_of_named_wait_shows_its_name() {
         }
     })
 }
+
+/// How a thread outside the pool holds a lock that the pool's tasks then contend for.
+#[derive(Clone, Copy, Debug)]
+enum Held {
+    Mutex,
+    Monitor,
+    /// The thread writes; the tasks read.
+    RwWrite,
+    /// The thread reads; the tasks write.
+    RwRead,
+}
+
+/// The locks of one [`Held`] case, shared by the thread and the tasks.
+struct Locks {
+    mutex: Mutex<u64>,
+    monitor: Monitor<std::cell::Cell<u64>>,
+    rw: RwLock<u64>,
+}
+
+/// A guard of one of [`Locks`], held until dropped.
+#[allow(dead_code)] // held for its drop only
+enum Guard<'a> {
+    Mutex(sync::MutexGuard<'a, u64>),
+    Monitor(sync::MonitorGuard<'a, std::cell::Cell<u64>>),
+    Write(sync::RwLockWriteGuard<'a, u64>),
+    Read(sync::RwLockReadGuard<'a, u64>),
+}
+
+/// Takes the lock as the thread does in case `how`, and returns its guard.
+fn hold(how: Held, l: &Locks) -> Guard<'_> {
+    match how {
+        Held::Mutex => Guard::Mutex(l.mutex.lock()),
+        Held::Monitor => Guard::Monitor(l.monitor.enter()),
+        Held::RwWrite => Guard::Write(l.rw.write()),
+        Held::RwRead => Guard::Read(l.rw.read()),
+    }
+}
+
+/// Takes the lock as the tasks do in case `how`, and adds one to its value when it may.
+fn contend(how: Held, l: &Locks) -> u64 {
+    match how {
+        Held::Mutex => {
+            let mut g = l.mutex.lock();
+            *g += 1;
+            *g
+        }
+        Held::Monitor => {
+            let g = l.monitor.enter();
+            g.set(g.get() + 1);
+            g.get()
+        }
+        Held::RwWrite => *l.rw.read(),
+        Held::RwRead => {
+            let mut g = l.rw.write();
+            *g += 1;
+            *g
+        }
+    }
+}
+
+/// A thread outside the pool that holds a lock, without an `ExternalWaker`, while the
+/// pool's tasks queue for it and every worker goes idle: the watch sees that the lock's
+/// holder is a thread that is not blocked in offshoot, so it reports nothing, and the tasks
+/// get the lock once the thread lets it go. (Before the watch read lock holders, an OS
+/// thread preempted while it held such a lock made the watch report a deadlock.)
+#[test]
+fn locks_held_by_an_unannounced_outside_thread_are_waited_for() {
+    bounded(|| {
+        for how in [Held::Mutex, Held::Monitor, Held::RwWrite, Held::RwRead] {
+            for n in [1, 2] {
+                let p = pool(n);
+                let locks = std::sync::Arc::new(Locks {
+                    mutex: Mutex::new(0),
+                    monitor: Monitor::new(std::cell::Cell::new(0)),
+                    rw: RwLock::new(0),
+                });
+                let (held_tx, held_rx) = std::sync::mpsc::channel();
+                let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+                let l2 = locks.clone();
+                let holder = std::thread::spawn(move || {
+                    let g = hold(how, &l2);
+                    held_tx.send(()).unwrap();
+                    go_rx.recv().unwrap();
+                    // Not needed for correctness: it leaves the tasks parked on the lock
+                    // and every worker idle for a while, so that a watch that ignored the
+                    // holder would report them.
+                    std::thread::sleep(Duration::from_millis(30));
+                    drop(g);
+                });
+                held_rx.recv().unwrap();
+                let got = p.run(|| {
+                    go_tx.send(()).unwrap();
+                    let (a, (b, c)) = offshoot::join(
+                        || contend(how, &locks),
+                        || offshoot::join(|| contend(how, &locks), || contend(how, &locks)),
+                    );
+                    a.max(b).max(c)
+                });
+                holder.join().unwrap();
+                let want = if matches!(how, Held::RwWrite) { 0 } else { 3 };
+                assert_eq!(got, want, "{how:?} on {n} workers");
+            }
+        }
+    })
+}
+
+/// A thread that holds a lock across `ThreadPool::run` of a job that waits for that lock
+/// waits for ever, and so does the job: the watch sees that the holder is blocked in
+/// offshoot, and reports the task's wait, naming the thread.
+#[test]
+fn a_lock_held_across_run_of_a_job_that_waits_for_it_is_reported() {
+    bounded(|| {
+        for how in [Held::Mutex, Held::Monitor, Held::RwWrite] {
+            for n in [1, 2] {
+                let p = pool(n);
+                let locks = Locks {
+                    mutex: Mutex::new(0),
+                    monitor: Monitor::new(std::cell::Cell::new(0)),
+                    rw: RwLock::new(0),
+                };
+                let g = hold(how, &locks);
+                let msg = panic_message(|| p.run(|| contend(how, &locks)));
+                drop(g);
+                assert_report(&msg);
+                let me = task_id().as_u64();
+                assert!(
+                    msg.contains(&format!("held by thread {me} outside the pools")),
+                    "{how:?} on {n} workers: the report does not name the holding thread \
+                     {me}: {msg}"
+                );
+            }
+        }
+    })
+}
+
+/// A thread outside the pool and a task lock two mutexes in opposite orders: the thread
+/// blocks on the task's mutex (recording itself blocked) and the task parks on the
+/// thread's. Whichever parks last, the watch reports the task's wait (the task's unwinding
+/// then releases its mutex and the thread goes on).
+#[test]
+fn an_outside_thread_and_a_task_locking_in_opposite_orders_are_reported() {
+    bounded(|| {
+        for n in [1, 2] {
+            let p = pool(n);
+            let m = std::sync::Arc::new((Mutex::new(1u64), Mutex::new(2u64)));
+            let (held_tx, held_rx) = std::sync::mpsc::channel();
+            let (task_tx, task_rx) = std::sync::mpsc::channel::<()>();
+            let m2 = m.clone();
+            let thread = std::thread::spawn(move || {
+                let g1 = m2.0.lock();
+                held_tx.send(task_id().as_u64()).unwrap();
+                task_rx.recv().unwrap();
+                let g2 = m2.1.lock();
+                *g1 + *g2
+            });
+            let thread_id = held_rx.recv().unwrap();
+            let msg = panic_message(|| {
+                p.run(|| {
+                    let g2 = m.1.lock();
+                    task_tx.send(()).unwrap();
+                    let g1 = m.0.lock();
+                    *g1 + *g2
+                })
+            });
+            assert_report(&msg);
+            assert!(
+                msg.contains(&format!("held by thread {thread_id} outside the pools")),
+                "{n} workers: {msg}"
+            );
+            assert_eq!(thread.join().unwrap(), 3, "{n} workers");
+        }
+    })
+}

@@ -452,12 +452,9 @@ fn mutex_and_monitor_hand_their_data_over() {
         }
     };
     std::thread::scope(|s| {
-        // The outside thread wakes tasks when it unlocks: it says so (see `ExternalWaker`).
-        let guard = offshoot::sync::ExternalWaker::new();
-        s.spawn(move || {
-            bump();
-            drop(guard);
-        });
+        // The outside thread only locks: it needs no `ExternalWaker` (the deadlock watch
+        // reads a lock's holder), and its waits record it as blocked.
+        s.spawn(bump);
         pool().run(|| join_with_stolen_b(|| offshoot::join(bump, bump)));
     });
     assert_eq!(m.into_inner()[0], 3 * ROUNDS);
@@ -490,12 +487,9 @@ fn rwlock_hands_its_data_over() {
         }
     };
     std::thread::scope(|s| {
-        // The outside thread wakes tasks when it unlocks: it says so (see `ExternalWaker`).
-        let guard = offshoot::sync::ExternalWaker::new();
-        s.spawn(move || {
-            work();
-            drop(guard);
-        });
+        // The outside thread only locks: it needs no `ExternalWaker` (the deadlock watch
+        // reads a lock's holder), and its waits record it as blocked.
+        s.spawn(work);
         pool().run(|| join_with_stolen_b(|| offshoot::join(work, work)));
     });
     assert_eq!(l.into_inner(), [3 * ROUNDS, 6 * ROUNDS]);

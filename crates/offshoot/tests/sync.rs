@@ -150,20 +150,15 @@ fn monitor_bounded_buffer_with_many_producers_and_consumers() {
     });
 }
 
-/// Runs `work(seed, in_pool)` on 2 threads outside `p` and 6 tasks of `p` at once. Each
-/// outside thread holds an [`ExternalWaker`] while it works, as the deadlock watch asks of
-/// a thread that wakes tasks (here by releasing a lock they wait for): without it, a thread
-/// preempted while it holds the lock leaves every worker idle with tasks waiting, which the
-/// watch rightly reports as a deadlock it cannot tell from a real one.
+/// Runs `work(seed, in_pool)` on 2 threads outside `p` and 6 tasks of `p` at once. The
+/// outside threads hold no [`ExternalWaker`]: they only lock, and the deadlock watch reads
+/// a lock's holder. A thread preempted while it holds the lock leaves every worker idle with
+/// tasks waiting for it; the watch must see that the holder is a thread not blocked in
+/// offshoot and wait (before it read holders, it reported a deadlock here under load).
 fn by_tasks_and_threads(p: &offshoot::ThreadPool, work: &(impl Fn(u64, bool) + Sync)) {
     std::thread::scope(|s| {
         for t in 0..2 {
-            // Made before any task can wait for this thread.
-            let guard = ExternalWaker::new();
-            s.spawn(move || {
-                work(1000 + t, false);
-                drop(guard);
-            });
+            s.spawn(move || work(1000 + t, false));
         }
         p.run(|| {
             offshoot::scope(|s| {

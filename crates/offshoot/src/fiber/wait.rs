@@ -39,6 +39,8 @@ pub(crate) struct WaitOn {
     pub(crate) interruptible: bool,
     /// For a phaser, the phase whose end it waits for.
     pub(crate) phase: Option<u64>,
+    /// For a lock, how the deadlock watch reads who holds it at a check.
+    pub(crate) probe: Option<crate::deadlock::HolderProbe>,
 }
 
 impl WaitOn {
@@ -51,6 +53,7 @@ impl WaitOn {
             holder: 0,
             interruptible: true,
             phase: None,
+            probe: None,
         }
     }
 
@@ -79,6 +82,14 @@ impl WaitOn {
     /// The same wait, naming the task that holds the object.
     pub(crate) fn held_by(self, holder: u64) -> WaitOn {
         WaitOn { holder, ..self }
+    }
+
+    /// The same wait on a lock whose holder the deadlock watch reads through `probe`.
+    pub(crate) fn probed(self, probe: crate::deadlock::HolderProbe) -> WaitOn {
+        WaitOn {
+            probe: Some(probe),
+            ..self
+        }
     }
 
     /// The same wait, which neither a stop nor a deadlock ends.
@@ -138,6 +149,13 @@ pub(crate) struct Parker {
 unsafe impl Send for Parker {}
 // SAFETY: as above; the shared state is atomic.
 unsafe impl Sync for Parker {}
+
+impl crate::deadlock::Blocking for Parker {
+    /// A thread's wait has ended once its token is woken (by the waker, before its unpark).
+    fn ended(&self) -> bool {
+        self.token.is_woken()
+    }
+}
 
 impl Parker {
     pub(super) fn new(target: WakeTarget) -> Parker {
@@ -276,6 +294,9 @@ impl Waiter {
     pub(crate) fn park(&self, on: WaitOn) -> Woken {
         match &self.parker.target {
             WakeTarget::Thread(_) => {
+                // A thread outside every pool tells the deadlock watch that it is blocked
+                // here until the token is woken (a lock it holds is then released by nobody).
+                let _blocked = crate::deadlock::blocked_outside(&*self.parker);
                 while !self.parker.token.is_woken() {
                     shim_thread::park();
                 }

@@ -7,7 +7,9 @@
 //!   deadlock reports and a monitor's re-entry), with [`QUEUED`] set while tasks may wait in
 //!   `waiters`. Task identities and those of outside threads never have bit 62 set
 //!   (`sync::task`). Only the CAS that takes `word` from 0 acquires the lock, and only
-//!   [`LockWord::release`], by its holder, frees it.
+//!   [`LockWord::release`], by its holder, frees it. The deadlock watch reads the holder
+//!   from `word` at a check (`HoldsLock`): a lock that a thread outside every pool holds
+//!   is not a deadlock unless that thread is blocked in an offshoot wait itself.
 //! * Acquiring and releasing without contention touch only `word` (a CAS, a swap). A task
 //!   that finds the lock taken spins briefly on `word`, then, under `waiters`' lock, either
 //!   takes it (0) or sets `QUEUED` and queues its token before it releases that lock and
@@ -29,6 +31,7 @@
 use crate::atomics::{AtomicU64, Ordering};
 
 use super::{wait_locked, WaitList, WaitOn};
+use crate::deadlock::{Holder, HolderProbe, HoldsLock};
 
 /// Set in `word` while tasks may wait in `waiters` (module invariants).
 const QUEUED: u64 = 1 << 62;
@@ -96,7 +99,7 @@ impl LockWord {
         }
         wait_locked(
             || self.lock_waiters(),
-            on,
+            || on().probed(HolderProbe::of(self)),
             |queued: &mut WaitList| {
                 let mut word = self.word.load(Ordering::Relaxed);
                 loop {
@@ -146,6 +149,12 @@ impl LockWord {
     /// it runs user code); that helper takes a std mutex, this one loom's under loom.
     fn lock_waiters(&self) -> impl std::ops::DerefMut<Target = WaitList> + '_ {
         self.waiters.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl HoldsLock for LockWord {
+    fn holder_now(&self) -> Holder {
+        Holder::of(self.holder())
     }
 }
 

@@ -42,8 +42,11 @@
 //! …) and, for locks and monitors, who holds it (see
 //! [`Builder`](crate::Builder#deadlocks); [`Builder::deadlock_detection`](crate::Builder::deadlock_detection)
 //! turns it off). A pool cannot see threads outside every pool: a thread that will still set
-//! a value, release a lock or start work that does, while tasks may wait for it, must hold
-//! an [`ExternalWaker`] meanwhile. A task that re-enters a [`Monitor`] to unwind from
+//! a value, add permits, signal, or start work that does, while tasks may wait for it, must
+//! hold an [`ExternalWaker`] meanwhile. Locks are the exception: a task waiting for a
+//! [`Mutex`], [`Monitor`] or [`RwLock`] held by such a thread is reported only while that
+//! thread is itself blocked in an offshoot wait (such as `pool.run` of a job that waits for
+//! the lock). A task that re-enters a [`Monitor`] to unwind from
 //! [`MonitorGuard::wait`] waits for the monitor even when stopped (its guards must hold it
 //! while they drop).
 //!
@@ -84,6 +87,7 @@ pub use promise::{spawn_when, AlreadyPut, Dependency, Promise, PutConflict};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use scoped_future::{with_future, ScopedFuture};
 pub use semaphore::{Semaphore, SemaphorePermit};
+pub(crate) use task::OUTSIDE_THREAD;
 pub use task::{task_id, TaskId};
 
 pub(crate) use crate::fiber::{WaitOn, Woken};

@@ -27,15 +27,23 @@
 //!   finds nobody left waiting and the word exactly `QUEUED` (then nobody holds the lock
 //!   and no fast path can change the word). A `QUEUED` left behind by an interrupted wait
 //!   only sends the next newcomer through the slow path once.
-//! * `writer` holds the writing task's identity while it writes, for the deadlock report's
-//!   "held by" (relaxed: nothing else reads it, and a report is written only once every
-//!   task involved has parked).
+//! * `writer` holds the writing task's identity while it writes, for the deadlock watch
+//!   (relaxed: only the watch reads it, and a check trusts it only once every task
+//!   involved has parked). It is stored just after the CAS that takes the lock and cleared
+//!   just before the release, so a writer bit with `writer` 0 means a thread outside the
+//!   pools in between (a task there would be awake, which voids any check).
+//! * `outside_readers` counts the read shares that threads outside every pool hold, plus
+//!   those they are trying to take: such a thread counts itself before each attempt and
+//!   uncounts itself after a failed one or after its release. So while readers hold the
+//!   lock, a zero count means only tasks do, and the deadlock watch may declare a
+//!   deadlock; a nonzero count makes it wait (an outside reader will release).
 
 use std::cell::Cell;
 
 use crate::atomics::{AtomicU64, Ordering};
 
 use super::{wait_locked, WaitList, WaitOn};
+use crate::deadlock::{Holder, HolderProbe, HoldsLock};
 
 /// Set in `word` while tasks may wait (module invariants).
 const QUEUED: u64 = 1 << 62;
@@ -66,8 +74,10 @@ impl Waiters {
 /// See the module docs.
 pub(crate) struct RwWord {
     word: AtomicU64,
-    /// The writing task's identity, or 0 (for deadlock reports only).
+    /// The writing task's identity, or 0 (for the deadlock watch only).
     writer: AtomicU64,
+    /// Read shares held or sought by threads outside every pool (module invariants).
+    outside_readers: AtomicU64,
     waiters: crate::atomics::Mutex<Waiters>,
 }
 
@@ -78,6 +88,7 @@ impl RwWord {
             RwWord {
                 word: AtomicU64::new(0),
                 writer: AtomicU64::new(0),
+                outside_readers: AtomicU64::new(0),
                 waiters: crate::atomics::Mutex::new(Waiters {
                     readers: WaitList::new(),
                     writers: WaitList::new(),
@@ -102,9 +113,33 @@ impl RwWord {
         }
     }
 
-    /// Takes a read share if no writer holds or waits (`QUEUED` clear).
+    /// Takes a read share if no writer holds or waits (`QUEUED` clear); `outside` says
+    /// whether the caller is a thread outside every pool (then it counts itself in
+    /// `outside_readers`, and its release must say so too).
     #[inline]
-    pub(crate) fn try_read(&self) -> bool {
+    pub(crate) fn try_read(&self, outside: bool) -> bool {
+        if outside {
+            return self.outside_attempt(|| self.try_read_share());
+        }
+        self.try_read_share()
+    }
+
+    /// An attempt to take a read share by a thread outside every pool: counted in
+    /// `outside_readers` before it and uncounted if it fails (module invariants).
+    #[cold]
+    fn outside_attempt(&self, attempt: impl FnOnce() -> bool) -> bool {
+        // SeqCst, like the watch's read of the count: the count is up before the share can
+        // be seen taken.
+        self.outside_readers.fetch_add(1, Ordering::SeqCst);
+        let ok = attempt();
+        if !ok {
+            self.outside_readers.fetch_sub(1, Ordering::SeqCst);
+        }
+        ok
+    }
+
+    #[inline]
+    fn try_read_share(&self) -> bool {
         let mut w = self.word.load(Ordering::Relaxed);
         while w & (WRITER | QUEUED) == 0 {
             // Acquire: pairs with the release of the last writer.
@@ -120,25 +155,26 @@ impl RwWord {
     }
 
     /// Takes a read share, parking while a writer holds or waits for the lock.
+    /// (`outside` as for [`try_read`](Self::try_read).)
     #[inline]
-    pub(crate) fn read(&self, on: impl Fn() -> WaitOn) {
-        if !self.try_read() {
-            self.read_contended(on);
+    pub(crate) fn read(&self, outside: bool, on: impl Fn() -> WaitOn) {
+        if !self.try_read(outside) {
+            self.read_contended(outside, on);
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn read_contended(&self, on: impl Fn() -> WaitOn) {
+    fn read_contended(&self, outside: bool, on: impl Fn() -> WaitOn) {
         for _ in 0..SPINS {
             std::hint::spin_loop();
-            if self.try_read() {
+            if self.try_read(outside) {
                 return;
             }
         }
         wait_locked(
             || self.lock_waiters(),
-            on,
+            || on().probed(HolderProbe::of(self)),
             |q: &mut Waiters| {
                 let mut w = self.word.load(Ordering::Relaxed);
                 loop {
@@ -146,7 +182,12 @@ impl RwWord {
                         // No writer holds or waits: share, keeping QUEUED only for those
                         // still queued.
                         let new = ((w & READERS) + 1) | if q.any() { QUEUED } else { 0 };
-                        if self.take(&mut w, new) {
+                        let took = if outside {
+                            self.outside_attempt(|| self.take(&mut w, new))
+                        } else {
+                            self.take(&mut w, new)
+                        };
+                        if took {
                             return Ok(());
                         }
                     } else if let Some(holder) = self.flag_queued(&mut w) {
@@ -193,14 +234,19 @@ impl RwWord {
         Some(self.holder(*w))
     }
 
-    /// Gives a read share back; the last reader out wakes the waiting.
+    /// Gives a read share back (taken with the same `outside`); the last reader out wakes
+    /// the waiting.
     #[inline]
-    pub(crate) fn read_release(&self) {
+    pub(crate) fn read_release(&self, outside: bool) {
         // Release: pairs with the acquire CAS of the next writer.
         let prev = self.word.fetch_sub(1, Ordering::Release);
         debug_assert!(prev & READERS != 0 && prev & WRITER == 0, "no reader held");
         if prev & (QUEUED | READERS) == QUEUED | 1 {
             self.wake();
+        }
+        if outside {
+            // After the wake is queued (as an `ExternalWaker` drops after its wake).
+            self.outside_readers.fetch_sub(1, Ordering::SeqCst);
         }
     }
 
@@ -239,7 +285,7 @@ impl RwWord {
         let waiting = Cell::new(false);
         wait_locked(
             || self.lock_waiters(),
-            on,
+            || on().probed(HolderProbe::of(self)),
             |q: &mut Waiters| {
                 let mut w = self.word.load(Ordering::Relaxed);
                 loop {
@@ -321,6 +367,25 @@ impl RwWord {
     }
 }
 
+impl HoldsLock for RwWord {
+    fn holder_now(&self) -> Holder {
+        let w = self.word.load(Ordering::SeqCst);
+        if w & WRITER != 0 {
+            match self.writer.load(Ordering::Relaxed) {
+                // Between an outside writer's CAS and its store, or its clear and release.
+                0 => Holder::Outside(0),
+                id => Holder::of(id),
+            }
+        } else if w & READERS == 0 {
+            Holder::Free
+        } else if self.outside_readers.load(Ordering::SeqCst) != 0 {
+            Holder::Outside(0)
+        } else {
+            Holder::Task(0)
+        }
+    }
+}
+
 #[cfg(all(test, loom))]
 mod loom_tests {
     //! Model checks of the reader-writer word against its wait lists: run with
@@ -341,7 +406,7 @@ mod loom_tests {
     }
 
     fn read(g: &Guarded) {
-        g.lock.read(|| WaitOn::new("RwWord::read", g));
+        g.lock.read(false, || WaitOn::new("RwWord::read", g));
         g.readers_inside.fetch_add(1, Ordering::SeqCst);
         assert_eq!(
             g.writers_inside.load(Ordering::SeqCst),
@@ -350,7 +415,7 @@ mod loom_tests {
         );
         g.entries.fetch_add(1, Ordering::SeqCst);
         g.readers_inside.fetch_sub(1, Ordering::SeqCst);
-        g.lock.read_release();
+        g.lock.read_release(false);
     }
 
     fn write(g: &Guarded, me: u64) {
@@ -410,7 +475,7 @@ mod loom_tests {
             r1.join().unwrap();
             r2.join().unwrap();
             assert_eq!(g.entries.load(Ordering::SeqCst), 3);
-            assert!(g.lock.try_read(), "the lock was left taken or flagged");
+            assert!(g.lock.try_read(false), "the lock was left taken or flagged");
         });
     }
 }

@@ -14,7 +14,7 @@ use std::cell::UnsafeCell;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
-use super::{holder_id, RwWord, WaitOn};
+use super::{holder_id, RwWord, WaitOn, OUTSIDE_THREAD};
 
 /// A reader-writer lock for tasks: [`RwLock::read`] shares, [`RwLock::write`] excludes;
 /// a task that must wait parks.
@@ -113,10 +113,13 @@ impl<T: ?Sized> RwLock<T> {
     /// ```
     #[inline]
     pub fn read(&self) -> RwLockReadGuard<'_, T> {
-        self.lock
-            .read(|| WaitOn::new("RwLock::read", self).named(self.name));
+        let outside = holder_id() & OUTSIDE_THREAD != 0;
+        self.lock.read(outside, || {
+            WaitOn::new("RwLock::read", self).named(self.name)
+        });
         RwLockReadGuard {
             lock: self,
+            outside,
             _not_send: PhantomData,
         }
     }
@@ -133,8 +136,10 @@ impl<T: ?Sized> RwLock<T> {
     /// ```
     #[inline]
     pub fn try_read(&self) -> Option<RwLockReadGuard<'_, T>> {
-        self.lock.try_read().then(|| RwLockReadGuard {
+        let outside = holder_id() & OUTSIDE_THREAD != 0;
+        self.lock.try_read(outside).then(|| RwLockReadGuard {
             lock: self,
+            outside,
             _not_send: PhantomData,
         })
     }
@@ -180,6 +185,8 @@ impl<T: ?Sized> RwLock<T> {
 /// Shared access to a [`RwLock`]'s data.
 pub struct RwLockReadGuard<'a, T: ?Sized> {
     lock: &'a RwLock<T>,
+    /// Whether a thread outside every pool took it (the deadlock watch counts those).
+    outside: bool,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -227,7 +234,7 @@ impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     #[inline]
     fn drop(&mut self) {
-        self.lock.lock.read_release();
+        self.lock.lock.read_release(self.outside);
     }
 }
 

@@ -27,11 +27,15 @@ impl TaskId {
     }
 }
 
+/// The bit that marks the identity of a thread outside every pool (task identities never
+/// have it).
+pub(crate) const OUTSIDE_THREAD: u64 = 1 << 63;
+
 thread_local! {
     static THREAD_ID: u64 = {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         // Outside-thread identities have the top bit set: task identities never do.
-        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) | (1 << 63)
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) | OUTSIDE_THREAD
     };
 }
 
