@@ -15,6 +15,7 @@ use std::sync::Arc;
 use crate::detached::spawn_detached;
 use crate::pool::{env_workers, BuildError, Builder, ThreadPool, MAX_WORKERS};
 use crate::scope::{Scope, ScopeFifo};
+use crate::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 use crate::worker::Worker;
 
 /// rayon's name for [`BuildError`].
@@ -37,13 +38,29 @@ pub type ThreadPoolBuildError = BuildError;
 ///     .unwrap();
 /// assert_eq!(pool.install(offshoot::current_num_threads), 2);
 /// ```
-#[derive(Default)]
-pub struct ThreadPoolBuilder {
+///
+/// The type parameter says how threads start: [`DefaultSpawn`], or a spawn handler's
+/// [`CustomSpawn`] ([`spawn_handler`](Self::spawn_handler)).
+pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     num_threads: usize,
+    /// What `stack_size` set, for [`ThreadBuilder::stack_size`].
+    stack_size: Option<usize>,
     builder: Builder,
+    spawn: S,
 }
 
-impl fmt::Debug for ThreadPoolBuilder {
+impl Default for ThreadPoolBuilder {
+    fn default() -> Self {
+        ThreadPoolBuilder {
+            num_threads: 0,
+            stack_size: None,
+            builder: Builder::default(),
+            spawn: DefaultSpawn,
+        }
+    }
+}
+
+impl<S> fmt::Debug for ThreadPoolBuilder<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ThreadPoolBuilder")
             .field("num_threads", &self.num_threads)
@@ -63,6 +80,105 @@ impl ThreadPoolBuilder {
         ThreadPoolBuilder::default()
     }
 
+    /// Builds a pool whose threads are scoped threads of the calling thread, each running
+    /// `wrapper(thread)`, which must call [`ThreadBuilder::run`] (so a worker can borrow
+    /// from the caller's stack or set up thread-local state around its run); calls
+    /// `with_pool` with the pool, then drops the pool and waits for the threads. Returns
+    /// what `with_pool` returns.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build); also when `wrapper` returns without running the worker
+    /// ([`BuildError::WorkerStart`]).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    ///
+    /// let started = AtomicUsize::new(0); // borrowed by every worker thread
+    /// let sum = offshoot::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .build_scoped(
+    ///         |thread| {
+    ///             started.fetch_add(1, Ordering::SeqCst);
+    ///             thread.run()
+    ///         },
+    ///         |pool| pool.install(|| offshoot::join(|| 1, || 2)),
+    ///     )
+    ///     .unwrap();
+    /// assert_eq!(sum, (1, 2));
+    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn build_scoped<W, F, R>(self, wrapper: W, with_pool: F) -> Result<R, ThreadPoolBuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&ThreadPool) -> R,
+    {
+        std::thread::scope(|s| {
+            let wrapper = &wrapper;
+            let pool = self
+                .spawn_handler(|thread| {
+                    let mut b = std::thread::Builder::new();
+                    if let Some(name) = thread.name() {
+                        b = b.name(name.to_owned());
+                    }
+                    if let Some(size) = thread.stack_size() {
+                        b = b.stack_size(size);
+                    }
+                    b.spawn_scoped(s, move || wrapper(thread))?;
+                    Ok(())
+                })
+                .build()?;
+            // The pool's drop (after `with_pool`, or while it unwinds) stops the workers;
+            // the scope then joins their threads.
+            Ok(with_pool(&pool))
+        })
+    }
+}
+
+impl<S> ThreadPoolBuilder<S> {
+    /// Starts each thread with `spawn` instead of the builder's own way: it gets a
+    /// [`ThreadBuilder`] per worker and must call [`ThreadBuilder::run`] on a new thread
+    /// (a thread of another library, a thread with a given affinity or priority), or
+    /// return the error that prevented it. Dropping the `ThreadBuilder` unrun fails the
+    /// build ([`BuildError::WorkerStart`]); a handler that keeps it, never run nor
+    /// dropped, leaves the build waiting. The pool's drop waits for these threads to leave
+    /// the pool, as it joins its own threads.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    ///
+    /// let handles = Arc::new(Mutex::new(Vec::new()));
+    /// let h = handles.clone();
+    /// let pool = offshoot::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .spawn_handler(move |thread| {
+    ///         let handle = std::thread::Builder::new()
+    ///             .name(format!("custom-{}", thread.index()))
+    ///             .spawn(|| thread.run())?;
+    ///         h.lock().unwrap().push(handle);
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let name = pool.install(|| std::thread::current().name().map(str::to_owned));
+    /// assert!(name.unwrap().starts_with("custom-"));
+    /// drop(pool);
+    /// for handle in handles.lock().unwrap().drain(..) {
+    ///     handle.join().unwrap(); // the workers have left
+    /// }
+    /// ```
+    pub fn spawn_handler<F>(self, spawn: F) -> ThreadPoolBuilder<CustomSpawn<F>>
+    where
+        F: FnMut(ThreadBuilder) -> std::io::Result<()>,
+    {
+        ThreadPoolBuilder {
+            num_threads: self.num_threads,
+            stack_size: self.stack_size,
+            builder: self.builder,
+            spawn: CustomSpawn(spawn),
+        }
+    }
+
     /// The number of worker threads; 0 picks automatically (see the type's docs).
     ///
     /// ```
@@ -71,7 +187,7 @@ impl ThreadPoolBuilder {
     /// let three = offshoot::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
     /// assert_eq!(three.current_num_threads(), 3);
     /// ```
-    pub fn num_threads(mut self, n: usize) -> ThreadPoolBuilder {
+    pub fn num_threads(mut self, n: usize) -> Self {
         self.num_threads = n;
         self
     }
@@ -87,7 +203,7 @@ impl ThreadPoolBuilder {
     /// let name = pool.install(|| std::thread::current().name().map(str::to_string));
     /// assert_eq!(name.as_deref(), Some("w0"));
     /// ```
-    pub fn thread_name<F>(mut self, name: F) -> ThreadPoolBuilder
+    pub fn thread_name<F>(mut self, name: F) -> Self
     where
         F: FnMut(usize) -> String + 'static,
     {
@@ -106,7 +222,8 @@ impl ThreadPoolBuilder {
     ///     .unwrap();
     /// assert_eq!(pool.install(|| 1 + 1), 2);
     /// ```
-    pub fn stack_size(mut self, bytes: usize) -> ThreadPoolBuilder {
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
         self.builder = self.builder.stack_size(bytes);
         self
     }
@@ -130,7 +247,7 @@ impl ThreadPoolBuilder {
     /// drop(pool); // joins the workers: both have started
     /// assert_eq!(started.load(Ordering::SeqCst), 2);
     /// ```
-    pub fn start_handler<H>(mut self, handler: H) -> ThreadPoolBuilder
+    pub fn start_handler<H>(mut self, handler: H) -> Self
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
@@ -157,7 +274,7 @@ impl ThreadPoolBuilder {
     /// drop(pool); // joins the workers
     /// assert_eq!(exited.load(Ordering::SeqCst), 2);
     /// ```
-    pub fn exit_handler<H>(mut self, handler: H) -> ThreadPoolBuilder
+    pub fn exit_handler<H>(mut self, handler: H) -> Self
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
@@ -186,7 +303,7 @@ impl ThreadPoolBuilder {
     /// pool.spawn(|| panic!("lost"));
     /// assert_eq!(rx.recv().unwrap(), "lost");
     /// ```
-    pub fn panic_handler<H>(mut self, handler: H) -> ThreadPoolBuilder
+    pub fn panic_handler<H>(mut self, handler: H) -> Self
     where
         H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
     {
@@ -194,15 +311,17 @@ impl ThreadPoolBuilder {
         self
     }
 
-    fn resolved(mut self) -> Result<Builder, BuildError> {
+    /// The offshoot builder with the thread count resolved, and the spawn strategy.
+    fn resolved(self) -> Result<(Builder, Option<usize>, S), BuildError> {
         let n = match self.num_threads {
             0 => env_workers(true)?,
             n => n,
         };
-        self.builder = self.builder.workers(n);
-        Ok(self.builder)
+        Ok((self.builder.workers(n), self.stack_size, self.spawn))
     }
+}
 
+impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// Starts the pool.
     ///
     /// # Errors
@@ -216,7 +335,8 @@ impl ThreadPoolBuilder {
     /// # Ok::<(), offshoot::ThreadPoolBuildError>(())
     /// ```
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
-        self.resolved()?.build()
+        let (builder, stack_size, mut spawn) = self.resolved()?;
+        builder.build_with(|main, name| spawn.spawn(ThreadBuilder::new(main, name, stack_size)))
     }
 
     /// Makes this configuration the global pool's: fails if the global pool exists
@@ -231,7 +351,7 @@ impl ThreadPoolBuilder {
     /// # let _ = first;
     /// ```
     pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
-        self.resolved()?.build_global()
+        crate::pool::set_global(self.build()?)
     }
 }
 

@@ -107,7 +107,8 @@
 //! | `scope_fifo`, `in_place_scope_fifo`, `pool.scope_fifo`, `pool.in_place_scope_fifo`, `ScopeFifo::spawn_fifo` | [`scope_fifo`], [`in_place_scope_fifo`], [`ThreadPool::scope_fifo`], [`ThreadPool::in_place_scope_fifo`], [`ScopeFifo::spawn_fifo`] | each worker runs the tasks it holds oldest first; no order across workers (as in rayon) |
 //! | `rayon::spawn_fifo`, `pool.spawn_fifo` | [`spawn_fifo`], [`ThreadPool::spawn_fifo`] | detached (also inside a pool, unlike [`spawn`]); detached tasks start in spawn order |
 //! | `Scope::spawn_broadcast`, `ScopeFifo::spawn_broadcast` | [`Scope::spawn_broadcast`], [`ScopeFifo::spawn_broadcast`] | one task of the scope that [`broadcast()`]s |
-//! | `build_scoped`, `use_current_thread`, `spawn_handler` | — | not provided |
+//! | `ThreadPoolBuilder::spawn_handler`, `ThreadPoolBuilder::build_scoped`, `ThreadBuilder` | [`ThreadPoolBuilder::spawn_handler`], [`ThreadPoolBuilder::build_scoped`], [`ThreadBuilder`] | the thread's own stack runs only the scheduler (tasks run on fiber stacks of the builder's `stack_size`); a `ThreadBuilder` dropped unrun fails the build instead of leaving it waiting |
+//! | `ThreadPoolBuilder::use_current_thread` | — | not provided: an offshoot worker is a fiber driver that answers other workers' requests at its polls, which a thread that only visits the pool cannot be |
 //!
 //! Where offshoot deliberately differs:
 //!
@@ -177,6 +178,7 @@ pub mod slice;
 mod stack;
 mod stats;
 pub mod sync;
+mod thread_builder;
 mod token;
 pub mod trace;
 mod tsan;
@@ -193,6 +195,7 @@ pub use finish::{finish, spawn, try_finish, try_spawn};
 pub use isolated::{isolated, isolated_on, IsolatedObjects};
 pub use join::{join, try_join};
 pub use par_iter::{IterBridge, ParallelBridge};
+pub use thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 
 /// Measurement probes for the benchmark suite (not part of the API).
 #[doc(hidden)]

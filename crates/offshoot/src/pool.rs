@@ -77,6 +77,8 @@ struct Start {
     reported: Vec<bool>,
     count: usize,
     failed: Option<(usize, String)>,
+    /// Worker bodies ([`WorkerMain`]) that have ended: run to the end, or dropped unrun.
+    exited: usize,
 }
 
 impl Registry {
@@ -103,6 +105,20 @@ impl Registry {
         }
         drop(st);
         self.started.notify_all();
+    }
+
+    /// A worker body ended (see [`WorkerMain`]).
+    fn report_exit(&self) {
+        self.start.lock().unwrap_or_else(|e| e.into_inner()).exited += 1;
+        self.started.notify_all();
+    }
+
+    /// Waits until `n` worker bodies have ended.
+    fn wait_exited(&self, n: usize) {
+        let mut st = self.start.lock().unwrap_or_else(|e| e.into_inner());
+        while st.exited < n {
+            st = self.started.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
     }
 
     /// Waits until every worker started, or one could not (its index and why).
@@ -716,7 +732,18 @@ impl Builder {
     ///     Err(e) => panic!("no pool: {e}"),
     /// }
     /// ```
-    pub fn build(mut self) -> Result<ThreadPool, BuildError> {
+    pub fn build(self) -> Result<ThreadPool, BuildError> {
+        self.build_with(spawn_worker)
+    }
+
+    /// Builds the pool, starting each worker with `spawn(body, name)`: it must hand `body`
+    /// to a new thread that calls [`WorkerMain::run`] (or drop it, which fails the build),
+    /// and may return the thread's handle, which the pool joins when dropped. `name` is
+    /// what [`thread_name`](Self::thread_name) gives, if set.
+    pub(crate) fn build_with(
+        mut self,
+        mut spawn: impl FnMut(WorkerMain, Option<String>) -> std::io::Result<Option<JoinHandle<()>>>,
+    ) -> Result<ThreadPool, BuildError> {
         let n = self.worker_count()?;
         let fiber_stack = self.stack_size.unwrap_or_else(default_stack_size);
         if fiber_stack > MAX_STACK_SIZE {
@@ -745,51 +772,41 @@ impl Builder {
                     reported: vec![false; n],
                     count: 0,
                     failed: None,
+                    exited: 0,
                 }),
                 started: std::sync::Condvar::new(),
                 hooks: self.hooks.clone(),
             }
         });
         crate::deadlock::register(&registry);
-        let mut threads = Vec::with_capacity(n);
+        let mut pool = ThreadPool {
+            registry,
+            threads: Vec::with_capacity(n),
+            bodies: 0,
+        };
         for i in 0..n {
-            let name = match &mut self.thread_name {
-                Some(f) => match catch_unwind(AssertUnwindSafe(|| f(i))) {
-                    Ok(name) => name,
-                    Err(p) => {
-                        // Stop and join the workers already started before passing it on.
-                        drop(ThreadPool { registry, threads });
-                        resume_unwind(p);
-                    }
-                },
-                None => format!("offshoot-{i}"),
+            // A panic of the name function or of a spawn handler: the pool's drop stops and
+            // waits for the workers already started before it passes on.
+            let name = self.thread_name.as_mut().map(|f| f(i));
+            let main = WorkerMain {
+                registry: pool.registry.clone(),
+                index: i,
+                fiber_stack,
+                ran: false,
             };
-            // Tasks run on fibers (`fiber/`); the thread's own stack only runs the driver.
-            let b = std::thread::Builder::new()
-                .name(name)
-                .stack_size(DRIVER_STACK);
-            let reg = registry.clone();
-            let stack = fiber_stack;
-            match b.spawn(move || {
-                reg.hooks.started(i);
-                reg.worker(i).thread_main(stack);
-                reg.hooks.exiting(i);
-            }) {
-                Ok(h) => threads.push(h),
-                Err(e) => {
-                    let pool = ThreadPool { registry, threads };
-                    drop(pool); // stops the threads already started
-                    return Err(BuildError::Spawn(e));
-                }
+            pool.bodies += 1;
+            match spawn(main, name) {
+                Ok(h) => pool.threads.extend(h),
+                // Drops the pool: stops the threads already started.
+                Err(e) => return Err(BuildError::Spawn(e)),
             }
         }
-        // A worker that cannot run tasks (no stack for it) fails the build; without this
-        // wait, the first `run` would wait forever for it.
-        if let Err((worker, reason)) = registry.wait_started() {
-            drop(ThreadPool { registry, threads }); // stops the others
-            return Err(BuildError::WorkerStart { worker, reason });
+        // A worker that cannot run tasks (no stack for it, or a body dropped unrun) fails
+        // the build; without this wait, the first `run` would wait forever for it.
+        if let Err((worker, reason)) = pool.registry.wait_started() {
+            return Err(BuildError::WorkerStart { worker, reason }); // stops the others
         }
-        Ok(ThreadPool { registry, threads })
+        Ok(pool)
     }
 
     /// Builds the global pool with this configuration. Fails if the global pool already
@@ -802,17 +819,21 @@ impl Builder {
     /// assert!(offshoot::ThreadPool::builder().build_global().is_err());
     /// ```
     pub fn build_global(self) -> Result<(), BuildError> {
-        let pool = self.build()?;
-        let mut fresh = false;
-        GLOBAL.get_or_init(|| {
-            fresh = true;
-            pool
-        });
-        if fresh {
-            Ok(())
-        } else {
-            Err(BuildError::GlobalAlreadyInitialized)
-        }
+        set_global(self.build()?)
+    }
+}
+
+/// Makes `pool` the global pool, unless there is one already (then `pool` is dropped).
+pub(crate) fn set_global(pool: ThreadPool) -> Result<(), BuildError> {
+    let mut fresh = false;
+    GLOBAL.get_or_init(|| {
+        fresh = true;
+        pool
+    });
+    if fresh {
+        Ok(())
+    } else {
+        Err(BuildError::GlobalAlreadyInitialized)
     }
 }
 
@@ -862,7 +883,10 @@ static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
 /// ```
 pub struct ThreadPool {
     registry: Arc<Registry>,
+    /// The handles of the workers' threads, where the spawner gave them.
     threads: Vec<JoinHandle<()>>,
+    /// How many worker bodies were handed to spawners: each ends once (`WorkerMain`).
+    bodies: usize,
 }
 
 impl fmt::Debug for ThreadPool {
@@ -1054,5 +1078,82 @@ impl Drop for ThreadPool {
             }
             let _ = h.join();
         }
+        // Workers started by a spawn handler left no handle: wait for their bodies to end
+        // (with the exit handlers run), all but the calling worker's own.
+        let w = Worker::current();
+        // SAFETY: a non-null current worker is run by this thread.
+        let own = !w.is_null() && ptr::eq(unsafe { (*w).registry() }, &*self.registry);
+        self.registry.wait_exited(self.bodies - usize::from(own));
+    }
+}
+
+/// Starts a worker's thread the pool's own way: named `name`, else `offshoot-{index}`, with
+/// a stack for the fiber driver (tasks run on fibers, `fiber/`).
+pub(crate) fn spawn_worker(
+    main: WorkerMain,
+    name: Option<String>,
+) -> std::io::Result<Option<JoinHandle<()>>> {
+    let name = name.unwrap_or_else(|| format!("offshoot-{}", main.index()));
+    std::thread::Builder::new()
+        .name(name)
+        .stack_size(DRIVER_STACK)
+        .spawn(move || main.run())
+        .map(Some)
+}
+
+/// The body of one worker thread, handed to the function that starts the thread
+/// ([`Builder::build_with`]; rayon's `ThreadBuilder` wraps it). It ends exactly once, run to
+/// its end or dropped unrun, and says so to the registry, so that the pool's drop can wait
+/// for threads it holds no handle of; dropped unrun, it fails the build.
+pub(crate) struct WorkerMain {
+    registry: Arc<Registry>,
+    index: usize,
+    fiber_stack: usize,
+    ran: bool,
+}
+
+impl WorkerMain {
+    /// The worker's index in its pool.
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Runs the worker on the calling thread until the pool is dropped: the start
+    /// handler, the scheduler, the exit handler.
+    ///
+    /// # Panics
+    ///
+    /// On a thread that already runs a worker (of any pool).
+    pub(crate) fn run(mut self) {
+        if !Worker::current().is_null() {
+            let why = "its body was run on a thread that already runs a worker (a spawn \
+                       handler must run each body on a new thread)";
+            self.registry.report_start(self.index, Err(why.to_string()));
+            panic!(
+                "offshoot: worker {} of a pool being built: {why}",
+                self.index
+            );
+        }
+        self.ran = true;
+        let (reg, i) = (&self.registry, self.index);
+        reg.hooks.started(i);
+        reg.worker(i).thread_main(self.fiber_stack);
+        reg.hooks.exiting(i);
+    }
+}
+
+impl Drop for WorkerMain {
+    fn drop(&mut self) {
+        if !self.ran {
+            self.registry.report_start(
+                self.index,
+                Err(
+                    "its thread's body was dropped without being run (a spawn handler must \
+                     run it on a new thread)"
+                        .to_string(),
+                ),
+            );
+        }
+        self.registry.report_exit();
     }
 }

@@ -427,3 +427,180 @@ fn tasks_that_wait_on_each_other_through_offshoot_sync_finish() {
         }
     })
 }
+
+/// rayon's `spawn_handler`: the handler starts each worker's thread itself (here std
+/// threads it names and keeps), each index comes once, the pool works, and dropping the
+/// pool waits for the workers to leave (the exit handler has run for each).
+#[test]
+fn a_spawn_handler_starts_every_worker_thread() {
+    bounded(|| {
+        for n in [1, 2, 3] {
+            let indices = Arc::new(Mutex::new(Vec::new()));
+            let handles = Arc::new(Mutex::new(Vec::new()));
+            let exited = Arc::new(AtomicUsize::new(0));
+            let (i2, h2, e2) = (indices.clone(), handles.clone(), exited.clone());
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(n)
+                .thread_name(|i| format!("named-{i}"))
+                .stack_size(1 << 20)
+                .exit_handler(move |_| {
+                    e2.fetch_add(1, Ordering::SeqCst);
+                })
+                .spawn_handler(move |thread| {
+                    assert_eq!(thread.name(), Some(&*format!("named-{}", thread.index())));
+                    assert_eq!(thread.stack_size(), Some(1 << 20));
+                    i2.lock().unwrap().push(thread.index());
+                    let h = std::thread::Builder::new()
+                        .name(format!("custom-{}", thread.index()))
+                        .spawn(|| thread.run())?;
+                    h2.lock().unwrap().push(h);
+                    Ok(())
+                })
+                .build()
+                .unwrap();
+            assert_eq!(*indices.lock().unwrap(), (0..n).collect::<Vec<_>>());
+            use rayon::prelude::*;
+            let sum: u64 = pool.install(|| (0..10_000u64).into_par_iter().map(|x| x * 3).sum());
+            assert_eq!(sum, 3 * (0..10_000u64).sum::<u64>(), "{n} threads");
+            let names: BTreeSet<String> = pool
+                .broadcast(|_| std::thread::current().name().unwrap().to_owned())
+                .into_iter()
+                .collect();
+            let want: BTreeSet<String> = (0..n).map(|i| format!("custom-{i}")).collect();
+            assert_eq!(names, want, "the handler's threads run the workers");
+            drop(pool);
+            assert_eq!(
+                exited.load(Ordering::SeqCst),
+                n,
+                "drop waits for the workers"
+            );
+            for h in handles.lock().unwrap().drain(..) {
+                h.join().unwrap();
+            }
+        }
+    })
+}
+
+/// A spawn handler that fails for one thread fails the build with its error, after the
+/// workers already started have left; one that drops its `ThreadBuilder` unrun fails the
+/// build too (instead of leaving it waiting for that worker), and so does one that runs it
+/// on a thread that is a worker already.
+#[test]
+fn a_spawn_handler_that_does_not_start_a_worker_fails_the_build() {
+    bounded(|| {
+        let exited = Arc::new(AtomicUsize::new(0));
+        let e2 = exited.clone();
+        let err = ThreadPoolBuilder::new()
+            .num_threads(3)
+            .exit_handler(move |_| {
+                e2.fetch_add(1, Ordering::SeqCst);
+            })
+            .spawn_handler(|thread| {
+                if thread.index() == 2 {
+                    return Err(std::io::Error::other("no more threads today"));
+                }
+                std::thread::spawn(|| thread.run());
+                Ok(())
+            })
+            .build()
+            .unwrap_err();
+        assert!(matches!(&err, BuildError::Spawn(e) if e.to_string() == "no more threads today"));
+        assert_eq!(
+            exited.load(Ordering::SeqCst),
+            2,
+            "the started workers left first"
+        );
+
+        let err = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .spawn_handler(|thread| {
+                if thread.index() == 0 {
+                    std::thread::spawn(|| thread.run());
+                }
+                Ok(()) // drops worker 1's body
+            })
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(&err, BuildError::WorkerStart { worker: 1, reason } if reason.contains("without being run")),
+            "{err}"
+        );
+
+        let host = ThreadPoolBuilder::new()
+            .num_threads(1)
+            .panic_handler(|_| {})
+            .build()
+            .unwrap();
+        let err = ThreadPoolBuilder::new()
+            .num_threads(1)
+            .spawn_handler(|thread| {
+                host.spawn(|| thread.run()); // on a worker of `host`: refused
+                Ok(())
+            })
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(&err, BuildError::WorkerStart { worker: 0, reason } if reason.contains("already runs a worker")),
+            "{err}"
+        );
+    })
+}
+
+thread_local! {
+    static SET_BY_WRAPPER: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// rayon's `build_scoped`: the workers are scoped threads that borrow from the caller and
+/// run the wrapper around the worker (which sets thread-local state the tasks see); the
+/// result of `with_pool` comes back, and every thread has ended when it returns, also when
+/// `with_pool` panics.
+#[test]
+fn build_scoped_runs_the_workers_in_scoped_threads() {
+    bounded(|| {
+        for n in [1, 2, 3] {
+            let wrapped = AtomicUsize::new(0);
+            let left = AtomicUsize::new(0);
+            let got = ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build_scoped(
+                    |thread| {
+                        let k = wrapped.fetch_add(1, Ordering::SeqCst) + 1;
+                        SET_BY_WRAPPER.with(|c| c.set(k));
+                        thread.run();
+                        left.fetch_add(1, Ordering::SeqCst);
+                    },
+                    |pool| {
+                        let seen: BTreeSet<usize> = pool
+                            .broadcast(|_| SET_BY_WRAPPER.with(|c| c.get()))
+                            .into_iter()
+                            .collect();
+                        (seen, pool.install(|| rayon::join(|| 20, || 22)))
+                    },
+                )
+                .unwrap();
+            assert_eq!(
+                got.0,
+                (1..=n).collect(),
+                "every worker ran inside the wrapper"
+            );
+            assert_eq!(got.1, (20, 22));
+            assert_eq!(
+                left.load(Ordering::SeqCst),
+                n,
+                "every thread ended before the return"
+            );
+        }
+        let left = AtomicUsize::new(0);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ThreadPoolBuilder::new().num_threads(2).build_scoped(
+                |thread| {
+                    thread.run();
+                    left.fetch_add(1, Ordering::SeqCst);
+                },
+                |pool| pool.install(|| panic!("with_pool failed")),
+            )
+        }));
+        assert!(r.is_err());
+        assert_eq!(left.load(Ordering::SeqCst), 2);
+    })
+}
