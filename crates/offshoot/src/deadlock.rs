@@ -58,10 +58,10 @@
 //!   holder's wait wakes the tasks through it: it must hold an `ExternalWaker`.) The check is then made again when
 //!   something changes: the release wakes a waiter (a worker wakes and later goes idle), or
 //!   the holder blocks, and a thread that records itself blocked runs a check itself
-//!   (`watch_outside`), since no worker may go idle again to do it. A read share of a
-//!   `RwLock` held by an outside thread is counted, not named, so such a lock always counts
-//!   as one that will be released: a task waiting to write a lock that a blocked outside
-//!   thread reads is not reported (it waits, as with `std`).
+//!   (`watch_outside`), since no worker may go idle again to do it. A `RwLock` counts
+//!   the read shares outside threads hold (or are taking), and each such thread keeps the
+//!   locks it reads in a thread-local list that it copies into its blocked record: the
+//!   lock is stuck only if the blocked threads' records account for every counted share.
 //!
 //! Invariants:
 //! * `AWAKE` holds the number of awake workers (low 32 bits) and a generation that every
@@ -76,9 +76,9 @@
 //!   snapshot of a state nothing inside the pools could leave.
 //! * One check at a time, from its snapshot to the end of what it resolves (`CHECKING`):
 //!   an overlapping check could list the rest of a deadlock the first one is still ending
-//!   and declare it again with a report that lacks the tasks already ended. A request that
-//!   finds a check under way sets `RECHECK` and leaves; the checker checks again before it
-//!   stops, so no request goes unserved. An external waker drops its
+//!   and declare it again with a report that lacks the tasks already ended. A worker that
+//!   finds a check under way waits for it, then makes its own (still counted idle, so that
+//!   its own wake-ups cannot void the check it asked for). An external waker drops its
 //!   count only after its wake is queued, so a check that reads the count as zero sees the
 //!   wake as news.
 //! * A declared deadlock interrupts each parked task's token by compare-and-swap from
@@ -196,6 +196,9 @@ pub(crate) enum Holder {
     Task(u64),
     /// A thread outside every pool (its identity, or 0 when the lock cannot say which).
     Outside(u64),
+    /// Read shares of the reader-writer lock at `lock`, `count` of them held or sought by
+    /// threads outside every pool (the others by tasks).
+    OutsideReaders { lock: usize, count: usize },
 }
 
 impl Holder {
@@ -264,10 +267,51 @@ impl Blocking for AtomicBool {
     }
 }
 
-/// Threads outside every pool blocked in an offshoot wait: (identity, the wait's address,
-/// its reader). An entry lives exactly as long as its [`BlockedOutside`] guard.
-#[allow(clippy::type_complexity)]
-static BLOCKED: Mutex<Vec<(u64, usize, unsafe fn(usize) -> bool)>> = Mutex::new(Vec::new());
+/// A thread outside every pool blocked in an offshoot wait, in [`BLOCKED`].
+struct Blocked {
+    /// The thread's identity.
+    id: u64,
+    /// The wait's address, and how to read whether it has ended.
+    wait: usize,
+    ended: unsafe fn(usize) -> bool,
+    /// The reader-writer locks it held read shares of when it blocked (see
+    /// [`outside_read_taken`]).
+    reads: Vec<usize>,
+}
+
+/// Threads outside every pool blocked in an offshoot wait. An entry lives exactly as long
+/// as its [`BlockedOutside`] guard.
+static BLOCKED: Mutex<Vec<Blocked>> = Mutex::new(Vec::new());
+
+// The read shares the calling thread, outside every pool, holds: the addresses of their
+// locks (`sync::RwWord`), one entry per share.
+#[cfg(not(loom))]
+thread_local! {
+    static OUTSIDE_READS: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The calling thread, outside every pool, took a read share of the lock at `lock`: it is
+/// recorded with the thread's blocked waits, so that the watch can tell whether every
+/// outside reader of a lock is blocked.
+pub(crate) fn outside_read_taken(lock: usize) {
+    #[cfg(not(loom))]
+    OUTSIDE_READS.with(|r| r.borrow_mut().push(lock));
+    #[cfg(loom)]
+    let _ = lock;
+}
+
+/// The calling thread gave back a read share taken with [`outside_read_taken`].
+pub(crate) fn outside_read_released(lock: usize) {
+    #[cfg(not(loom))]
+    OUTSIDE_READS.with(|r| {
+        let mut r = r.borrow_mut();
+        if let Some(i) = r.iter().rposition(|&l| l == lock) {
+            r.swap_remove(i);
+        }
+    });
+    #[cfg(loom)]
+    let _ = lock;
+}
 
 /// The guard of a thread's entry in the list of blocked outside threads.
 pub(crate) struct BlockedOutside<'a> {
@@ -296,10 +340,19 @@ pub(crate) fn blocked_outside<W: Blocking>(wait: &W) -> Option<BlockedOutside<'_
         return None;
     }
     let addr = wait as *const W as usize;
+    #[cfg(not(loom))]
+    let reads = OUTSIDE_READS.with(|r| r.borrow().clone());
+    #[cfg(loom)]
+    let reads = Vec::new();
     BLOCKED
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .push((id, addr, ended::<W>));
+        .push(Blocked {
+            id,
+            wait: addr,
+            ended: ended::<W>,
+            reads,
+        });
     let guard = BlockedOutside {
         addr,
         _wait: std::marker::PhantomData,
@@ -313,7 +366,7 @@ pub(crate) fn blocked_outside<W: Blocking>(wait: &W) -> Option<BlockedOutside<'_
 impl Drop for BlockedOutside<'_> {
     fn drop(&mut self) {
         let mut list = BLOCKED.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = list.iter().position(|&(_, a, _)| a == self.addr) {
+        if let Some(i) = list.iter().position(|b| b.wait == self.addr) {
             list.swap_remove(i);
         }
     }
@@ -322,14 +375,26 @@ impl Drop for BlockedOutside<'_> {
 /// Whether thread `id`, outside every pool, is blocked in an offshoot wait that has not
 /// ended (0: an unknown thread, never known to be blocked).
 fn is_blocked_outside(id: u64) -> bool {
-    id != 0
-        && BLOCKED
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            // SAFETY: an entry's wait is alive while the entry is listed (its guard, which
-            // removes it under this lock, lives no longer than the wait).
-            .any(|&(t, addr, ended)| t == id && !unsafe { ended(addr) })
+    id != 0 && blocked_now(|b| b.filter(|b| b.id == id).count() > 0)
+}
+
+/// How many read shares of the lock at `lock` threads outside every pool hold while they
+/// are blocked in offshoot waits that have not ended.
+fn blocked_outside_reads(lock: usize) -> usize {
+    blocked_now(|b| {
+        b.map(|b| b.reads.iter().filter(|&&l| l == lock).count())
+            .sum()
+    })
+}
+
+/// Calls `f` with the entries of [`BLOCKED`] whose wait has not ended, under its lock.
+fn blocked_now<R>(f: impl FnOnce(&mut dyn Iterator<Item = &Blocked>) -> R) -> R {
+    let list = BLOCKED.lock().unwrap_or_else(|e| e.into_inner());
+    f(&mut list
+        .iter()
+        // SAFETY: an entry's wait is alive while the entry is listed (its guard, which
+        // removes it under this lock, lives no longer than the wait).
+        .filter(|b| !unsafe { (b.ended)(b.wait) }))
 }
 
 /// The pending tasks of the pools in `watched`.
@@ -426,8 +491,7 @@ pub(crate) fn went_idle() {
 }
 
 /// Called by an idle worker (counted idle, nothing to do): if no worker of any pool is
-/// awake, checks for a deadlock and resolves it. Returns whether it woke any task (false
-/// also when another thread makes the check, see [`request_check`]).
+/// awake, checks for a deadlock and resolves it. Returns whether it woke any task.
 pub(crate) fn watch() -> bool {
     if AWAKE.load(Ordering::SeqCst) & COUNT_MASK != 0 || EXTERNAL.load(Ordering::SeqCst) != 0 {
         return false;
@@ -436,9 +500,10 @@ pub(crate) fn watch() -> bool {
 }
 
 /// Called by a thread outside every pool that has just recorded itself as blocked
-/// ([`blocked_outside`]): a lock it holds may be all that tasks of idle pools wait for, and
-/// no worker may go idle again to look.
-fn watch_outside() {
+/// ([`blocked_outside`]), or that gave back a read share while tasks wait for the lock: a
+/// lock it (or another blocked thread) holds may be all that tasks of idle pools wait for,
+/// and no worker may go idle again to look.
+pub(crate) fn watch_outside() {
     if AWAKE.load(Ordering::SeqCst) & COUNT_MASK != 0 || EXTERNAL.load(Ordering::SeqCst) != 0 {
         return;
     }
@@ -450,34 +515,16 @@ fn watch_outside() {
 /// pending task the first had already started (no longer pending, its wake not yet news)
 /// and declare a second deadlock with part of the first one's tasks.
 static CHECKING: Mutex<()> = Mutex::new(());
-/// A check was asked for since the checker last looked: set by every request, taken by
-/// the thread that holds [`CHECKING`].
-static RECHECK: AtomicBool = AtomicBool::new(false);
 
-/// Asks for a check and makes it unless another thread is checking; that thread then
-/// checks again before it stops (the request may come from a state it has not seen: a
-/// worker that went idle or an outside thread that blocked after it looked). Returns
-/// whether the checks made here woke any task.
+/// Waits for a check under way to end, then checks (the state may have changed since that
+/// check looked: a worker went idle, an outside thread blocked). The caller makes its own
+/// check rather than leave it to another thread: a worker still counted idle while it
+/// checks keeps its check's snapshot valid, where a check handed to another thread could
+/// be voided, again and again, by the asking worker's next wake-up. Returns whether the
+/// check woke any task.
 fn request_check() -> bool {
-    // SeqCst, as the swap below: a request is seen by the holder's next swap or by this
-    // thread's own try_lock after the holder unlocked.
-    RECHECK.store(true, Ordering::SeqCst);
-    let mut woke = false;
-    loop {
-        let serial = match CHECKING.try_lock() {
-            Ok(g) => g,
-            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => return woke,
-        };
-        while RECHECK.swap(false, Ordering::SeqCst) {
-            woke |= check();
-        }
-        drop(serial);
-        // A request made after the last swap found the lock taken: serve it.
-        if !RECHECK.load(Ordering::SeqCst) {
-            return woke;
-        }
-    }
+    let _serial = CHECKING.lock().unwrap_or_else(|e| e.into_inner());
+    check()
 }
 
 /// One check (see the module docs), made by the holder of [`CHECKING`].
@@ -526,6 +573,9 @@ fn check() -> bool {
             match h {
                 Holder::Free => return false,
                 Holder::Outside(id) if !is_blocked_outside(id) => return false,
+                Holder::OutsideReaders { lock, count } if blocked_outside_reads(lock) < count => {
+                    return false
+                }
                 _ => holders.push(Some(h)),
             }
         }
@@ -565,6 +615,14 @@ fn check() -> bool {
                         text,
                         ", held by thread {id} outside the pools (its task_id), which itself \
                          waits in offshoot"
+                    );
+                }
+                Some(Holder::OutsideReaders { count, .. }) => {
+                    let _ = write!(
+                        text,
+                        ", read by {count} thread{} outside the pools, which {} waits in offshoot",
+                        if count == 1 { "" } else { "s" },
+                        if count == 1 { "itself" } else { "each" }
                     );
                 }
                 Some(Holder::Task(id)) if id != 0 => {

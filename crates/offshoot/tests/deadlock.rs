@@ -815,11 +815,12 @@ fn locks_held_by_an_unannounced_outside_thread_are_waited_for() {
 
 /// A thread that holds a lock across `ThreadPool::run` of a job that waits for that lock
 /// waits for ever, and so does the job: the watch sees that the holder is blocked in
-/// offshoot, and reports the task's wait, naming the thread.
+/// offshoot, and reports the task's wait, naming the thread (or, for a read share, which
+/// a lock counts but does not name, saying that a blocked outside thread reads it).
 #[test]
 fn a_lock_held_across_run_of_a_job_that_waits_for_it_is_reported() {
     bounded(|| {
-        for how in [Held::Mutex, Held::Monitor, Held::RwWrite] {
+        for how in [Held::Mutex, Held::Monitor, Held::RwWrite, Held::RwRead] {
             for n in [1, 2] {
                 let p = pool(n);
                 let locks = Locks {
@@ -832,10 +833,13 @@ fn a_lock_held_across_run_of_a_job_that_waits_for_it_is_reported() {
                 drop(g);
                 assert_report(&msg);
                 let me = task_id().as_u64();
+                let want = match how {
+                    Held::RwRead => "read by 1 thread outside the pools".to_string(),
+                    _ => format!("held by thread {me} outside the pools"),
+                };
                 assert!(
-                    msg.contains(&format!("held by thread {me} outside the pools")),
-                    "{how:?} on {n} workers: the report does not name the holding thread \
-                     {me}: {msg}"
+                    msg.contains(&want),
+                    "{how:?} on {n} workers: the report lacks {want:?}: {msg}"
                 );
             }
         }
@@ -877,6 +881,49 @@ fn an_outside_thread_and_a_task_locking_in_opposite_orders_are_reported() {
                 "{n} workers: {msg}"
             );
             assert_eq!(thread.join().unwrap(), 3, "{n} workers");
+        }
+    })
+}
+
+/// Two threads outside the pool read a lock that the pool's task waits to write: one is
+/// blocked in `run` of that task, the other is free and lets its share go later. No report
+/// while the free reader holds its share; once it lets go, only the blocked reader is left,
+/// and the watch (asked by the release, since no worker goes idle again) reports the wait.
+#[test]
+fn a_lock_read_by_a_blocked_and_a_free_outside_thread_is_reported_once_only_the_blocked_one_reads()
+{
+    bounded(|| {
+        for n in [1, 2] {
+            let p = pool(n);
+            let lock = std::sync::Arc::new(RwLock::new(5u64));
+            let (held_tx, held_rx) = std::sync::mpsc::channel();
+            let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+            let l2 = lock.clone();
+            let reader = std::thread::spawn(move || {
+                let g = l2.read();
+                held_tx.send(()).unwrap();
+                go_rx.recv().unwrap();
+                // Not needed for correctness: the task waits, every worker idle, while
+                // this free reader holds its share, which a watch must not report.
+                std::thread::sleep(Duration::from_millis(30));
+                drop(g);
+            });
+            held_rx.recv().unwrap();
+            let mine = lock.read();
+            let msg = panic_message(|| {
+                p.run(|| {
+                    go_tx.send(()).unwrap();
+                    *lock.write() += 1;
+                })
+            });
+            drop(mine);
+            reader.join().unwrap();
+            assert_report(&msg);
+            assert!(
+                msg.contains("read by 1 thread outside the pools"),
+                "{n} workers: {msg}"
+            );
+            assert_eq!(*lock.read(), 5, "the write never happened");
         }
     })
 }

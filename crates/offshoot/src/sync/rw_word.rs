@@ -35,8 +35,10 @@
 //! * `outside_readers` counts the read shares that threads outside every pool hold, plus
 //!   those they are trying to take: such a thread counts itself before each attempt and
 //!   uncounts itself after a failed one or after its release. So while readers hold the
-//!   lock, a zero count means only tasks do, and the deadlock watch may declare a
-//!   deadlock; a nonzero count makes it wait (an outside reader will release).
+//!   lock, a zero count means only tasks do. Each outside thread also records the shares
+//!   it holds (`deadlock::outside_read_taken`), so the deadlock watch can tell whether
+//!   every counted share belongs to a thread blocked in offshoot (then it may declare a
+//!   deadlock) or not (an outside reader will release, or is still taking its share).
 
 use std::cell::Cell;
 
@@ -132,7 +134,9 @@ impl RwWord {
         // be seen taken.
         self.outside_readers.fetch_add(1, Ordering::SeqCst);
         let ok = attempt();
-        if !ok {
+        if ok {
+            crate::deadlock::outside_read_taken(self as *const RwWord as usize);
+        } else {
             self.outside_readers.fetch_sub(1, Ordering::SeqCst);
         }
         ok
@@ -247,6 +251,12 @@ impl RwWord {
         if outside {
             // After the wake is queued (as an `ExternalWaker` drops after its wake).
             self.outside_readers.fetch_sub(1, Ordering::SeqCst);
+            crate::deadlock::outside_read_released(self as *const RwWord as usize);
+            if prev & QUEUED != 0 {
+                // Tasks wait while other readers remain: if those are outside threads
+                // blocked in offshoot, nothing else would make the deadlock watch look.
+                crate::deadlock::watch_outside();
+            }
         }
     }
 
@@ -378,8 +388,11 @@ impl HoldsLock for RwWord {
             }
         } else if w & READERS == 0 {
             Holder::Free
-        } else if self.outside_readers.load(Ordering::SeqCst) != 0 {
-            Holder::Outside(0)
+        } else if let count @ 1.. = self.outside_readers.load(Ordering::SeqCst) {
+            Holder::OutsideReaders {
+                lock: self as *const RwWord as usize,
+                count: count as usize,
+            }
         } else {
             Holder::Task(0)
         }
