@@ -398,17 +398,30 @@ fn blocked_now<R>(f: impl FnOnce(&mut dyn Iterator<Item = &Blocked>) -> R) -> R 
 }
 
 /// The pending tasks of the pools in `watched`.
+/// Reclaims the dead entries it passes (tasks dropped unstarted, actors whose handles and
+/// state are gone), as a declaration does when its slab is full: after a burst of actors,
+/// the next checks would otherwise scan all of them again (a scan slower than a worker's
+/// nap keeps being voided by the wake-ups). An entry whose task can still call
+/// [`remove_pending`] holds a strong count, so it is never reclaimed here.
 fn pending_in(watched: &[&Registry]) -> Vec<Arc<dyn Pending>> {
     PENDING
         .iter()
         .flat_map(|s| {
-            let shard = s.lock().unwrap_or_else(|e| e.into_inner());
-            shard
-                .slots
-                .iter()
-                .flatten()
-                .filter_map(Weak::upgrade)
-                .collect::<Vec<_>>()
+            let mut shard = s.lock().unwrap_or_else(|e| e.into_inner());
+            let Shard { slots, free, .. } = &mut *shard;
+            let mut live = Vec::new();
+            for (i, e) in slots.iter_mut().enumerate() {
+                if let Some(w) = e {
+                    match w.upgrade() {
+                        Some(p) => live.push(p),
+                        None => {
+                            *e = None;
+                            free.push(i);
+                        }
+                    }
+                }
+            }
+            live
         })
         .filter(|p| p.is_pending() && watched.iter().any(|r| std::ptr::eq(*r, p.pool())))
         .collect()
