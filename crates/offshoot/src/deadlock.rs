@@ -397,13 +397,13 @@ fn blocked_now<R>(f: impl FnOnce(&mut dyn Iterator<Item = &Blocked>) -> R) -> R 
         .filter(|b| !unsafe { (b.ended)(b.wait) }))
 }
 
-/// The pending tasks of the pools in `watched`.
+/// The pending tasks of the pools in `watched`; the other live entries go to `others`.
 /// Reclaims the dead entries it passes (tasks dropped unstarted, actors whose handles and
 /// state are gone), as a declaration does when its slab is full: after a burst of actors,
 /// the next checks would otherwise scan all of them again (a scan slower than a worker's
 /// nap keeps being voided by the wake-ups). An entry whose task can still call
 /// [`remove_pending`] holds a strong count, so it is never reclaimed here.
-fn pending_in(watched: &[&Registry]) -> Vec<Arc<dyn Pending>> {
+fn pending_in(watched: &[&Registry], others: &mut Vec<Arc<dyn Pending>>) -> Vec<Arc<dyn Pending>> {
     PENDING
         .iter()
         .flat_map(|s| {
@@ -423,7 +423,15 @@ fn pending_in(watched: &[&Registry]) -> Vec<Arc<dyn Pending>> {
             }
             live
         })
-        .filter(|p| p.is_pending() && watched.iter().any(|r| std::ptr::eq(*r, p.pool())))
+        .filter_map(|p| {
+            if p.is_pending() && watched.iter().any(|r| std::ptr::eq(*r, p.pool())) {
+                Some(p)
+            } else {
+                // Kept alive until the check has let go of its lock (see `Hold`).
+                others.push(p);
+                None
+            }
+        })
         .collect()
 }
 
@@ -536,21 +544,39 @@ static CHECKING: Mutex<()> = Mutex::new(());
 /// be voided, again and again, by the asking worker's next wake-up. Returns whether the
 /// check woke any task.
 fn request_check() -> bool {
+    // Dropped after the lock (declared first): the last handle of a pool or of a pending
+    // task may go with them, and their drops run the user's destructors, which must not
+    // run inside a check (one that waits would ask for a check itself).
+    let mut hold = Hold::default();
     let _serial = CHECKING.lock().unwrap_or_else(|e| e.into_inner());
-    check()
+    check(&mut hold)
 }
 
-/// One check (see the module docs), made by the holder of [`CHECKING`].
-fn check() -> bool {
+/// What a check holds alive while it looks: the pools and the pending tasks it found.
+#[derive(Default)]
+struct Hold {
+    regs: Vec<Arc<Registry>>,
+    pending: Vec<Arc<dyn Pending>>,
+    others: Vec<Arc<dyn Pending>>,
+}
+
+/// One check (see the module docs), made by the holder of [`CHECKING`]; what it finds stays
+/// alive in `hold`.
+fn check(hold: &mut Hold) -> bool {
     let before = AWAKE.load(Ordering::SeqCst);
     if before & COUNT_MASK != 0 || EXTERNAL.load(Ordering::SeqCst) != 0 {
         return false;
     }
-    let regs: Vec<Arc<Registry>> = {
+    hold.regs = {
         let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
         pools.retain(|w| w.strong_count() > 0);
         pools.iter().filter_map(Weak::upgrade).collect()
     };
+    let Hold {
+        regs,
+        pending,
+        others,
+    } = hold;
     if regs.iter().any(|r| r.has_news()) {
         return false;
     }
@@ -565,7 +591,7 @@ fn check() -> bool {
         .flat_map(|r| (0..r.num_workers()).map(move |i| r.worker(i)))
         .map(|w| (w, w.token_parked()))
         .collect();
-    let pending = pending_in(&watched);
+    *pending = pending_in(&watched, others);
     if lists.iter().all(|(_, l)| l.is_empty()) && pending.is_empty() {
         return false;
     }
@@ -666,7 +692,7 @@ fn check() -> bool {
              (offshoot::scope with s.spawn, or offshoot::sync::spawn_future).",
         );
     }
-    for p in &pending {
+    for p in pending.iter() {
         p.describe(&mut text);
     }
     if pending.is_empty()
@@ -708,7 +734,7 @@ fn check() -> bool {
     // Fail the pending tasks with the parked fibers' lists unlocked (starting a task takes
     // its finish's inbox lock).
     drop(lists);
-    for p in &pending {
+    for p in pending.iter() {
         woke_any |= p.clone().fail(report.clone());
     }
     woke_any
