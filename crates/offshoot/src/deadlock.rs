@@ -58,7 +58,7 @@
 //!   holder's wait wakes the tasks through it: it must hold an `ExternalWaker`.) The check is then made again when
 //!   something changes: the release wakes a waiter (a worker wakes and later goes idle), or
 //!   the holder blocks, and a thread that records itself blocked runs a check itself
-//!   (`watch_outside`), since no worker may go idle again to do it. A `RwLock` counts
+//!   (`watch`), since no worker may go idle again to do it. A `RwLock` counts
 //!   the read shares outside threads hold (or are taking), and each such thread keeps the
 //!   locks it reads in a thread-local list that it copies into its blocked record: the
 //!   lock is stuck only if the blocked threads' records account for every counted share.
@@ -358,7 +358,7 @@ pub(crate) fn blocked_outside<W: Blocking>(wait: &W) -> Option<BlockedOutside<'_
         _wait: std::marker::PhantomData,
     };
     if !wait.ended() {
-        watch_outside();
+        watch();
     }
     Some(guard)
 }
@@ -511,24 +511,17 @@ pub(crate) fn went_idle() {
     AWAKE.fetch_sub(ONE_AWAKE, Ordering::SeqCst);
 }
 
-/// Called by an idle worker (counted idle, nothing to do): if no worker of any pool is
-/// awake, checks for a deadlock and resolves it. Returns whether it woke any task.
+/// If no worker of any pool is awake, checks for a deadlock and resolves it. Returns
+/// whether it woke any task. Called by an idle worker (counted idle, nothing to do), and by
+/// a thread outside every pool that has just recorded itself as blocked
+/// ([`blocked_outside`]) or gave back a read share while tasks wait for the lock: a lock it
+/// (or another blocked thread) holds may be all that tasks of idle pools wait for, and no
+/// worker may go idle again to look.
 pub(crate) fn watch() -> bool {
     if AWAKE.load(Ordering::SeqCst) & COUNT_MASK != 0 || EXTERNAL.load(Ordering::SeqCst) != 0 {
         return false;
     }
     request_check()
-}
-
-/// Called by a thread outside every pool that has just recorded itself as blocked
-/// ([`blocked_outside`]), or that gave back a read share while tasks wait for the lock: a
-/// lock it (or another blocked thread) holds may be all that tasks of idle pools wait for,
-/// and no worker may go idle again to look.
-pub(crate) fn watch_outside() {
-    if AWAKE.load(Ordering::SeqCst) & COUNT_MASK != 0 || EXTERNAL.load(Ordering::SeqCst) != 0 {
-        return;
-    }
-    request_check();
 }
 
 /// Serializes checks: a check reads its snapshot and resolves what it found (interrupts,
@@ -667,11 +660,7 @@ fn check(hold: &mut Hold) -> bool {
                 Some(Holder::Task(id)) if id != 0 => {
                     let _ = write!(text, ", held by task {id}");
                 }
-                Some(_) => {}
-                None if e.on.holder != 0 => {
-                    let _ = write!(text, ", held by task {}", e.on.holder);
-                }
-                None => {}
+                _ => {}
             }
             if !e.on.interruptible {
                 // Begun while its task unwound, or re-entering a monitor.

@@ -33,8 +33,6 @@ pub(crate) struct WaitOn {
     pub(crate) addr: usize,
     /// The name its creator gave it (`named` constructors), if any.
     pub(crate) name: Option<&'static str>,
-    /// The task that holds it, if the construct knows (0: unknown or nobody).
-    pub(crate) holder: u64,
     /// Whether a stop or a deadlock may end the wait.
     pub(crate) interruptible: bool,
     /// For a phaser, the phase whose end it waits for.
@@ -50,7 +48,6 @@ impl WaitOn {
             what,
             addr: obj as *const () as usize,
             name: None,
-            holder: 0,
             interruptible: true,
             phase: None,
             probe: None,
@@ -77,11 +74,6 @@ impl WaitOn {
             phase: Some(phase),
             ..self
         }
-    }
-
-    /// The same wait, naming the task that holds the object.
-    pub(crate) fn held_by(self, holder: u64) -> WaitOn {
-        WaitOn { holder, ..self }
     }
 
     /// The same wait on a lock whose holder the deadlock watch reads through `probe`.

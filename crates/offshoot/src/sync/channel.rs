@@ -154,17 +154,17 @@ impl<T> Sender<T> {
             || WaitOn::new("Channel::send", &*self.chan).named(self.chan.name),
             |s| {
                 if s.cap.is_some_and(|c| s.queue.len() >= c) && s.receivers > 0 {
-                    return Err(0);
+                    return None;
                 }
                 let v = value
                     .take()
                     .expect("offshoot: a send attempted after it succeeded");
                 if s.receivers == 0 {
-                    return Ok(Err(SendError(v)));
+                    return Some(Err(SendError(v)));
                 }
                 s.queue.push_back(v);
                 s.recv_waiters.wake_one();
-                Ok(Ok(()))
+                Some(Ok(()))
             },
             |s| &mut s.send_waiters,
             |_| {},
@@ -190,12 +190,12 @@ impl<T> Receiver<T> {
             |s| {
                 if let Some(v) = s.queue.pop_front() {
                     s.send_waiters.wake_one();
-                    return Ok(Ok(v));
+                    return Some(Ok(v));
                 }
                 if s.senders == 0 {
-                    Ok(Err(RecvError))
+                    Some(Err(RecvError))
                 } else {
-                    Err(0)
+                    None
                 }
             },
             |s| &mut s.recv_waiters,

@@ -108,7 +108,7 @@ impl LockWord {
                         let q = if queued.is_empty() { 0 } else { QUEUED };
                         (me | q, Ordering::Acquire)
                     } else if word & QUEUED != 0 {
-                        return Err(word & !QUEUED);
+                        return None;
                     } else {
                         // Held: say that a task waits before queuing (relaxed: the token is
                         // published by the lock on `waiters`, which the release takes).
@@ -118,8 +118,8 @@ impl LockWord {
                         .word
                         .compare_exchange(word, new, order, Ordering::Relaxed)
                     {
-                        Ok(_) if word == 0 => return Ok(()),
-                        Ok(_) => return Err(word),
+                        Ok(_) if word == 0 => return Some(()),
+                        Ok(_) => return None,
                         Err(now) => word = now,
                     }
                 }

@@ -139,8 +139,7 @@ impl WaitList {
 }
 
 /// The wait loop of every lock-like construct: under `state`'s lock, `attempt` either
-/// succeeds (`Ok`) or says who holds what it needs (`Err`, a task identity or 0), and the
-/// calling task queues itself on the list `queue` picks, releases the lock and parks
+/// succeeds (`Some`) or must wait (`None`), and the calling task queues itself on the list `queue` picks, releases the lock and parks
 /// (reported as waiting on what `on` builds, only then); when woken it tries again. Queuing before releasing the lock is what keeps a wake-up from
 /// being lost.
 ///
@@ -151,7 +150,7 @@ impl WaitList {
 pub(crate) fn wait_for<S, R>(
     state: &std::sync::Mutex<S>,
     on: impl Fn() -> WaitOn,
-    attempt: impl FnMut(&mut S) -> Result<R, u64>,
+    attempt: impl FnMut(&mut S) -> Option<R>,
     queue: impl Fn(&mut S) -> &mut WaitList,
     abandon: impl FnOnce(&mut S),
 ) -> R {
@@ -163,7 +162,7 @@ pub(crate) fn wait_for<S, R>(
 pub(crate) fn wait_locked<S, G, R>(
     lock_state: impl Fn() -> G,
     on: impl Fn() -> WaitOn,
-    mut attempt: impl FnMut(&mut S) -> Result<R, u64>,
+    mut attempt: impl FnMut(&mut S) -> Option<R>,
     queue: impl Fn(&mut S) -> &mut WaitList,
     abandon: impl FnOnce(&mut S),
 ) -> R
@@ -171,14 +170,14 @@ where
     G: std::ops::DerefMut<Target = S>,
 {
     loop {
-        let (w, holder) = {
+        let w = {
             let mut s = lock_state();
             match attempt(&mut s) {
-                Ok(r) => return r,
-                Err(holder) => (queue(&mut s).enqueue(), holder),
+                Some(r) => return r,
+                None => queue(&mut s).enqueue(),
             }
         };
-        match w.park(on().held_by(holder)) {
+        match w.park(on()) {
             Woken::Normal => {}
             interrupted => {
                 let mut s = lock_state();

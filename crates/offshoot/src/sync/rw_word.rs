@@ -106,15 +106,6 @@ impl RwWord {
         (w & READERS, w & WRITER != 0)
     }
 
-    /// The writer's identity while one writes, else 0 (a snapshot, for reports).
-    fn holder(&self, word: u64) -> u64 {
-        if word & WRITER != 0 {
-            self.writer.load(Ordering::Relaxed)
-        } else {
-            0
-        }
-    }
-
     /// Takes a read share if no writer holds or waits (`QUEUED` clear); `outside` says
     /// whether the caller is a thread outside every pool (then it counts itself in
     /// `outside_readers`, and its release must say so too).
@@ -192,10 +183,10 @@ impl RwWord {
                             self.take(&mut w, new)
                         };
                         if took {
-                            return Ok(());
+                            return Some(());
                         }
-                    } else if let Some(holder) = self.flag_queued(&mut w) {
-                        return Err(holder);
+                    } else if self.flag_queued(&mut w) {
+                        return None;
                     }
                 }
             },
@@ -221,9 +212,9 @@ impl RwWord {
     }
 
     /// A waiter that cannot have the lock, under `waiters`' lock: sets `QUEUED` in `*w` if it
-    /// is not set yet, then returns the holder to report while it queues; `None` if the
-    /// word changed meanwhile (`*w` is the word now: look again).
-    fn flag_queued(&self, w: &mut u64) -> Option<u64> {
+    /// is not set yet, and says whether it may queue; false if the word changed meanwhile
+    /// (`*w` is the word now: look again).
+    fn flag_queued(&self, w: &mut u64) -> bool {
         if *w & QUEUED == 0 {
             // Relaxed: the token is published by `waiters`' lock, which the waking release
             // takes.
@@ -232,10 +223,10 @@ impl RwWord {
                     .compare_exchange(*w, *w | QUEUED, Ordering::Relaxed, Ordering::Relaxed)
             {
                 *w = now;
-                return None;
+                return false;
             }
         }
-        Some(self.holder(*w))
+        true
     }
 
     /// Gives a read share back (taken with the same `outside`); the last reader out wakes
@@ -255,7 +246,7 @@ impl RwWord {
             if prev & QUEUED != 0 {
                 // Tasks wait while other readers remain: if those are outside threads
                 // blocked in offshoot, nothing else would make the deadlock watch look.
-                crate::deadlock::watch_outside();
+                crate::deadlock::watch();
             }
         }
     }
@@ -309,15 +300,15 @@ impl RwWord {
                                 q.writers_waiting -= 1;
                             }
                             self.writer.store(me, Ordering::Relaxed);
-                            return Ok(());
+                            return Some(());
                         }
                         continue;
                     }
                     if !waiting.replace(true) {
                         q.writers_waiting += 1;
                     }
-                    if let Some(holder) = self.flag_queued(&mut w) {
-                        return Err(holder);
+                    if self.flag_queued(&mut w) {
+                        return None;
                     }
                 }
             },

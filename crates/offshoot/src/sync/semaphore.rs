@@ -87,8 +87,8 @@ impl Semaphore {
             &self.state,
             || WaitOn::new("Semaphore", self).named(self.name),
             |s| {
-                s.permits = s.permits.checked_sub(1).ok_or(0u64)?;
-                Ok(SemaphorePermit { sem: self })
+                s.permits = s.permits.checked_sub(1)?;
+                Some(SemaphorePermit { sem: self })
             },
             |s| &mut s.waiters,
             |_| {},
