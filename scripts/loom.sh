@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Model-checks with loom (every `loom_tests` module of crates/offshoot/src): the request
-# handshake and a thief sleeping with its request posted (mailbox.rs), work injected as a
+# handshake and a thief sleeping with its request posted (mailbox.rs), the limit word's raise against
+# its re-arm and its detach (limit_word.rs, mailbox.rs), work injected as a
 # worker goes to sleep (worker/sleep.rs), the park/wake token and who queues a parked fiber (token.rs), the
 # lock-free stack of fibers woken from other threads with the worker's sleep handshake
 # (ready_stack.rs), Event's check-then-park (sync/event.rs), the lock word under Mutex and Monitor (sync/lock_word.rs), the reader-writer word under RwLock (sync/rw_word.rs), and an actor's idle/scheduled

@@ -9,7 +9,8 @@
 //! `sync::Monitor` (`sync/lock_word.rs`: its word and its wait list's lock), the same for
 //! `sync::RwLock` (`sync/rw_word.rs`), and what `sync::Event`'s
 //! check-then-park uses: its lock and value cell, and the parking of a thread outside every
-//! pool (`fiber::Waiter`). The rest of the runtime uses `std` directly, so a `--cfg loom`
+//! pool (`fiber::Waiter`), and the link through which other threads raise a worker's limit
+//! word (`limit_word.rs`). The rest of the runtime uses `std` directly, so a `--cfg loom`
 //! build runs the loom tests only.
 
 #[cfg(loom)]
@@ -26,9 +27,9 @@ pub(crate) use std::sync::atomic::Ordering;
 /// Parking and unparking threads (`std::thread`'s, or loom's model threads).
 pub(crate) mod thread {
     #[cfg(loom)]
-    pub(crate) use loom::thread::{current, park, Thread};
+    pub(crate) use loom::thread::{current, park, yield_now, Thread};
     #[cfg(not(loom))]
-    pub(crate) use std::thread::{current, park, Thread};
+    pub(crate) use std::thread::{current, park, yield_now, Thread};
 }
 
 #[cfg(loom)]

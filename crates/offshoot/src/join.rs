@@ -2,30 +2,34 @@
 //!
 //! `join(a, b)` builds a [`JoinSeed`] for `b` in its own stack frame, links it at the head
 //! of the worker's frame chain, polls once, runs `a`, unlinks the seed and — if nobody took
-//! it — calls `b` inline. That path is: two thread-local loads (the seed count, the worker),
-//! the count test, a null test of the worker, the count's increment, three stores (the
-//! seed's link, its table, the chain head), `b`'s captures, one relaxed load of the
-//! mailbox, the call of `a`, one store (unlink), one null test of the seed's table (was the
-//! seed handed out?), the count's decrement and the call of `b`. No allocation, no atomic
-//! read-modify-write, no fence.
+//! it — calls `b` inline. That path is: three thread-local loads (the seed count, the limit
+//! word, the worker), the count's two tests, a null test of the worker, the count's
+//! increment, three stores (the seed's link, its table, the chain head), `b`'s captures,
+//! one relaxed load of the mailbox, the call of `a`, one store (unlink), one null test of
+//! the seed's table (was the seed handed out?), the count's decrement and the call of `b`.
+//! No allocation, no atomic read-modify-write, no fence.
 //!
 //! Joins deep in a recursion take a shorter path still: when the worker already holds
-//! `SEED_LIMIT` (`worker/mod.rs`) unstolen seeds, the join plants none — a thread-local load
-//! of the seed count and its test, a thread-local load of the worker, the poll (a load and a
-//! test), and two plain calls. Requests always take the *oldest* seed, so the seeds a worker
-//! already has go before any younger one could; as soon as one is taken or popped, the next
-//! join plants again. How many joins that spares depends on the shape of the recursion: the
-//! count at a join is the number of enclosing joins whose first side is still running, so in
-//! fib most joins plant none, while in n-queens, whose first branches are often shallow dead
-//! ends, 27% of nqueens(13)'s joins (70% of nqueens(11)'s) plant one on a single worker.
+//! `SEED_LIMIT` (`worker/mod.rs`) unstolen seeds, the join plants none and does not poll
+//! either — two thread-local loads (the seed count and the limit word), one compare, and
+//! two plain calls. The limit word (`limit_word.rs`) is `SEED_LIMIT` while nothing was sent
+//! to the worker; a thief's request or a stop raises it above every count, so the next
+//! join takes `join_raised`, which re-arms it and polls: the poll is where it always was,
+//! at the next join, but paid only when there is something to read. Requests always take
+//! the *oldest* seed, so the seeds a worker already has go before any younger one could; as
+//! soon as one is taken or popped, the next join plants again. How many joins that spares
+//! depends on the shape of the recursion: the count at a join is the number of enclosing
+//! joins whose first side is still running, so in fib most joins plant none, while in
+//! n-queens, whose first branches are often shallow dead ends, 27% of nqueens(13)'s joins
+//! (70% of nqueens(11)'s) plant one on a single worker.
 //!
 //! All of this is inlined into the caller's crate however that crate is built (no LTO, 16
 //! codegen units): `join` and the path it takes are generic or `#[inline(always)]`, the
 //! thread-locals are `const`-initialised (a plain `%fs`-relative load, no lazy-init test),
-//! and everything that is not on the path (`join_outside`, a stolen seed's end, the poll's
-//! slow side) is a `#[cold]` out-of-line call. The closures are moved into memory only on
-//! the paths that need them there (the seed, `join_outside`), so on the shorter path their
-//! captures stay in registers.
+//! and everything that is not on the path (`join_outside`, `join_raised`, a stolen seed's
+//! end, the poll's slow side) is a `#[cold]` out-of-line call. The closures are moved into
+//! memory only on the paths that need them there (the seed, `join_outside`,
+//! `join_raised`), so on the shorter path their captures stay in registers.
 //!
 //! When a thief asks, the victim (at a poll) hands out its **oldest** seed: it initialises
 //! the seed's job header and clears the seed's table (`None`: now it behaves as
@@ -111,23 +115,19 @@ where
     RA: Send,
     RB: Send,
 {
-    if Worker::seeds_full() {
-        // An isolated section marks itself with a count above every real one (on any
-        // thread): a join there is an error, raised before the worker is touched. The
-        // workers of a pool that measures work and span mark theirs too (`metrics/`).
-        if Worker::marked() {
-            // A tuple built here, as for `join_outside` below.
-            return join_marked((a, b));
-        }
-        // Enough older seeds wait for thieves: this join runs as two plain calls (and still
-        // polls). Thieves take the oldest seed first, so a younger one would only be taken
-        // after all of those; by then this join has usually returned.
-        // SAFETY: counted seeds mean that this thread runs a worker (`seeds_full`; the
-        // isolated mark, the one exception, was ruled out above), which belongs to a live
-        // registry.
-        unsafe { (*Worker::current()).poll() };
+    if Worker::plants_none() {
+        // Enough older seeds wait for thieves, and nothing was sent to this worker since it
+        // last polled (its limit word would be raised): this join runs as two plain calls.
+        // Thieves take the oldest seed first, so a younger one would only be taken after
+        // all of those; by then this join has usually returned.
         let ra = a();
         return (ra, b());
+    }
+    if Worker::seeds_full() {
+        // The count has reached the limit but the limit word was raised: a request or a
+        // stop came, or the count changed or carries a mark. A tuple built here, as for
+        // `join_outside` below.
+        return join_raised((a, b));
     }
     let w = Worker::current();
     if w.is_null() {
@@ -155,11 +155,39 @@ where
     crate::pool::ThreadPool::global().run(|| join(a, b))
 }
 
-/// `join` on a thread whose seed count carries a mark: inside an `isolated` section (an
-/// error), or on a worker of a pool that measures work and span.
+/// `join` with at least `SEED_LIMIT` seeds counted (or a marked count) and a raised limit
+/// word (`limit_word.rs`): polls, and re-arms the limit first when the count is a plain
+/// one. The join then runs as two plain calls, as on the no-seed path.
 #[cold]
 #[inline(never)]
-fn join_marked<A, B, RA, RB>((a, b): (A, B)) -> (RA, RB)
+fn join_raised<A, B, RA, RB>((a, b): (A, B)) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    // An isolated section marks itself with a count above every real one (on any thread):
+    // a join there is an error, raised before the worker is touched. The workers of a pool
+    // that measures work and span mark theirs too (`metrics/`). A marked count keeps its
+    // limit raised, so every join comes here.
+    if Worker::marked() {
+        return join_marked(a, b);
+    }
+    // SAFETY: counted seeds mean that this thread runs a worker (`seeds_full`; the isolated
+    // mark, the one exception, was ruled out above), which belongs to a live registry.
+    let w = unsafe { &*Worker::current() };
+    // Re-armed before the poll reads the mailbox, so a request that comes after that read
+    // raises the word again (`limit_word.rs`, invariant 2).
+    w.rearm_limit();
+    w.poll();
+    let ra = a();
+    (ra, b())
+}
+
+/// `join` on a thread whose seed count carries a mark: inside an `isolated` section (an
+/// error), or on a worker of a pool that measures work and span.
+fn join_marked<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,

@@ -11,7 +11,9 @@
 //!   stack frame, links it into the worker's frame chain, polls, runs `a`, and — if nobody
 //!   took the seed — calls `b` like a plain function. No allocation, no atomic
 //!   read-modify-write, no fence on that path. A worker keeps a few unstolen seeds at most;
-//!   a join that finds them all there plants none and is two plain calls and a poll.
+//!   a join that finds them all there plants none and is two plain calls (it polls only when
+//!   a request or a stop was sent to the worker, which raises a thread-local word the join
+//!   compares its count with).
 //! * A worker with nothing to do sends a **request** to a busy worker. The busy worker sees
 //!   it at its next **poll** (every `join`, `spawn`, `handle`, and [`poll()`] is one), and
 //!   answers with its **oldest** seed — the one nearest the bottom of its stack, usually the
@@ -164,6 +166,7 @@ mod frame;
 mod isolated;
 mod job;
 mod join;
+mod limit_word;
 mod loops;
 mod mailbox;
 pub mod metrics;

@@ -8,6 +8,10 @@
 //! * [`STOP`] — some region on the owner's stack may have been cancelled: the owner must
 //!   scan its frame chain at its next poll (see `worker/mod.rs`).
 //!
+//! `join` does not read this word on its commonest path; it compares its seed count with the
+//! owner's limit word instead, which every write that makes this word news for the owner
+//! (a request, a stop) raises afterwards (`limit_word.rs`).
+//!
 //! The thief's own mailbox carries the `reply` slot and the request's `target`.
 //!
 //! Invariants (model-checked by the loom tests at the bottom of this file):
@@ -20,7 +24,8 @@
 //!    published with release and read by the thief with acquire, so the job the answer
 //!    points to is fully initialised when the thief sees it.
 
-use crate::atomics::{AtomicU64, Ordering};
+use crate::atomics::{AtomicU32, AtomicU64, Ordering};
+use crate::limit_word::LimitLink;
 
 /// Bits of `attention` holding `thief index + 1`.
 pub(crate) const REQ_MASK: u64 = 0xFFFF_FFFF;
@@ -74,6 +79,10 @@ pub(crate) struct Mailbox {
     posted_at: AtomicU64,
     target_kind: AtomicU64,
     target_ptr: AtomicU64,
+    /// The owner's limit word (`limit_word.rs`), raised after every write that gives the
+    /// owner something to look at: a request ([`Mailbox::send_request`]) or a stop
+    /// ([`Mailbox::raise_stop`]).
+    limit: LimitLink,
 }
 
 impl Mailbox {
@@ -84,7 +93,23 @@ impl Mailbox {
             posted_at: AtomicU64::new(0),
             target_kind: AtomicU64::new(0),
             target_ptr: AtomicU64::new(0),
+            limit: LimitLink::new(),
         }
+    }
+
+    /// Attaches the owner's limit word (see [`LimitLink::attach`]).
+    ///
+    /// # Safety
+    /// As [`LimitLink::attach`]: the owner calls [`Mailbox::detach_limit`] before the word
+    /// goes away.
+    pub(crate) unsafe fn attach_limit(&self, word: &AtomicU32) {
+        // SAFETY: per this function's contract.
+        unsafe { self.limit.attach(word) }
+    }
+
+    /// Detaches the owner's limit word; no raise writes it once this returns.
+    pub(crate) fn detach_limit(&self) {
+        self.limit.detach();
     }
 
     /// The poll fast path: is there anything (a request or a stop) for the owner to look at?
@@ -119,7 +144,11 @@ impl Mailbox {
                 Ordering::Release,
                 Ordering::Relaxed,
             ) {
-                Ok(_) => return true,
+                Ok(_) => {
+                    // After the request is in the word: the victim's next `join` polls.
+                    victim.limit.raise();
+                    return true;
+                }
                 Err(now) => cur = now,
             }
         }
@@ -258,6 +287,8 @@ impl Mailbox {
     pub(crate) fn raise_stop(&self) {
         // SeqCst: news for a sleeping owner (worker/sleep.rs, "The protocol").
         self.attention.fetch_or(STOP, Ordering::SeqCst);
+        // After the bit is in the word: the owner's next `join` polls.
+        self.limit.raise();
     }
 
     /// Whether the stop bit is set.
@@ -543,5 +574,39 @@ mod loom_tests {
             );
             assert!(!mb[0].has_request(), "no request left behind");
         });
+    }
+
+    /// `join` reads the mailbox only after its limit word was raised (`limit_word.rs`,
+    /// invariant 2): a request or a stop that comes while the owner re-arms its word is
+    /// either seen by the owner's read right after the re-arm, or leaves the word raised,
+    /// so the next `join` polls. Never both missed.
+    #[test]
+    fn a_request_or_stop_during_a_rearm_is_seen_or_raises_the_limit() {
+        use crate::limit_word::{rearm, RAISED};
+        for stop in [false, true] {
+            loom::model(move || {
+                let mb = mailboxes(2);
+                let word = Arc::new(AtomicU32::new(RAISED));
+                // SAFETY: `word` outlives the model; the owner detaches it at the end.
+                unsafe { mb[0].attach_limit(&word) };
+                let m2 = mb.clone();
+                let h = thread::spawn(move || {
+                    if stop {
+                        m2[0].raise_stop();
+                    } else {
+                        assert!(m2[1].send_request(1, &m2[0], Target::Any));
+                    }
+                });
+                // The owner's `join_raised`: re-arm, then poll.
+                rearm(&word, 8);
+                let seen = mb[0].needs_attention();
+                h.join().unwrap();
+                assert!(
+                    seen || word.load(Ordering::Relaxed) == RAISED,
+                    "the owner missed the news and its limit word is lowered"
+                );
+                mb[0].detach_limit();
+            });
+        }
     }
 }

@@ -9,7 +9,12 @@
 //!   by the thread that runs this worker, and so is the worker's count of unstolen join seeds, which lives in
 //!   that thread's `LOCAL` (so that `join` can test it before it loads the worker); other
 //!   threads only use `mailbox`, `sleep_state`, `thread` and the statistics counters
-//!   (which the owner alone writes, with plain relaxed stores).
+//!   (which the owner alone writes, with plain relaxed stores), and the limit word in
+//!   `LOCAL`, which they only raise, through the mailbox, while it is attached
+//!   (`limit_word.rs`; `thread_main` attaches it and detaches it before the thread ends).
+//! * The limit word is at [`SEED_LIMIT`] only while the count carries no mark and nothing
+//!   raised it since the owner re-armed it (`rearm_limit`) and read its mailbox: every
+//!   change of the count other than one seed more or less raises it.
 //! * Free task blocks: see `blocks.rs`.
 //! * A worker never runs unrelated work on top of a waiting frame: while it waits at a join
 //!   it runs only jobs taken back from the thief of that join (`Target::Job`), while it waits
@@ -118,18 +123,45 @@ struct Local {
     /// Join seeds on the running chain of that worker that were not handed out
     /// (`Worker::count_seed`); 0 on every thread that runs no worker, so a count of at least
     /// one means `worker` is set. Here rather than in the `Worker` so that `join`'s
-    /// commonest path (enough seeds planted: plant none) is a thread-local load and a
-    /// compare, before it needs the worker's address.
+    /// commonest path (enough seeds planted: plant none) is a compare of two words of this
+    /// thread-local, before it needs the worker's address.
     seeds: Cell<u32>,
+    /// The number `join` compares `seeds` with (`limit_word.rs`): [`SEED_LIMIT`] while the
+    /// worker's mailbox holds nothing for it and the count carries no mark, else
+    /// [`RAISED`](crate::limit_word::RAISED). Other threads raise it through the worker's
+    /// mailbox, which links to it while this thread runs the worker.
+    limit: crate::atomics::AtomicU32,
 }
 
-thread_local! {
-    static LOCAL: Local = const {
-        Local {
-            worker: Cell::new(ptr::null()),
-            seeds: Cell::new(0),
+impl Local {
+    crate::atomics::const_unless_loom! {
+        fn new() -> Local {
+            Local {
+                worker: Cell::new(ptr::null()),
+                seeds: Cell::new(0),
+                limit: crate::atomics::AtomicU32::new(crate::limit_word::RAISED),
+            }
         }
-    };
+    }
+
+    /// Raises this thread's limit (owner): the next `join` takes the path that polls and
+    /// computes the limit for the count it finds (`join_raised`).
+    #[inline(always)]
+    fn raise_limit(&self) {
+        self.limit
+            .store(crate::limit_word::RAISED, Ordering::Relaxed);
+    }
+}
+
+#[cfg(not(loom))]
+thread_local! {
+    static LOCAL: Local = const { Local::new() };
+}
+// A loom build runs only the loom tests, which never touch this (and whose atomics cannot
+// be made in a `const`).
+#[cfg(loom)]
+thread_local! {
+    static LOCAL: Local = Local::new();
 }
 
 /// One worker of a pool. Lives in its pool's registry for as long as the registry.
@@ -333,14 +365,39 @@ impl Worker {
         self.head.set(unsafe { (*frame).prev });
     }
 
-    /// Whether the chain that the calling thread's worker runs holds enough unstolen join
-    /// seeds that one more is not worth planting (see `join.rs`). Never true on a thread
-    /// that runs no worker, except inside an `isolated` section (the count then holds
-    /// [`ISOLATED`]; see [`Worker::check_not_isolated`], which `join` calls first on this
-    /// path); otherwise, when true, [`Worker::current`] is not null.
+    /// `join`'s first test: whether it may run its two sides as plain calls right away
+    /// (no seed, no poll). True when the chain that the calling thread's worker runs holds
+    /// [`SEED_LIMIT`] unstolen seeds or more (one more is not worth planting; see
+    /// `join.rs`), its count carries no mark, and nothing was sent to the worker since it
+    /// last polled: the count has reached the thread's limit word (`limit_word.rs`), which
+    /// is [`SEED_LIMIT`] only then. Never true on a thread that runs no worker.
+    #[inline(always)]
+    pub(crate) fn plants_none() -> bool {
+        LOCAL.with(|l| l.seeds.get() >= l.limit.load(Ordering::Relaxed))
+    }
+
+    /// Whether the chain holds [`SEED_LIMIT`] unstolen seeds or more, or its count carries a
+    /// mark ([`Worker::marked`]): `join`'s second test, once [`Worker::plants_none`] was
+    /// false. Never true on a thread that runs no worker, except inside an `isolated`
+    /// section; otherwise, when true, [`Worker::current`] is not null.
     #[inline(always)]
     pub(crate) fn seeds_full() -> bool {
         LOCAL.with(|l| l.seeds.get()) >= SEED_LIMIT
+    }
+
+    /// Lowers the thread's limit word to [`SEED_LIMIT`] (it was raised: a request, a stop,
+    /// or a change of the count), before a poll that reads the mailbox (`limit_word.rs`,
+    /// invariant 2). Only on the thread that runs this worker, with an unmarked count.
+    #[inline]
+    pub(crate) fn rearm_limit(&self) {
+        debug_assert!(
+            ptr::eq(self, Worker::current()),
+            "limit re-armed off its worker"
+        );
+        LOCAL.with(|l| {
+            debug_assert!(l.seeds.get() < METERED, "limit re-armed under a mark");
+            crate::limit_word::rearm(&l.limit, SEED_LIMIT);
+        });
     }
 
     /// Whether the thread's seed count carries a mark ([`METERED`] or [`ISOLATED`]): `join`
@@ -364,12 +421,18 @@ impl Worker {
     /// (`take_chain` / `restore_chain`), and a stolen job run meanwhile starts with a count
     /// of its own (`run_stolen`), so only the section's own code sees it.
     pub(crate) fn enter_isolated() -> u32 {
-        LOCAL.with(|l| l.seeds.replace(ISOLATED))
+        LOCAL.with(|l| {
+            l.raise_limit();
+            l.seeds.replace(ISOLATED)
+        })
     }
 
     /// Ends the mark of [`Worker::enter_isolated`].
     pub(crate) fn leave_isolated(saved: u32) {
-        LOCAL.with(|l| l.seeds.set(saved));
+        LOCAL.with(|l| {
+            l.raise_limit();
+            l.seeds.set(saved);
+        });
     }
 
     /// Whether the calling code runs inside an `isolated` section.
@@ -411,7 +474,10 @@ impl Worker {
             ptr::eq(self, Worker::current()),
             "seed count set off its worker"
         );
-        LOCAL.with(|l| l.seeds.set(n.wrapping_add(self.seed_base)));
+        LOCAL.with(|l| {
+            l.raise_limit();
+            l.seeds.set(n.wrapping_add(self.seed_base));
+        });
     }
 
     pub(super) fn replace_seed_count(&self, n: u32) -> u32 {
@@ -420,7 +486,10 @@ impl Worker {
             "seed count set off its worker"
         );
         LOCAL
-            .with(|l| l.seeds.replace(n.wrapping_add(self.seed_base)))
+            .with(|l| {
+                l.raise_limit();
+                l.seeds.replace(n.wrapping_add(self.seed_base))
+            })
             .wrapping_sub(self.seed_base)
     }
 
@@ -590,12 +659,28 @@ impl Worker {
         LOCAL.with(|l| {
             l.worker.set(self);
             l.seeds.set(self.seed_base);
+            l.raise_limit();
+            // SAFETY: the word is this thread's, and the mailbox detaches it below, before
+            // the thread can exit; this thread runs one worker at a time (`build_with`
+            // refuses a second), so no other word is attached.
+            unsafe { self.mailbox.attach_limit(&l.limit) };
         });
+        /// Detaches the limit word however the worker ends (also by unwinding), so no
+        /// other thread writes this thread's storage after it exits.
+        struct Detach<'a>(&'a Worker);
+        impl Drop for Detach<'_> {
+            fn drop(&mut self) {
+                self.0.mailbox.detach_limit();
+            }
+        }
+        let detach = Detach(self);
         self.drive(stack_size);
         debug_assert_eq!(self.seed_count(), 0, "a worker ended with seeds counted");
+        drop(detach);
         // Both together: a count of at least one must never outlive the worker it implies.
         LOCAL.with(|l| {
             l.seeds.set(0);
+            l.raise_limit();
             l.worker.set(ptr::null());
         });
     }
