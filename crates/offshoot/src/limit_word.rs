@@ -185,7 +185,8 @@ mod loom_tests {
         });
     }
 
-    /// A raise that starts after detach writes nothing, and one before it is seen.
+    /// A raise that ended before detach is in the word (the link writes the attached word,
+    /// not some other place).
     #[test]
     fn a_raise_before_detach_is_written() {
         loom::model(|| {

@@ -54,14 +54,15 @@ use crate::stats::WorkerStats;
 /// plants). Measured on the suite's fib, nqueens and knapsack (see the issue notes).
 pub(crate) const SEED_LIMIT: u32 = 8;
 
-/// The seed count an `isolated` section sets on its thread: far above [`SEED_LIMIT`], so
-/// every `join` takes its no-seed path, where it checks for it first.
+/// The seed count an `isolated` section sets on its thread: far above [`SEED_LIMIT`], with
+/// the thread's limit word raised, so every `join` takes `join_raised`, which checks for it
+/// first.
 pub(crate) const ISOLATED: u32 = 1 << 30;
 
 /// The base of the seed count on the workers of a pool that measures work and span
-/// (`metrics/`): far above [`SEED_LIMIT`], so that every `join` takes its no-seed path,
-/// where the one test that finds an `isolated` section's mark finds this one too and takes
-/// the measuring path. The count proper is the thread-local value minus the worker's base
+/// (`metrics/`): far above [`SEED_LIMIT`], and a marked count keeps the limit word raised,
+/// so that every `join` takes `join_raised`, where the one test that finds an `isolated`
+/// section's mark finds this one too and takes the measuring path. The count proper is the thread-local value minus the worker's base
 /// (`seed_count`, `set_seed_count`), so every other use of it is unchanged.
 pub(crate) const METERED: u32 = 1 << 29;
 
@@ -148,8 +149,7 @@ impl Local {
     /// computes the limit for the count it finds (`join_raised`).
     #[inline(always)]
     fn raise_limit(&self) {
-        self.limit
-            .store(crate::limit_word::RAISED, Ordering::Relaxed);
+        crate::limit_word::LimitWord::raise(&self.limit);
     }
 }
 
@@ -401,7 +401,8 @@ impl Worker {
     }
 
     /// Whether the thread's seed count carries a mark ([`METERED`] or [`ISOLATED`]): `join`
-    /// tests this on its no-seed path (where a count at or above [`SEED_LIMIT`] sent it).
+    /// tests this first in `join_raised` (where a count at or above [`SEED_LIMIT`] and a
+    /// raised limit word sent it).
     #[inline(always)]
     pub(crate) fn marked() -> bool {
         LOCAL.with(|l| l.seeds.get()) >= METERED
