@@ -42,7 +42,10 @@
 //!   by unwinding — while a thief may still touch it: every path out of a stolen join goes
 //!   through `wait_for_job`, which returns only after the thief set `done`.
 //! * `b` is run at most once: inline by the owner if the seed is still unstolen when `a`
-//!   ends, or by the thief; it is dropped unrun if `a` failed before it was taken.
+//!   ends, or by the thief; it is dropped unrun if `a` failed before it was taken. The
+//!   owner keeps a bitwise copy of `b` beside the seed's (so that a wide `b`'s captures need
+//!   not be read back from the seed); of the two copies exactly one is ever run or dropped,
+//!   the other is forgotten.
 //! * Failure: the first side to fail wins (`failed` compare-and-swap); the other side is
 //!   stopped at its next poll; the winner's payload resumes in the caller once both sides
 //!   are finished.
@@ -393,6 +396,10 @@ where
     B: FnOnce() -> RB + Send,
     RB: Send,
 {
+    /// Whether the owner runs an unstolen `b` from its own copy rather than the seed's (see
+    /// `join_in_worker`): when `b` is larger than a word.
+    const LOCAL_B: bool = std::mem::size_of::<B>() > std::mem::size_of::<usize>();
+
     const VTABLE: FrameVTable = FrameVTable {
         kind: FrameKind::Seed,
         has_work: always,
@@ -504,13 +511,23 @@ where
     RB: Send,
 {
     w.count_seed(1);
+    // `b` is kept twice, bit for bit: in the seed, for a thief, and here, for this thread.
+    // At most one copy is ever used or dropped: the seed's if the seed was handed out;
+    // otherwise this one when `b` is larger than a word (`LOCAL_B`), else the seed's again.
+    // Run from here, a wide `b`'s captures stay in registers across `a`, or are recomputed
+    // (references to the caller's locals are), instead of being read back from the seed,
+    // which the compiler must assume `a` may have changed: nqueens' six captured
+    // references cost twelve loads that way, six this way. A one-word `b` is cheaper read
+    // back (one load) than kept in a callee-saved register over the whole function.
+    let b = ManuallyDrop::new(b);
     let seed = JoinSeed::<B, RB> {
         frame: Frame {
             prev: w.head(),
             vtable: Cell::new(Some(&JoinSeed::<B, RB>::VTABLE)),
         },
         header: UnsafeCell::new(MaybeUninit::uninit()),
-        b: UnsafeCell::new(ManuallyDrop::new(b)),
+        // SAFETY: a bitwise copy of `b`; see above for why only one copy is ever used.
+        b: UnsafeCell::new(ManuallyDrop::new(unsafe { ptr::read(&*b) })),
         result: UnsafeCell::new(MaybeUninit::uninit()),
     };
     // The frame pointer is derived from the whole seed (repr(C), frame first), so the
@@ -531,17 +548,19 @@ where
     w.count_seed(-1);
     match ra {
         Ok(ra) => {
-            // SAFETY: the seed was not handed out, so `b` is still here and ours.
-            let b = unsafe { ManuallyDrop::take(&mut *seed.b.get()) };
+            // The seed was not handed out, so `b` is ours, in either copy (see above).
+            let b = if JoinSeed::<B, RB>::LOCAL_B {
+                ManuallyDrop::into_inner(b)
+            } else {
+                // SAFETY: the seed was not handed out, so its `b` is still there and ours.
+                unsafe { ManuallyDrop::take(&mut *seed.b.get()) }
+            };
             (ra, b())
         }
         Err(p) => {
             // `a` failed before anyone took `b`: `b` never starts. A panic of `b`'s destructor
-            // comes second, so `a`'s payload wins.
-            // SAFETY: as above; `b` is dropped exactly once, here.
-            let _ = catch_unwind(AssertUnwindSafe(|| unsafe {
-                ManuallyDrop::drop(&mut *seed.b.get())
-            }));
+            // comes second, so `a`'s payload wins. Only one copy is dropped (as above).
+            let _ = catch_unwind(AssertUnwindSafe(|| drop(ManuallyDrop::into_inner(b))));
             resume_unwind(p)
         }
     }

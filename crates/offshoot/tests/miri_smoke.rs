@@ -57,6 +57,66 @@ fn stolen_b_writes_into_victim_frame() {
     assert!(p.stats().tasks_materialized >= 1);
 }
 
+/// Counts its drops.
+struct Counted<'a>(&'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// A `b` wider than a word (an owned value, a `&mut` and a drop counter among its
+/// captures), which the owner runs from its own copy when the seed was not handed out: run
+/// once and dropped once on every path (not stolen, stolen, `a` failing first). One worker
+/// leaves the seed unstolen; on two, `join_with_stolen_b` has it stolen.
+#[test]
+fn wide_b_runs_or_drops_exactly_once() {
+    let drops = AtomicUsize::new(0);
+    let one = offshoot::ThreadPool::builder().workers(1).build().unwrap();
+    let p = pool();
+    one.run(|| {
+        let mut out = Vec::new();
+        let owned = String::from("wide");
+        let c = Counted(&drops);
+        let (x, ()) = offshoot::join(
+            || fib(8),
+            || {
+                let _c = c;
+                out.push(owned.len());
+            },
+        );
+        assert_eq!((x, &out[..]), (21, &[4][..]));
+    });
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
+    p.run(|| {
+        let mut out = Vec::new();
+        let owned = String::from("stolen");
+        let c = Counted(&drops);
+        join_with_stolen_b(|| {
+            let _c = c;
+            out.push(owned.len());
+        });
+        assert_eq!(out, [6]);
+    });
+    assert_eq!(drops.load(Ordering::SeqCst), 2);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        one.run(|| {
+            let c = Counted(&drops);
+            let owned = String::from("dropped");
+            offshoot::join(
+                || -> usize { panic!("a failed") },
+                move || {
+                    let _c = c;
+                    owned.len()
+                },
+            )
+        })
+    }));
+    assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"a failed"));
+    assert_eq!(drops.load(Ordering::SeqCst), 3);
+}
+
 #[test]
 fn panic_in_stolen_b_surfaces_once() {
     let p = pool();
