@@ -109,6 +109,12 @@ impl<I, T: Copy + PartialEq + Debug + Send> Plain<I, T> {
 
     /// Adds the version on offshoot's tasks and channels (it runs inside
     /// `ThreadPool::run`, like the offshoot version).
+    /// Appends `more` to the input's description (e.g. figures measured on the instance
+    /// itself, after it was built).
+    pub fn append_label(&mut self, more: &str) {
+        self.label.push_str(more);
+    }
+
     pub fn with_offshoot_tasks(mut self, f: Version<I, T>) -> Self {
         self.offshoot_tasks = Some(f);
         self

@@ -48,16 +48,26 @@
 //! (n queens, no two on a column or a diagonal) by a test independent of the search's,
 //! and none bad. The priority changes only how much of the tree is searched before the
 //! K-th solution: the running time, not the answer.
+//!
+//! How much of the tree a run searched is therefore part of what its time measures: the
+//! kernel's input line reports the boards each contender extended (min–max of
+//! [`count_runs`] untimed runs at preparation — 3 in full mode, 1 otherwise, to keep quick
+//! mode quick — on as many workers as the machine has; the serial loop's count is always
+//! the same). From 2 workers on, every contender's count
+//! varies between runs (which subtree the first K solutions come from depends on the
+//! order in which boards reach the master), so compare times per board, not only times.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{mpsc, Arc, Mutex};
 
 use offshoot::actor::{self, Actor, ActorRef, Context, Mailbox, Numbered, Selector};
 use offshoot::actor::{SelectorContext, SelectorRef};
 
 use super::{cast, joined, spawn_kameo, spawn_ractor, stopped, tell, KRef, SELECTOR_CONTENDERS};
+use crate::harness::{Contender, Pools};
 use crate::kernels::plain::Plain;
 use crate::kernels::{Instance, KernelInfo, Size};
 
@@ -86,6 +96,9 @@ pub struct Queens {
     pub k: u64,
     /// W, the workers.
     pub workers: usize,
+    /// Whether `extend` counts the boards it is given into [`BOARDS`]: only in the untimed
+    /// runs of [`boards_line`] (a timed run pays one test of a register or a stack slot).
+    pub count_boards: bool,
 }
 
 /// The master's answer: the distinct valid solutions it kept (at most K) and the
@@ -157,9 +170,28 @@ fn solve(n: usize, b: &Board, out: &mut Vec<u64>) {
     }
 }
 
+/// The boards extended, by any contender's workers, for a problem that counts them
+/// ([`Queens::count_boards`]).
+static BOARDS: AtomicU64 = AtomicU64::new(0);
+
+/// One counting pass at a time (tests prepare instances concurrently).
+static PASS: Mutex<()> = Mutex::new(());
+
+/// Untimed runs per contender whose boards [`boards_line`] counts, at each size.
+pub fn count_runs(size: Size) -> usize {
+    match size {
+        Size::Full => 3,
+        Size::Test | Size::Quick => 1,
+    }
+}
+
 /// One piece of work: the solutions of `b` into `out` if it is complete or at the
 /// threshold, else each valid child to `child`; returns how many children it gave.
 fn extend(q: Queens, b: &Board, mut child: impl FnMut(Board), out: &mut Vec<u64>) -> u64 {
+    if q.count_boards {
+        // Relaxed: the count is read after the run has joined every thread that adds to it.
+        BOARDS.fetch_add(1, AtomicOrdering::Relaxed);
+    }
     if b.depth() >= q.threshold {
         solve(q.n, b, out);
         return 0;
@@ -882,26 +914,70 @@ fn queens(size: Size) -> Queens {
         threshold,
         k,
         workers,
+        count_boards: false,
     }
+}
+
+/// "; boards extended per run on N workers (min–max of R runs): serial a, offshoot b–c, …":
+/// each of serial and `contenders` run `runs` times (untimed) on `inst`, a problem that
+/// counts its boards, on pools of every core of this machine.
+fn boards_line(inst: &mut Plain<Queens, Found>, contenders: &[Contender], runs: usize) -> String {
+    let _pass = PASS.lock().unwrap_or_else(|e| e.into_inner());
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let pools = Pools::new(workers).expect("pools for the board count");
+    let mut parts = Vec::new();
+    for &c in std::iter::once(&Contender::Serial).chain(contenders) {
+        let (mut lo, mut hi) = (u64::MAX, 0);
+        for _ in 0..runs {
+            inst.reset();
+            BOARDS.store(0, AtomicOrdering::Relaxed);
+            pools.run(inst, c);
+            let boards = BOARDS.load(AtomicOrdering::Relaxed);
+            (lo, hi) = (lo.min(boards), hi.max(boards));
+        }
+        parts.push(if lo == hi {
+            format!("{} {lo}", c.name())
+        } else {
+            format!("{} {lo}–{hi}", c.name())
+        });
+    }
+    let runs = if runs == 1 {
+        "one untimed run".to_string()
+    } else {
+        format!("min–max of {runs} untimed runs")
+    };
+    format!(
+        "; boards extended per run on {workers} workers ({runs}): {}",
+        parts.join(", ")
+    )
+}
+
+/// The kernel's instance for `q`, its input described by `label`.
+fn instance(q: Queens, label: String) -> Plain<Queens, Found> {
+    Plain::checked(q, label, check, |q| serial(*q), |q| offshoot(*q))
+        .with_offshoot_actors(|q| offshoot_actors(*q))
+        .with_offshoot_tasks(|q| offshoot_tasks(*q))
+        .with_tokio(|rt, q| tokio(rt, *q))
+        .with_kameo(|rt, q| kameo(rt, *q))
+        .with_threads(|q| threads(*q))
 }
 
 fn prepare(size: Size) -> Box<dyn Instance> {
     let q = queens(size);
     let (n, threshold, k, workers) = (q.n, q.threshold, q.k, q.workers);
-    Box::new(
-        Plain::checked(
-            q,
-            format!("n = {n}, first {k} solutions, threshold {threshold}, {workers} workers"),
-            check,
-            |q| serial(*q),
-            |q| offshoot(*q),
-        )
-        .with_offshoot_actors(|q| offshoot_actors(*q))
-        .with_offshoot_tasks(|q| offshoot_tasks(*q))
-        .with_tokio(|rt, q| tokio(rt, *q))
-        .with_kameo(|rt, q| kameo(rt, *q))
-        .with_threads(|q| threads(*q)),
-    )
+    let counted = Queens {
+        count_boards: true,
+        ..q
+    };
+    let boards = boards_line(
+        &mut instance(counted, String::new()),
+        INFO.contenders,
+        count_runs(size),
+    );
+    Box::new(instance(
+        q,
+        format!("n = {n}, first {k} solutions, threshold {threshold}, {workers} workers{boards}"),
+    ))
 }
 
 #[cfg(test)]
@@ -936,6 +1012,7 @@ mod tests {
             threshold: 1,
             k: 3,
             workers: 1,
+            count_boards: false,
         };
         let mut t = Tally::new(q);
         t.add(&[0x2031, 0x2031, 0x0000, 0x1302, 0x2031]);
@@ -956,6 +1033,7 @@ mod tests {
             threshold: 3,
             k: 1_000,
             workers: 3,
+            count_boards: false,
         };
         let want = Found {
             solutions: 92,
@@ -1008,6 +1086,24 @@ mod tests {
             wide > 4 * deep,
             "{deep} boards deepest first, {wide} in turn"
         );
+    }
+
+    /// The input line's serial count is the serial loop's boards, the same in every run;
+    /// every contender extended at least one board.
+    #[test]
+    fn the_input_line_counts_the_boards_of_each_contender() {
+        let q = queens(Size::Test);
+        let line = prepare(Size::Test).input();
+        let want = format!(": serial {}, ", boards_taken(q, true));
+        assert!(line.contains(&want), "{line:?} lacks {want:?}");
+        for c in INFO.contenders {
+            let part = line
+                .split(", ")
+                .find_map(|p| p.strip_prefix(&format!("{} ", c.name())))
+                .unwrap_or_else(|| panic!("{line:?} has no count of {}", c.name()));
+            let least: u64 = part.split('–').next().unwrap().parse().unwrap();
+            assert!(least >= 1, "{line:?}");
+        }
     }
 
     #[test]
