@@ -153,11 +153,17 @@ mod loom_tests {
         }
     }
 
-    fn probe() -> Probe {
-        Probe {
+    /// A probe word and a link it is attached to.
+    fn attached() -> (Arc<Probe>, Arc<LimitLink<Probe>>) {
+        let word = Arc::new(Probe {
             word: loom::sync::atomic::AtomicU32::new(8),
             live: UnsafeCell::new(()),
-        }
+        });
+        let link = Arc::new(LimitLink::<Probe>::new());
+        // SAFETY: the `Arc` keeps `word` alive for the whole model, and each test detaches
+        // it before the owner reuses it.
+        unsafe { link.attach(&word) };
+        (word, link)
     }
 
     /// Two raisers race the owner's detach; after it the owner reuses the storage. No
@@ -165,10 +171,7 @@ mod loom_tests {
     #[test]
     fn no_raise_writes_a_detached_word() {
         loom::model(|| {
-            let word = Arc::new(probe());
-            let link = Arc::new(LimitLink::<Probe>::new());
-            // SAFETY: `word` outlives the model, and the owner detaches before reusing it.
-            unsafe { link.attach(&word) };
+            let (word, link) = attached();
             let raisers: Vec<_> = (0..2)
                 .map(|_| {
                     let link = link.clone();
@@ -190,10 +193,7 @@ mod loom_tests {
     #[test]
     fn a_raise_before_detach_is_written() {
         loom::model(|| {
-            let word = Arc::new(probe());
-            let link = Arc::new(LimitLink::<Probe>::new());
-            // SAFETY: as above.
-            unsafe { link.attach(&word) };
+            let (word, link) = attached();
             let l2 = link.clone();
             let raiser = thread::spawn(move || l2.raise());
             raiser.join().unwrap();

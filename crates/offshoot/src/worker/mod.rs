@@ -145,11 +145,14 @@ impl Local {
         }
     }
 
-    /// Raises this thread's limit (owner): the next `join` takes the path that polls and
+    /// Sets the seed count to `n` and returns the old one. Every change of the count other
+    /// than one seed more or less (`Worker::count_seed`) comes here, and raises this
+    /// thread's limit word (owner), so the next `join` takes the path that polls and
     /// computes the limit for the count it finds (`join_raised`).
     #[inline(always)]
-    fn raise_limit(&self) {
+    fn replace_seeds(&self, n: u32) -> u32 {
         crate::limit_word::LimitWord::raise(&self.limit);
+        self.seeds.replace(n)
     }
 }
 
@@ -422,18 +425,12 @@ impl Worker {
     /// (`take_chain` / `restore_chain`), and a stolen job run meanwhile starts with a count
     /// of its own (`run_stolen`), so only the section's own code sees it.
     pub(crate) fn enter_isolated() -> u32 {
-        LOCAL.with(|l| {
-            l.raise_limit();
-            l.seeds.replace(ISOLATED)
-        })
+        LOCAL.with(|l| l.replace_seeds(ISOLATED))
     }
 
     /// Ends the mark of [`Worker::enter_isolated`].
     pub(crate) fn leave_isolated(saved: u32) {
-        LOCAL.with(|l| {
-            l.raise_limit();
-            l.seeds.set(saved);
-        });
+        LOCAL.with(|l| l.replace_seeds(saved));
     }
 
     /// Whether the calling code runs inside an `isolated` section.
@@ -475,10 +472,7 @@ impl Worker {
             ptr::eq(self, Worker::current()),
             "seed count set off its worker"
         );
-        LOCAL.with(|l| {
-            l.raise_limit();
-            l.seeds.set(n.wrapping_add(self.seed_base));
-        });
+        LOCAL.with(|l| l.replace_seeds(n.wrapping_add(self.seed_base)));
     }
 
     pub(super) fn replace_seed_count(&self, n: u32) -> u32 {
@@ -487,10 +481,7 @@ impl Worker {
             "seed count set off its worker"
         );
         LOCAL
-            .with(|l| {
-                l.raise_limit();
-                l.seeds.replace(n.wrapping_add(self.seed_base))
-            })
+            .with(|l| l.replace_seeds(n.wrapping_add(self.seed_base)))
             .wrapping_sub(self.seed_base)
     }
 
@@ -659,8 +650,7 @@ impl Worker {
         // Both together: a count of at least one means the worker is set.
         LOCAL.with(|l| {
             l.worker.set(self);
-            l.seeds.set(self.seed_base);
-            l.raise_limit();
+            l.replace_seeds(self.seed_base);
             // SAFETY: the word is this thread's, and the mailbox detaches it below, before
             // the thread can exit; this thread runs one worker at a time (`build_with`
             // refuses a second), so no other word is attached.
@@ -680,8 +670,7 @@ impl Worker {
         drop(detach);
         // Both together: a count of at least one must never outlive the worker it implies.
         LOCAL.with(|l| {
-            l.seeds.set(0);
-            l.raise_limit();
+            l.replace_seeds(0);
             l.worker.set(ptr::null());
         });
     }
