@@ -58,8 +58,9 @@ pub(crate) enum Failure {
 /// The shared part of one finish.
 pub(crate) struct FinishState {
     outstanding: AtomicUsize,
+    /// Set (release) once `failure` holds the first failure; written only under its lock.
     failed: AtomicBool,
-    failure: Mutex<Option<Failure>>,
+    failure: Mutex<FailureSlot>,
     owner: *const Worker,
     inbox: Mutex<VecDeque<JobRef>>,
     inbox_len: AtomicUsize,
@@ -75,6 +76,17 @@ pub(crate) struct FinishState {
     eureka: Option<crate::eureka::RegisteredRef>,
     /// The work and span of the tasks that ended, when the pool measures them (`metrics/`).
     pub(crate) meter: crate::metrics::Acc,
+}
+
+/// A finish's failure, behind its lock (see `caught.rs` for the early panics).
+#[derive(Default)]
+struct FailureSlot {
+    /// The first failure, until the finish takes it.
+    first: Option<Failure>,
+    /// `first` is a panic caught before any region around this one had failed.
+    first_early: bool,
+    /// Panics caught before a region on this chain failed and passed on after.
+    early: Vec<crate::caught::PanicKey>,
 }
 
 // SAFETY: the raw pointers are to the owner worker (alive as long as its registry) and to
@@ -94,7 +106,7 @@ impl FinishState {
         FinishState {
             outstanding: AtomicUsize::new(0),
             failed: AtomicBool::new(false),
-            failure: Mutex::new(None),
+            failure: Mutex::new(FailureSlot::default()),
             owner,
             inbox: Mutex::new(VecDeque::new()),
             inbox_len: AtomicUsize::new(0),
@@ -162,15 +174,53 @@ impl FinishState {
     }
 
     /// Records `f` if it is the first failure and asks every worker to stop the tasks of
-    /// this finish. Returns whether `f` was the first.
+    /// this finish. Returns whether `f` is now the finish's failure: the first, or an early
+    /// panic (`caught.rs`) that takes the place of a stop or resolution recorded before it
+    /// arrived.
     pub(crate) fn fail(&self, f: Failure) -> bool {
-        if self.failed.swap(true, Ordering::AcqRel) {
-            return false;
+        let mut slot = self.lock_failure();
+        // Every writer of `failed` holds the lock.
+        if self.failed.load(Ordering::Relaxed) {
+            let early_over_stop = match (&f, &slot.first) {
+                (Failure::Panic(p), Some(Failure::Stopped | Failure::Resolved)) => {
+                    crate::caught::is_noted(&slot.early, p)
+                }
+                _ => false,
+            };
+            if early_over_stop {
+                // The stops were asked for already; the panic only takes the stop's place.
+                slot.first = Some(f);
+                slot.first_early = true;
+            }
+            return early_over_stop;
         }
-        *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(f);
+        slot.first_early = match &f {
+            Failure::Panic(p) => {
+                crate::caught::is_noted(&slot.early, p) || crate::caught::chain_clean(self.parent)
+            }
+            _ => false,
+        };
+        slot.first = Some(f);
+        // Release: pairs with the acquire loads of `has_failed`, so code that sees the
+        // finish failed sees it failed for good (the failure itself is read under the lock).
+        self.failed.store(true, Ordering::Release);
+        drop(slot);
         // SAFETY: see `release`.
         unsafe { (*self.owner).registry().broadcast_stop() };
         true
+    }
+
+    fn lock_failure(&self) -> std::sync::MutexGuard<'_, FailureSlot> {
+        self.failure.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records that the panic with `key` was caught before a region on this chain failed
+    /// (`caught::note_early`).
+    pub(crate) fn note_early(&self, key: crate::caught::PanicKey) {
+        let mut slot = self.lock_failure();
+        if !slot.early.contains(&key) {
+            slot.early.push(key);
+        }
     }
 
     /// Records a task's panic payload (a stop counts as [`Failure::Stopped`]).
@@ -187,14 +237,39 @@ impl FinishState {
         self.fail(Failure::Stopped);
     }
 
+    /// Takes the first failure, once every task has ended. An early panic's stamp goes on
+    /// to the regions around this one (`caught.rs`), as it is passed on to them.
     fn take_failure(&self) -> Option<Failure> {
         if !self.has_failed() {
             return None;
         }
-        self.failure
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
+        let mut slot = self.lock_failure();
+        let f = slot.first.take();
+        let early = std::mem::take(&mut slot.first_early);
+        drop(slot);
+        if let (Some(Failure::Panic(p)), true) = (&f, early) {
+            crate::caught::note_early(self.parent, p);
+        }
+        f
+    }
+
+    /// The finish state of the code running on this thread (null outside every pool, or
+    /// outside every finish).
+    pub(crate) fn current() -> *const FinishState {
+        let w = Worker::current();
+        if w.is_null() {
+            return ptr::null();
+        }
+        // SAFETY: the current worker is run by this thread; its current finish frame, if
+        // any, is live while the calling code runs.
+        unsafe {
+            let fr = (*w).current_finish();
+            if fr.is_null() {
+                ptr::null()
+            } else {
+                (*fr).state()
+            }
+        }
     }
 
     /// Parks a task whose finish has no frame on the spawning thread.

@@ -181,13 +181,20 @@ tuple_objects!(A, B);
 tuple_objects!(A, B, C);
 tuple_objects!(A, B, C, D);
 
+/// What a deadlock report calls the lock global sections take (the user never made it, so
+/// it is named for what waits on it).
+const GLOBAL_NAME: &str = "offshoot::isolated: the lock of every isolated section";
+/// What a deadlock report calls an object's lock.
+const OBJECT_NAME: &str = "offshoot::isolated_on: the lock of an isolated object";
+
 /// Global sections take it exclusively, object-based ones shared.
 fn global() -> &'static RwLock<()> {
     #[cfg(not(loom))]
-    static GLOBAL: RwLock<()> = RwLock::new(());
+    static GLOBAL: RwLock<()> = RwLock::named(GLOBAL_NAME, ());
     // Loom's primitives cannot be made in a `const fn` (the loom build runs no section).
     #[cfg(loom)]
-    static GLOBAL: std::sync::LazyLock<RwLock<()>> = std::sync::LazyLock::new(|| RwLock::new(()));
+    static GLOBAL: std::sync::LazyLock<RwLock<()>> =
+        std::sync::LazyLock::new(|| RwLock::named(GLOBAL_NAME, ()));
     &GLOBAL
 }
 
@@ -229,7 +236,7 @@ impl Entries {
                         }
                         Arc::new(Entry {
                             key: k,
-                            lock: Mutex::new(()),
+                            lock: Mutex::named(OBJECT_NAME, ()),
                             stamp,
                             users: 0.into(),
                         })

@@ -42,6 +42,9 @@ pub(crate) const OUTCOME_OK: u8 = 0;
 pub(crate) const OUTCOME_PANIC: u8 = 1;
 /// `b` was stopped, or lost the race to fail first: there is no value.
 pub(crate) const OUTCOME_STOPPED: u8 = 2;
+/// As [`OUTCOME_PANIC`], for a panic caught before any region around the job had failed
+/// (`caught.rs`).
+pub(crate) const OUTCOME_PANIC_EARLY: u8 = 3;
 
 /// How a job is to be treated by [`JobHeader::execute`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -211,9 +214,15 @@ pub(crate) unsafe fn run_as_thief_with<R>(
                     .compare_exchange(NOT_FAILED, FAILED_B, Ordering::AcqRel, Ordering::Acquire)
                     .is_ok()
             {
+                // Stamped here, at the catch, before the owner's wait (`caught.rs`).
+                let early = crate::caught::chain_clean(hdr.finish.get());
                 // SAFETY: only the job's runner writes the payload, before `done`.
                 unsafe { *hdr.payload.get() = Some(p) };
-                hdr.outcome.set(OUTCOME_PANIC);
+                hdr.outcome.set(if early {
+                    OUTCOME_PANIC_EARLY
+                } else {
+                    OUTCOME_PANIC
+                });
                 owner.signal_stop();
             } else {
                 hdr.outcome.set(OUTCOME_STOPPED);
@@ -265,8 +274,8 @@ pub(crate) fn cancel_job(w: &Worker, hdr: &JobHeader) {
 pub(crate) enum Settled {
     /// The value was written; the owner may read it.
     Value,
-    /// The job failed first: resume this payload (after stopping anything else).
-    Failed(Payload),
+    /// The job failed first: resume this panic (after stopping anything else).
+    Failed(crate::caught::Caught),
     /// The job was stopped, or its owner cancelled it: there is no value.
     Stopped,
 }
@@ -279,7 +288,10 @@ pub(crate) fn settle_job(w: &Worker, hdr: &JobHeader) -> Settled {
     // SAFETY: `done` was set (acquire in wait_for_job): the thief no longer touches it.
     let payload = unsafe { (*hdr.payload.get()).take() };
     match (failed, hdr.outcome.get()) {
-        (FAILED_B, _) => Settled::Failed(payload.expect("offshoot: failed job lost its payload")),
+        (FAILED_B, outcome) => Settled::Failed(crate::caught::Caught::stamped(
+            payload.expect("offshoot: failed job lost its payload"),
+            outcome == OUTCOME_PANIC_EARLY,
+        )),
         // Also after the owner cancelled (FAILED_A): the value exists, and the caller, which
         // knows whether it cancelled, takes it (to use or to drop). Anything else has none.
         (_, OUTCOME_OK) => Settled::Value,

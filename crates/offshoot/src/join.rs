@@ -56,6 +56,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr;
 use std::sync::atomic::Ordering;
 
+use crate::caught::Caught;
 use crate::finish::FinishState;
 use crate::frame::{always, header_of_frame, never, Frame, FrameKind, FrameVTable, SeedHead};
 use crate::job::{
@@ -472,6 +473,9 @@ pub(crate) fn join_stolen_seed<RA, RB>(
     ra: std::thread::Result<RA>,
     read: impl FnOnce() -> RB,
 ) -> (RA, RB) {
+    // `a`'s panic is stamped now, before the wait for the thief (`caught.rs`): a stop or
+    // resolution that comes while we wait must not take its place.
+    let ra = ra.map_err(Caught::here);
     if ra.is_err() {
         cancel_job(w, hdr);
     }
@@ -482,14 +486,14 @@ pub(crate) fn join_stolen_seed<RA, RB>(
         Settled::Failed(pb) => {
             // `b` failed first: its payload wins over `a`'s.
             drop(ra);
-            resume_unwind(pb)
+            pb.resume()
         }
         Settled::Stopped => None,
     };
     match (ra, rb) {
         (Err(pa), rb) => {
             drop(rb);
-            resume_unwind(pa)
+            pa.resume()
         }
         (Ok(ra), Some(rb)) if !failed_first => (ra, rb),
         // Stopped: a region enclosing this join was cancelled (this worker cancelled `b`

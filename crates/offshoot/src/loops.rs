@@ -25,10 +25,11 @@
 
 use std::cell::{Cell, UnsafeCell};
 use std::ops::Range;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use crate::caught::Caught;
 use crate::finish::{in_worker, FinishState};
 use crate::frame::{Frame, FrameKind, FrameVTable};
 use crate::job::{
@@ -36,7 +37,6 @@ use crate::job::{
     Settled, FAILED_B,
 };
 use crate::unwind::raise_stopped;
-use crate::unwind::Payload;
 use crate::worker::Worker;
 
 /// What a loop does with its iterations: the body, and how partial results combine.
@@ -250,20 +250,22 @@ impl<P: HandedOut> Pieces<P> {
         // SAFETY: the frame is unlinked; this worker is the list's only user. The pieces are
         // live until the list is dropped, after this function settled them all.
         let pieces: Vec<&P> = unsafe { (*self.0.get()).iter().map(|&p| &*p).collect() };
+        // Stamped before the wait (`caught.rs`).
+        let own = own.map_err(Caught::here);
         if own.is_err() {
             for p in pieces.iter() {
                 cancel_job(w, p.header());
             }
         }
-        let mut failure: Option<Payload> = None;
+        let mut failure: Option<Caught> = None;
         let mut stopped = false;
         let mut parts = Vec::with_capacity(pieces.len());
         for p in pieces.iter().rev() {
             match settle_job(w, p.header()) {
                 Settled::Value => parts.push(p.take_result()),
-                Settled::Failed(payload) => {
+                Settled::Failed(caught) => {
                     if failure.is_none() {
-                        failure = Some(payload);
+                        failure = Some(caught);
                         for q in pieces.iter() {
                             cancel_job(w, q.header());
                         }
@@ -275,12 +277,12 @@ impl<P: HandedOut> Pieces<P> {
         let acc = match own {
             Err(p) => {
                 drop(parts);
-                resume_unwind(failure.unwrap_or(p))
+                failure.unwrap_or(p).resume()
             }
             Ok(acc) => acc,
         };
         if let Some(p) = failure {
-            resume_unwind(p);
+            p.resume();
         }
         if stopped {
             raise_stopped();

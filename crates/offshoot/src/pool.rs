@@ -449,6 +449,15 @@ pub enum BuildError {
         /// [`MAX_STACK_SIZE`].
         limit: usize,
     },
+    /// [`Builder::trace`] asked for more events per worker than
+    /// [`trace::MAX_EVENTS_PER_WORKER`](crate::trace::MAX_EVENTS_PER_WORKER), more than
+    /// one log could ever hold in memory.
+    TraceTooLarge {
+        /// What was asked for, in events per worker.
+        requested: usize,
+        /// [`trace::MAX_EVENTS_PER_WORKER`](crate::trace::MAX_EVENTS_PER_WORKER).
+        limit: usize,
+    },
     /// A worker could not start, e.g. the system refused to map its first fiber stack.
     WorkerStart {
         /// The worker's index.
@@ -479,6 +488,11 @@ impl fmt::Display for BuildError {
                 f,
                 "a fiber stack of {requested} bytes is more than the limit of {limit} bytes \
                  (1 GiB); lower Builder::stack_size (or RUST_MIN_STACK)"
+            ),
+            BuildError::TraceTooLarge { requested, limit } => write!(
+                f,
+                "a trace of {requested} events per worker is more than the limit of {limit}; \
+                 lower Builder::trace (offshoot::trace::DEFAULT_EVENTS_PER_WORKER is a good start)"
             ),
             BuildError::WorkerStart { worker, reason } => {
                 write!(f, "worker {worker} could not start: {reason}")
@@ -663,10 +677,14 @@ impl Builder {
     /// Records a timeline trace of the pool (see [`trace`](crate::trace)): the tasks each
     /// worker runs, the work handed between workers, parks, resumes and sleeps, and the
     /// regions the program names ([`trace::region`](crate::trace::region)), in a log of
-    /// `events_per_worker` events per worker, allocated now (48 bytes per event;
+    /// at most `events_per_worker` events per worker (48 bytes per event;
     /// [`trace::DEFAULT_EVENTS_PER_WORKER`](crate::trace::DEFAULT_EVENTS_PER_WORKER) is a
-    /// good start). A full log keeps its oldest events and counts the rest as dropped. 0
-    /// (the default) records nothing. Take the trace with [`ThreadPool::trace`].
+    /// good start). A log is allocated as it fills, in segments of doubling size (at most
+    /// about twice what it holds), not up front. A full log keeps its oldest events and
+    /// counts the rest as dropped. 0 (the default) records nothing. Take the trace with
+    /// [`ThreadPool::trace`]. More than
+    /// [`trace::MAX_EVENTS_PER_WORKER`](crate::trace::MAX_EVENTS_PER_WORKER) fails the
+    /// build with [`BuildError::TraceTooLarge`].
     ///
     /// ```
     /// let pool = offshoot::ThreadPool::builder()
@@ -750,6 +768,12 @@ impl Builder {
             return Err(BuildError::StackTooLarge {
                 requested: fiber_stack,
                 limit: MAX_STACK_SIZE,
+            });
+        }
+        if self.trace_events > crate::trace::MAX_EVENTS_PER_WORKER {
+            return Err(BuildError::TraceTooLarge {
+                requested: self.trace_events,
+                limit: crate::trace::MAX_EVENTS_PER_WORKER,
             });
         }
         let registry = Arc::new_cyclic(|weak: &std::sync::Weak<Registry>| {

@@ -39,11 +39,25 @@ use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::segments::Segments;
 use crate::worker::Worker;
 
 /// The default number of events a worker's log holds when tracing is on (48 bytes each:
-/// 12 MiB per worker).
+/// 12 MiB per worker once full; a log is allocated as it fills).
 pub const DEFAULT_EVENTS_PER_WORKER: usize = 1 << 18;
+
+/// The most events per worker [`Builder::trace`](crate::Builder::trace) accepts: as many
+/// as one log could hold in the address space (a larger request fails the build with
+/// [`BuildError::TraceTooLarge`](crate::BuildError::TraceTooLarge)).
+///
+/// ```
+/// let e = offshoot::ThreadPool::builder()
+///     .trace(offshoot::trace::MAX_EVENTS_PER_WORKER + 1)
+///     .build()
+///     .unwrap_err();
+/// assert!(matches!(e, offshoot::BuildError::TraceTooLarge { .. }));
+/// ```
+pub const MAX_EVENTS_PER_WORKER: usize = isize::MAX as usize / std::mem::size_of::<Event>();
 
 /// How far apart the clocks of two threads may read for the same moment (a virtual
 /// machine's clock can differ by a little across CPUs): a hand-out is matched with a start
@@ -88,7 +102,9 @@ pub(crate) struct Event {
 
 /// One worker's log; see the module invariants.
 pub(crate) struct Log {
-    events: Box<[UnsafeCell<MaybeUninit<Event>>]>,
+    /// Allocated as the log fills (`segments.rs`), so a large capacity costs nothing
+    /// until it is used.
+    events: Segments<UnsafeCell<MaybeUninit<Event>>>,
     len: AtomicUsize,
     dropped: AtomicU64,
     /// The tasks open on the running fiber, outermost first (owner only).
@@ -104,9 +120,7 @@ unsafe impl Send for Log {}
 impl Log {
     fn new(capacity: usize) -> Log {
         Log {
-            events: (0..capacity)
-                .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
-                .collect(),
+            events: Segments::new(capacity),
             len: AtomicUsize::new(0),
             dropped: AtomicU64::new(0),
             open: UnsafeCell::new(Vec::new()),
@@ -124,7 +138,10 @@ impl Log {
             // written again.
             e.ts = e.ts.max(unsafe { (*prev.get()).assume_init_ref() }.ts);
         }
-        match self.events.get(n) {
+        match self
+            .events
+            .get_or_make(n, || UnsafeCell::new(MaybeUninit::uninit()))
+        {
             Some(slot) => {
                 // SAFETY: slot `n` is at `len`, not yet published: no reader touches it,
                 // and only this thread writes (module invariants).
@@ -142,11 +159,10 @@ impl Log {
     fn snapshot(&self) -> (Vec<Event>, u64) {
         // Acquire: pairs with the release store in `push`.
         let n = self.len.load(Ordering::Acquire);
-        let events = self.events[..n]
-            .iter()
-            // SAFETY: the events below `len` were written before it was published and are
-            // never written again.
-            .map(|slot| unsafe { (*slot.get()).assume_init() })
+        let events = (0..n)
+            // SAFETY: the events below `len` were written (their segments made) before it
+            // was published, and are never written again.
+            .map(|i| unsafe { (*self.events.get(i).expect("published").get()).assume_init() })
             .collect();
         (events, self.dropped.load(Ordering::Relaxed))
     }

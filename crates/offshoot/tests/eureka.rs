@@ -668,3 +668,50 @@ fn a_panic_after_the_resolution_is_dropped_like_a_stopped_siblings() {
         }
     });
 }
+
+#[test]
+fn a_misplaced_offer_changes_nothing() {
+    bounded(|| {
+        let p = &pools()[1];
+        let s = Search::<u32>::new();
+        let err = catch_unwind(AssertUnwindSafe(|| s.offer(3))).expect_err("misuse panics");
+        assert!(payload_str(&*err)
+            .unwrap_or_default()
+            .contains("outside every region"));
+        assert_eq!(s.get(), None, "the rejected offer was recorded");
+        assert!(!s.is_resolved());
+        p.run(|| eureka::finish(&s, || s.offer(999)));
+        assert_eq!(s.get(), Some(&999));
+        let c = Count::<u32>::new(2);
+        let _ = catch_unwind(AssertUnwindSafe(|| p.run(|| c.offer(1))));
+        assert!(c.get().is_empty(), "the rejected offer took a place");
+    });
+}
+
+#[test]
+fn a_huge_count_allocates_only_what_it_keeps() {
+    bounded(|| {
+        for k in [1usize << 40, usize::MAX] {
+            let c = Count::<u64>::new(k);
+            assert_eq!(c.k(), k);
+            for p in pools() {
+                p.run(|| {
+                    eureka::finish(&c, || {
+                        offshoot::par_for(0..1000, |i| {
+                            if i % 100 == 0 {
+                                c.offer(i as u64);
+                            }
+                        })
+                    })
+                });
+            }
+            assert!(!c.is_resolved());
+            let mut got: Vec<u64> = c.get().into_iter().copied().collect();
+            got.sort_unstable();
+            let want: Vec<u64> = (0..10)
+                .flat_map(|j| std::iter::repeat_n(j * 100, pools().len()))
+                .collect();
+            assert_eq!(got, want);
+        }
+    });
+}

@@ -246,3 +246,31 @@ fn a_panic_releases_the_section() {
         }
     });
 }
+
+#[test]
+fn a_deadlock_through_isolated_names_the_section_lock() {
+    let _one = one_at_a_time();
+    bounded(|| {
+        let p = &pools()[1];
+        let never = offshoot::sync::Promise::<u32>::new();
+        let entered = offshoot::sync::Promise::<()>::new();
+        let m = panic_message(|| {
+            p.run(|| {
+                offshoot::scope(|s| {
+                    s.spawn(|_| {
+                        isolated(|| {
+                            entered.put(()).unwrap();
+                            *never.get()
+                        });
+                    });
+                    s.spawn(|_| {
+                        entered.get();
+                        isolated(|| never.put(1).unwrap());
+                    });
+                })
+            })
+        });
+        assert!(m.starts_with("offshoot: deadlock:"), "{m}");
+        assert!(m.contains("offshoot::isolated"), "{m}");
+    });
+}

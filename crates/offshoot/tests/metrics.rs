@@ -434,3 +434,19 @@ fn measuring_pools_give_the_same_answers_and_failures() {
         }
     })
 }
+
+#[test]
+fn an_empty_region_tag_is_a_clear_error() {
+    bounded(|| {
+        let pool = ThreadPool::builder()
+            .workers(2)
+            .metrics(Mode::Abstract)
+            .build()
+            .unwrap();
+        let m = panic_message(|| pool.run(|| metrics::region("", || do_work(1))));
+        assert!(m.contains("the tag is empty"), "{m}");
+        // Outside a measuring pool too: the contract does not depend on the pool.
+        let m = panic_message(|| metrics::region("", || ()));
+        assert!(m.contains("the tag is empty"), "{m}");
+    });
+}

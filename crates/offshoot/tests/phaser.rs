@@ -429,3 +429,49 @@ fn a_member_that_leaves_hands_in_its_puts_and_misuse_is_an_error() {
     let mut stranger = other.register(Mode::SigWait);
     assert!(panic_message(|| sum.put(&mut stranger, 1)).contains("its own phaser"));
 }
+
+#[test]
+fn an_accumulator_answers_only_once_its_phase_has_ended() {
+    use offshoot::phaser::PhaseAccumulator;
+    let ph = Phaser::new();
+    let sum = PhaseAccumulator::new(&ph, 0u64, |a: &mut u64, x: u64| *a += x);
+    let mut a = ph.register(Mode::SigWait);
+    let mut b = a.child(Mode::SigWait);
+    sum.put(&mut a, 5);
+    a.signal();
+    assert_eq!(ph.ended_phases(), 0);
+    assert_eq!(sum.get(0), None, "a partial result before the phase ended");
+    sum.put(&mut b, 1);
+    b.signal();
+    assert_eq!(ph.ended_phases(), 1);
+    assert_eq!(sum.get(0), Some(6));
+}
+
+#[test]
+fn an_accumulator_keeps_every_phase_a_signaller_ran_ahead_into() {
+    use offshoot::phaser::PhaseAccumulator;
+    for ahead in [9u64, 20, 100] {
+        let ph = Phaser::new();
+        let sum = PhaseAccumulator::new(&ph, 0u64, |a: &mut u64, x: u64| *a += x);
+        let mut waiter = ph.register(Mode::SigWait);
+        let mut runner = waiter.child(Mode::Sig);
+        for k in 0..ahead {
+            sum.put(&mut runner, k);
+            runner.signal();
+        }
+        for k in 0..ahead {
+            sum.put(&mut waiter, 1000);
+            waiter.next();
+            assert_eq!(sum.get(k), Some(1000 + k), "phase {k} of {ahead}");
+        }
+        // Old ended phases go, the eight latest stay.
+        assert_eq!(sum.get(ahead - 1), Some(1000 + ahead - 1));
+        assert_eq!(sum.get(ahead - 8), Some(1000 + ahead - 8));
+        assert_eq!(
+            sum.get(ahead - 9),
+            None,
+            "an ended phase older than eight is dropped"
+        );
+        drop(runner);
+    }
+}

@@ -571,3 +571,41 @@ fn reader_writer_reads_in_parallel_writes_exclusive() {
         }
     });
 }
+
+/// A hand-written mailbox type whose `index()` is out of its own range.
+#[derive(Clone, Copy, Debug)]
+struct Broken;
+
+impl offshoot::actor::Mailbox for Broken {
+    const COUNT: usize = 2;
+    fn index(self) -> usize {
+        5
+    }
+    fn from_index(_: usize) -> Broken {
+        Broken
+    }
+}
+
+struct Sink;
+
+impl offshoot::actor::Selector for Sink {
+    type Mailbox = Broken;
+    type Message = u32;
+    fn receive(&mut self, _: Broken, _: u32, _: &mut offshoot::actor::SelectorContext<'_, Self>) {}
+}
+
+#[test]
+fn a_mailbox_index_past_its_count_is_a_clear_error() {
+    common::bounded(|| {
+        let m = common::panic_message(|| {
+            common::pool(2).run(|| {
+                let s = offshoot::actor::start_selector(Sink);
+                s.send(Broken, 1);
+            })
+        });
+        assert!(
+            m.contains("index() returned 5") && m.contains("COUNT is 2"),
+            "{m}"
+        );
+    });
+}

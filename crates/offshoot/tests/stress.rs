@@ -45,9 +45,10 @@ enum Kind {
     Finish,
     SpawnUp,
     RunNested,
+    Eureka,
 }
 
-const INNER: [Kind; 8] = [
+const INNER: [Kind; 9] = [
     Kind::Join,
     Kind::TryJoin,
     Kind::Scope,
@@ -56,6 +57,7 @@ const INNER: [Kind; 8] = [
     Kind::Finish,
     Kind::SpawnUp,
     Kind::RunNested,
+    Kind::Eureka,
 ];
 
 #[derive(Clone, Copy, Debug)]
@@ -126,6 +128,27 @@ impl Shape {
             count += cc;
         }
         (v, count)
+    }
+
+    /// The `Eureka` nodes of the tree.
+    fn eureka_nodes(&self, n: Node, out: &mut Vec<Node>) {
+        if self.kind(n) == Kind::Eureka {
+            out.push(n);
+        }
+        for c in self.children(n) {
+            self.eureka_nodes(c, out);
+        }
+    }
+
+    /// The nodes whose innermost eureka region is `e`'s (its descendants, not through
+    /// another `Eureka` node or a nested `run`, whose root finish has no eureka).
+    fn in_region_of(&self, e: Node, out: &mut Vec<u64>) {
+        for c in self.children(e) {
+            out.push(c.id);
+            if !matches!(self.kind(c), Kind::Eureka | Kind::RunNested) {
+                self.in_region_of(c, out);
+            }
+        }
     }
 
     /// All node ids, in serial order.
@@ -200,11 +223,29 @@ struct Ctx {
     /// Prefixed to the failing node's panic message, so that a test running a tree that a
     /// randomized test may also draw counts its own panics (`times_raised` is per message).
     label: &'static str,
+    /// The node that resolves its innermost eureka region by an offer (`u64::MAX`: none).
+    resolve: u64,
+    /// When the failing node panicked and when the resolving one offered, on one clock
+    /// (`clock`); 0: not (yet).
+    failed_at: AtomicU64,
+    offered_at: AtomicU64,
+    clock: AtomicU64,
 }
 
 impl Ctx {
     fn maybe_fail(&self, n: Node) {
+        if n.id == self.resolve {
+            self.offered_at.store(
+                self.clock.fetch_add(1, Ordering::SeqCst) + 1,
+                Ordering::SeqCst,
+            );
+            offshoot::eureka::offer(n.id);
+        }
         if n.id == self.fail {
+            self.failed_at.store(
+                self.clock.fetch_add(1, Ordering::SeqCst) + 1,
+                Ordering::SeqCst,
+            );
             boom(&format!("{}node {:#x}", self.label, n.id))
         }
     }
@@ -381,6 +422,19 @@ fn par(ctx: &Arc<Ctx>, n: Node, r: &Arc<Region>) -> u64 {
             });
             v.wrapping_add(inner.close("nested run"))
         }
+        Kind::Eureka => {
+            // A region that a node below may resolve: then the rest of it is stopped and
+            // its value is lost (the trees with a resolving node check no value).
+            let inner = Region::new();
+            let found = offshoot::eureka::Search::<u64>::new();
+            let g = Alive::new(&ctx.alive);
+            let v = offshoot::eureka::finish(&found, || {
+                let _g = g;
+                join_all(ctx, &cs, &inner)
+            });
+            let spawned = inner.close("eureka region");
+            v.map_or(0, |v| v.wrapping_add(spawned))
+        }
     };
     ctx.maybe_fail(n);
     own.wrapping_add(v)
@@ -402,6 +456,17 @@ fn run_labelled_tree(
     fail: u64,
     label: &'static str,
 ) -> (std::thread::Result<u64>, Arc<Ctx>) {
+    run_tree_in(pool, shape, fail, u64::MAX, label)
+}
+
+/// [`run_labelled_tree`], with `resolve` offering to its innermost eureka region.
+fn run_tree_in(
+    pool: &Arc<ThreadPool>,
+    shape: Shape,
+    fail: u64,
+    resolve: u64,
+    label: &'static str,
+) -> (std::thread::Result<u64>, Arc<Ctx>) {
     let ctx = Arc::new(Ctx {
         shape,
         pool: pool.clone(),
@@ -409,6 +474,10 @@ fn run_labelled_tree(
         visited: AtomicUsize::new(0),
         alive: Arc::new(AtomicI64::new(0)),
         label,
+        resolve,
+        failed_at: AtomicU64::new(0),
+        offered_at: AtomicU64::new(0),
+        clock: AtomicU64::new(0),
     });
     let root_region = Region::new();
     let c2 = ctx.clone();
@@ -512,6 +581,81 @@ fn random_trees_with_one_panicking_node() {
     })
 }
 
+/// Eureka regions with one failing node and one node that resolves the region, both in the
+/// region, in a tree of every construct: either the tree returns (the resolution came
+/// first and the panic, if raised, is dropped) or the failing node's own panic comes out,
+/// raised once; every closure given to the runtime has been dropped when the run returns,
+/// and every scope and finish joined what it spawned. How often a panic raised before the
+/// offer still came out is printed.
+#[test]
+fn random_eureka_regions_with_one_failing_node_keep_the_first_failure() {
+    bounded(|| {
+        let mut drawn = 0;
+        let mut panicked_first = 0;
+        let mut lost_first = 0;
+        for (i, n) in [1usize, 2, 3].into_iter().enumerate() {
+            let p = Arc::new(pool(n));
+            let mut rng = Rng::new(0xE0E0_0000 + seed_base() + i as u64);
+            while drawn < (i as u64 + 1) * trees() / 4 {
+                let shape = Shape::random(&mut rng);
+                let mut regions = Vec::new();
+                shape.eureka_nodes(shape.root(), &mut regions);
+                let Some(&e) = regions.get((rng.next_u64() % regions.len().max(1) as u64) as usize)
+                else {
+                    continue;
+                };
+                let mut ids = Vec::new();
+                shape.in_region_of(e, &mut ids);
+                if ids.len() < 2 {
+                    continue;
+                }
+                drawn += 1;
+                let fail = ids[(rng.next_u64() % ids.len() as u64) as usize];
+                let resolve = loop {
+                    let z = ids[(rng.next_u64() % ids.len() as u64) as usize];
+                    if z != fail {
+                        break z;
+                    }
+                };
+                let want = boom_msg(&format!("eureka node {fail:#x}"));
+                let raised_before = common::times_raised(&want);
+                let (got, ctx) = run_tree_in(&p, shape, fail, resolve, "eureka ");
+                let (f, o) = (
+                    ctx.failed_at.load(Ordering::SeqCst),
+                    ctx.offered_at.load(Ordering::SeqCst),
+                );
+                let first = f != 0 && (o == 0 || f < o);
+                match got {
+                    // Sound only one way: the clock reads the panic when it is raised, the
+                    // runtime stamps it when it catches it, and the offer may resolve in
+                    // between (the exact orders are the unit tests of `caught.rs`).
+                    Ok(_) => lost_first += usize::from(first),
+                    Err(payload) => {
+                        assert_eq!(
+                            payload_str(&*payload),
+                            Some(want.as_str()),
+                            "wrong payload for {shape:?} on {n} workers"
+                        );
+                        panicked_first += usize::from(first);
+                    }
+                }
+                assert!(
+                    common::times_raised(&want) - raised_before <= 1,
+                    "the panic was raised twice"
+                );
+            }
+        }
+        eprintln!(
+            "eureka trees: {drawn} drawn; the panic raised before the offer came out in \
+             {panicked_first} and was caught after the resolution in {lost_first}"
+        );
+        assert!(
+            drawn >= 3 * trees() / 4,
+            "too few trees with eureka regions"
+        );
+    })
+}
+
 /// One tree from `scripts/stress.sh` that lost its panic in 2–6% of runs on 3 workers
 /// (the run ended in "a stop escaped to ThreadPool::run"): nested `run` → `try_join` →
 /// `join` → `scope` → the panicking `try_join` node, with `SpawnUp` nodes whose tasks of
@@ -561,7 +705,8 @@ fn try_par(ctx: &Arc<Ctx>, n: Node) -> Result<u64, u64> {
             offshoot::poll();
             0
         }
-        Kind::Join | Kind::TryJoin | Kind::RunNested => try_join_all(ctx, &cs)?,
+        // A eureka region is drawn only in the trees that panic.
+        Kind::Join | Kind::TryJoin | Kind::RunNested | Kind::Eureka => try_join_all(ctx, &cs)?,
         Kind::Scope | Kind::ScopeNested | Kind::ScopeFifo => {
             let sum = AtomicU64::new(0);
             offshoot::try_scope(|s: &offshoot::TryScope<'_, u64>| {
@@ -621,6 +766,10 @@ fn random_try_trees_return_the_one_err() {
                     visited: AtomicUsize::new(0),
                     alive: Arc::new(AtomicI64::new(0)),
                     label: "",
+                    resolve: u64::MAX,
+                    failed_at: AtomicU64::new(0),
+                    offered_at: AtomicU64::new(0),
+                    clock: AtomicU64::new(0),
                 });
                 let c2 = ctx.clone();
                 let got = p.run(move || try_par(&c2, c2.shape.root()));

@@ -237,3 +237,33 @@ fn a_full_log_keeps_its_oldest_events_and_still_gives_valid_json() {
         check_json(&trace);
     })
 }
+
+#[test]
+fn a_huge_trace_capacity_is_allocated_as_used_and_too_large_is_an_error() {
+    bounded(|| {
+        let pool = traced(2, 1 << 40);
+        assert_eq!(pool.run(|| pfib(12)), fib(12));
+        let t = pool.trace().expect("traced");
+        check_json(&t);
+        let e = offshoot::ThreadPool::builder()
+            .trace(usize::MAX)
+            .build()
+            .expect_err("more than any log can hold");
+        assert!(
+            matches!(
+                e,
+                offshoot::BuildError::TraceTooLarge {
+                    requested: usize::MAX,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("Builder::trace"), "{e}");
+        assert!(offshoot::ThreadPool::builder()
+            .trace(offshoot::trace::MAX_EVENTS_PER_WORKER)
+            .workers(1)
+            .build()
+            .is_ok());
+    });
+}

@@ -35,7 +35,12 @@ use partials::Partials;
 /// Inside the region, [`get`](Accumulator::get) is the value at the start of the region
 /// (as in HJlib: the new value appears when the finish ends). If the body or a task
 /// panics, the region's puts are discarded, the value stays what it was, and the panic
-/// resumes in the caller.
+/// resumes in the caller. A stop counts as such a failure: when the region is stopped —
+/// by a sibling's failure, or by a [`eureka`](crate::eureka) that resolves around it — its
+/// puts are discarded too, and the stop goes on. To keep what a search put before its
+/// eureka resolved, open the eureka region inside the accumulator's region
+/// (`acc.finish(|p| eureka::finish(&e, || …))`): a resolved eureka region returns
+/// normally, so the accumulator's region ends normally.
 ///
 /// ```
 /// use offshoot::accumulator::Accumulator;

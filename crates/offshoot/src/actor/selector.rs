@@ -104,6 +104,19 @@ macro_rules! mailboxes {
     };
 }
 
+/// `m`'s number, checked against `M::COUNT` (a hand-written [`Mailbox`] may get it wrong).
+fn mailbox_index<M: Mailbox>(m: M) -> usize {
+    let i = m.index();
+    assert!(
+        i < M::COUNT,
+        "offshoot::actor: {}::index() returned {i}, but its Mailbox::COUNT is {}; index() must \
+         number the mailboxes from 0 to COUNT - 1",
+        std::any::type_name::<M>(),
+        M::COUNT
+    );
+    i
+}
+
 /// Mailboxes numbered `0..N`, for selectors whose mailboxes need no names (one per
 /// source of a join, say).
 ///
@@ -265,13 +278,13 @@ impl<'a, S: Selector> SelectorContext<'a, S> {
     /// Enables `m`: its messages may be taken again, from the next message on.
     /// Idempotent. See [`Selector`] for an example.
     pub fn enable(&mut self, m: S::Mailbox) {
-        self.enabled |= 1 << m.index();
+        self.enabled |= 1 << mailbox_index(m);
     }
 
     /// Disables `m`: it still receives, but its messages wait until it is enabled.
     /// Idempotent. See [`Selector`] for an example.
     pub fn disable(&mut self, m: S::Mailbox) {
-        self.enabled &= !(1 << m.index());
+        self.enabled &= !(1 << mailbox_index(m));
     }
 
     /// Enables every mailbox.
@@ -281,12 +294,12 @@ impl<'a, S: Selector> SelectorContext<'a, S> {
 
     /// Disables every mailbox but `m`, and enables `m`.
     pub fn disable_all_except(&mut self, m: S::Mailbox) {
-        self.enabled = 1 << m.index();
+        self.enabled = 1 << mailbox_index(m);
     }
 
     /// Whether `m` is enabled (its guard aside).
     pub fn is_enabled(&self, m: S::Mailbox) -> bool {
-        self.enabled & (1 << m.index()) != 0
+        self.enabled & (1 << mailbox_index(m)) != 0
     }
 
     /// Exits after this message: later messages are dropped and counted
@@ -401,7 +414,7 @@ impl<S: Selector> SelectorRef<S> {
     ///
     /// See [`Selector`] for an example.
     pub fn send(&self, to: S::Mailbox, msg: S::Message) {
-        self.engine.send(to.index(), msg);
+        self.engine.send(mailbox_index(to), msg);
     }
 
     /// Asks the selector to exit once its readable mailboxes are empty: it goes on with the

@@ -66,10 +66,11 @@
 //!
 //! * [`offer`] / [`check`] with no region with a eureka around the caller, or with an
 //!   argument of a type the eureka does not take, panic with a message naming both.
-//! * [`Eureka::offer`] and [`Eureka::check`] from code outside every region registered
-//!   on that eureka panic when the offer is taken or the call would stop the caller (in
-//!   debug builds: always). A check that finds nothing to do, and an offer that a bound
-//!   rejects, stay a load and a branch.
+//! * [`Eureka::offer`] from code outside every region registered on that eureka panics
+//!   before the offer is recorded, so a misplaced offer changes nothing.
+//!   [`Eureka::check`] there panics when it would stop the caller (in debug builds:
+//!   always); a check that finds nothing to do stays a load and a branch, so a check that
+//!   charges (an [`Engine`]'s) is charged before that test.
 //!
 //! # How this differs from HJlib's eurekas
 //!
@@ -94,8 +95,10 @@
 //! by any panic; a `std::sync::Mutex` held across the stop is *poisoned* (a
 //! `sync::Mutex` is not), so prefer `sync` locks in code that checks, or do not check
 //! while holding a `std` lock. The first failure of a region wins: a panic before the
-//! resolution resumes in the caller of [`finish`]; a panic of a task that was being
-//! stopped after it is dropped, like a stopped sibling's.
+//! resolution resumes in the caller of [`finish`] — also when a `join`, loop or scope
+//! held it until its other side ended, after the resolution (a panic counts from where
+//! the runtime caught it) — while a panic of a task that was being stopped after it is
+//! dropped, like a stopped sibling's.
 
 mod bound;
 mod budget;
@@ -117,7 +120,6 @@ pub use convergence::Convergence;
 pub use search::{Count, Search};
 
 use crate::finish::{finish_eureka, in_worker, resume_failure, Failure, FinishState};
-use crate::worker::Worker;
 
 /// What a eureka makes of one `offer` or `check` ([`Eureka::record`], [`Eureka::test`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -290,8 +292,9 @@ pub trait Eureka: Sync {
     /// was stopped.
     ///
     /// # Panics
-    /// Outside every region registered on this eureka, when the offer is taken or stops
-    /// the caller (in debug builds: always). A rejected offer stays a load and a compare.
+    /// Outside every region registered on this eureka, before the offer is recorded (the
+    /// eureka is left as it was). The region is found by a walk up the caller's regions
+    /// (a few loads when the caller runs in the region itself).
     ///
     /// ```
     /// use offshoot::eureka::{self, Eureka, Count};
@@ -309,16 +312,10 @@ pub trait Eureka: Sync {
     where
         Self: Sized,
     {
-        #[cfg(debug_assertions)]
-        region_of(self.core(), "offer");
-        match self.record(x) {
-            Verdict::Prune => false,
-            v => {
-                // Taken, or stopping the caller: only from inside a region of this eureka.
-                let region = region_of(self.core(), "offer");
-                settle(self.core(), v, Some(region))
-            }
-        }
+        // Looked up before the offer is recorded, so that a misplaced offer changes
+        // nothing: it panics with the eureka as it was.
+        let region = region_of(self.core(), "offer");
+        settle(self.core(), self.record(x), Some(region))
     }
 
     /// Tests whether the caller should go on: returns `true` to go on, `false` when its
@@ -415,7 +412,7 @@ fn terminate(core: &Core) -> bool {
 /// The caller's innermost region registered on `core`, or a panic naming `what` (the
 /// operation) that says how to fix the call.
 fn region_of(core: &Core, what: &str) -> *const FinishState {
-    let mut st = current_state();
+    let mut st = FinishState::current();
     while !st.is_null() {
         // SAFETY: the states on the parent chain of the calling code's finish are live:
         // each encloses the one below it, which is still running.
@@ -433,24 +430,6 @@ fn region_of(core: &Core, what: &str) -> *const FinishState {
          call it inside offshoot::eureka::finish(&eureka, ..) (in its body, or in code and \
          tasks it runs)"
     )
-}
-
-/// The finish state of the code running on this thread (null outside every pool).
-fn current_state() -> *const FinishState {
-    let w = Worker::current();
-    if w.is_null() {
-        return ptr::null();
-    }
-    // SAFETY: the current worker is run by this thread; its current finish frame, if any,
-    // is live while the calling code runs.
-    unsafe {
-        let fr = (*w).current_finish();
-        if fr.is_null() {
-            ptr::null()
-        } else {
-            (*fr).state()
-        }
-    }
 }
 
 /// A eureka as a finish holds it: type-erased, lifetime-erased (see `RegisteredRef`).
@@ -582,7 +561,7 @@ where
 
 /// The innermost region around the caller that has a eureka, or a panic naming `what`.
 fn innermost_eureka(what: &str) -> (*const FinishState, RegisteredRef) {
-    let mut st = current_state();
+    let mut st = FinishState::current();
     while !st.is_null() {
         // SAFETY: as in `region_of`.
         unsafe {

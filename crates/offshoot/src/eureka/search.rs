@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::slot::Slot;
 use super::{Core, Eureka, Verdict};
+use crate::segments::Segments;
 
 /// Find *a* solution: the first offer resolves the eureka (and stops its caller); every
 /// later check or offer stops the caller. `get()` is the first offer.
@@ -141,11 +142,13 @@ pub struct Count<T> {
     core: Core,
     next: AtomicUsize,
     filled: AtomicUsize,
-    slots: Box<[Slot<T>]>,
+    slots: Segments<Slot<T>>,
 }
 
 impl<T> Count<T> {
-    /// An unresolved count of `k` offers.
+    /// An unresolved count of `k` offers. Any `k` is fine: the places for the kept
+    /// offers are allocated as offers claim them (in segments of doubling size: at most
+    /// about twice the offers taken), not `k` of them up front.
     ///
     /// # Panics
     /// If `k` is 0 (nothing to wait for: it could never resolve by an offer).
@@ -163,7 +166,7 @@ impl<T> Count<T> {
             core: Core::new(),
             next: AtomicUsize::new(0),
             filled: AtomicUsize::new(0),
-            slots: (0..k).map(|_| Slot::new()).collect(),
+            slots: Segments::new(k),
         }
     }
 
@@ -173,7 +176,7 @@ impl<T> Count<T> {
     /// assert_eq!(offshoot::eureka::Count::<u8>::new(4).k(), 4);
     /// ```
     pub fn k(&self) -> usize {
-        self.slots.len()
+        self.slots.capacity()
     }
 
     /// The kept values, moved out, in the order their offers claimed a place.
@@ -186,7 +189,7 @@ impl<T> Count<T> {
     /// ```
     pub fn into_inner(self) -> Vec<T> {
         self.slots
-            .into_vec()
+            .into_elements()
             .into_iter()
             .filter_map(Slot::into_inner)
             .collect()
@@ -220,7 +223,7 @@ impl<T: Send + Sync> Eureka for Count<T> {
     }
 
     fn record(&self, x: T) -> Verdict {
-        let k = self.slots.len();
+        let k = self.slots.capacity();
         // A cheap refusal once full, so late offers do not push `next` forever.
         if self.next.load(Ordering::Relaxed) >= k {
             return Verdict::Terminate;
@@ -229,7 +232,8 @@ impl<T: Send + Sync> Eureka for Count<T> {
         if i >= k {
             return Verdict::Terminate;
         }
-        if self.slots[i].set(x).is_err() {
+        let slot = self.slots.get_or_make(i, Slot::new).expect("below k");
+        if slot.set(x).is_err() {
             unreachable!("offshoot: a Count slot was claimed twice");
         }
         // AcqRel: the offer that completes the k-th write sees every other write done.

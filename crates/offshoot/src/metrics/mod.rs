@@ -130,6 +130,9 @@ pub fn do_work(units: u64) {
 /// calling task's strand (everything `f` joins or finishes). Outside a pool that measures,
 /// it just runs `f`.
 ///
+/// # Panics
+/// If `tag` is empty: the rows of whole runs are tagged `""`, and a region's must differ.
+///
 /// ```
 /// use offshoot::metrics::{self, Mode};
 /// let pool = offshoot::ThreadPool::builder().workers(2).metrics(Mode::Abstract).build().unwrap();
@@ -144,6 +147,11 @@ pub fn do_work(units: u64) {
 /// assert_eq!((halves.work_units, halves.span_units), (20, 10));
 /// ```
 pub fn region<R>(tag: &str, f: impl FnOnce() -> R) -> R {
+    assert!(
+        !tag.is_empty(),
+        "offshoot::metrics::region: the tag is empty, which is the tag of a whole run's row; \
+         name the region"
+    );
     let Some(start) = current_on().map(|s| s.checkpoint()) else {
         return f();
     };

@@ -10,14 +10,20 @@
 //! Invariants:
 //! * `results[k]` only grows by the partials of members that signal `k` (or leave while
 //!   at `k`), under `results`' lock; phase `k` ends after all of them.
-//! * Results of the `KEEP` most recent phases are kept; older ones are removed.
+//! * `get(k)` answers only once phase `k` has ended (the phaser's `ended` count is past
+//!   `k`): before, `results[k]` may lack the partials of members that have not signalled.
+//! * Nothing unread is dropped: the result of a phase that has not ended is always kept,
+//!   and so are those of the `KEEP` most recently ended phases; only results of phases
+//!   that ended before those are removed. So the memory held is `KEEP` results plus one per
+//!   phase that a signal-only member ([`Mode::Sig`](super::Mode::Sig)) has run ahead of the
+//!   phaser's end.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use super::{Inner, Registration};
 
-/// How many of the most recent phases' results an accumulator keeps.
+/// How many of the most recently ended phases' results an accumulator keeps.
 const KEEP: u64 = 8;
 
 /// A reduction per phase of a [`Phaser`](super::Phaser): members [`put`](Self::put) values
@@ -131,9 +137,36 @@ where
         }
     }
 
-    /// The result of `phase`, once it has ended (and while it is among the most recent
-    /// eight); `None` before (or for a phase nobody put into, or an older one).
+    /// The result of `phase`, once it has ended, while it is among the eight most recently
+    /// ended phases; `None` before it has ended (its result may still lack the puts of
+    /// members that have not signalled), for a phase nobody put into, and for one that
+    /// ended before those eight. Results of phases that have not ended are never dropped,
+    /// however far ahead a [`Mode::Sig`](super::Mode::Sig) member runs: each waits until
+    /// its phase has ended and seven more after it.
+    ///
+    /// ```
+    /// use offshoot::phaser::{Mode, PhaseAccumulator, Phaser};
+    ///
+    /// let ph = Phaser::new();
+    /// let sum = PhaseAccumulator::new(&ph, 0u64, |a: &mut u64, x: u64| *a += x);
+    /// let mut a = ph.register(Mode::SigWait);
+    /// let mut b = a.child(Mode::SigWait); // the same phase as `a`
+    /// sum.put(&mut a, 5);
+    /// a.signal();
+    /// assert_eq!(sum.get(0), None); // b has not signalled: phase 0 has not ended
+    /// sum.put(&mut b, 1);
+    /// b.signal();
+    /// assert_eq!(ph.ended_phases(), 1);
+    /// assert_eq!(sum.get(0), Some(6));
+    /// ```
     pub fn get(&self, phase: u64) -> Option<T> {
+        // The phaser's lock and the results' are never held together. Every partial of a
+        // phase is handed in before its member's signal counts, so once the phase is seen
+        // ended its result is whole.
+        let ended = self.inner.phaser.lock().ended;
+        if phase >= ended || phase < ended.saturating_sub(KEEP) {
+            return None;
+        }
         self.inner
             .results
             .lock()
@@ -161,12 +194,17 @@ where
 {
     fn hand_in(self: Box<Self>, phase: u64) {
         let Partial { acc, value } = *self;
+        // Read before the results' lock (the two are never held together); `ended` only
+        // grows, so an older count removes less, never a phase that has not ended.
+        let ended = acc.phaser.lock().ended;
         let mut r = acc.results.lock().unwrap_or_else(|e| e.into_inner());
         let slot = r.entry(phase).or_insert_with(|| acc.identity.clone());
         (acc.op)(slot, value);
-        // Keep the most recent phases only.
-        let keep = phase.saturating_sub(KEEP - 1);
-        *r = r.split_off(&keep);
+        // Drop only the results of phases that ended before the `KEEP` latest ended ones.
+        let keep = ended.saturating_sub(KEEP);
+        if r.first_key_value().is_some_and(|(&k, _)| k < keep) {
+            *r = r.split_off(&keep);
+        }
     }
 }
 

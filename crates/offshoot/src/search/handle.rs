@@ -29,6 +29,7 @@ use std::sync::atomic::Ordering;
 
 use super::state::State;
 use super::{fail_in_frame, SearchFrame, SearchOps};
+use crate::caught::Caught;
 use crate::finish::FinishState;
 use crate::frame::{Frame, FrameKind, FrameVTable};
 use crate::job::{
@@ -36,7 +37,6 @@ use crate::job::{
     Settled, FAILED_B,
 };
 use crate::unwind::raise_stopped;
-use crate::unwind::Payload;
 use crate::worker::Worker;
 
 /// What a handler is given when an idle worker asks for work: consume it with
@@ -247,7 +247,7 @@ struct Extra<'a, T> {
     /// for why not `Box`), freed by `settle`.
     tasks: Vec<*mut Task<'a, T>>,
     /// The handler's panic, if it panicked (the first one only).
-    failure: Option<Payload>,
+    failure: Option<Caught>,
 }
 
 impl<T> Extra<'_, T> {
@@ -321,7 +321,7 @@ impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
             Err(p) => {
                 // SAFETY: only the owner touches the cell.
                 let e = unsafe { (*fr.extra.get()).get_or_insert_with(Extra::boxed) };
-                fail_in_frame(w, &mut e.failure, p);
+                fail_in_frame(w, &mut e.failure, p, ctx);
                 return None;
             }
         };
@@ -394,16 +394,18 @@ fn settle<R, T: Send>(
     w: &Worker,
     own: Result<R, Box<dyn Any + Send>>,
     tasks: Vec<*mut Task<'_, T>>,
-    handler_failure: Option<Payload>,
+    handler_failure: Option<Caught>,
 ) -> (R, Vec<T>) {
     // SAFETY: every task is live until freed below, after it was settled.
     let hdrs: Vec<&JobHeader> = tasks.iter().map(|&t| unsafe { &(*t).header }).collect();
+    // Stamped before the wait (`caught.rs`).
+    let own = own.map_err(Caught::here);
     if own.is_err() || handler_failure.is_some() {
         for h in &hdrs {
             cancel_job(w, h);
         }
     }
-    let mut failure: Option<Payload> = None;
+    let mut failure: Option<Caught> = None;
     let mut stopped = false;
     let mut values = Vec::with_capacity(tasks.len());
     for (i, h) in hdrs.iter().enumerate() {
@@ -432,12 +434,12 @@ fn settle<R, T: Send>(
     match own {
         Err(p) => {
             drop(values);
-            resume_unwind(first.unwrap_or(p))
+            first.unwrap_or(p).resume()
         }
         Ok(v) => {
             if let Some(p) = first {
                 drop((v, values));
-                resume_unwind(p)
+                p.resume()
             }
             if stopped {
                 drop((v, values));

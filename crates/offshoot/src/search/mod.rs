@@ -151,6 +151,7 @@ use std::cell::Cell;
 pub use handle::{handle, Reply, Request};
 pub use state::{State, StateMut};
 
+use crate::caught::Caught;
 use crate::finish::{FinishFrame, FinishState};
 use crate::frame::{Frame, FrameKind};
 use crate::job::JobRef;
@@ -200,12 +201,18 @@ pub(crate) unsafe fn never_offer(
 }
 
 /// Records the panic `p` of a handler, undo or redo in its frame's failure slot (the first
-/// only) and makes the worker scan its chain at its next poll, where the frame reports
-/// itself cancelled. A stop that unwound out of the callback is not a failure of the frame:
-/// it is raised again for the next poll.
-pub(crate) fn fail_in_frame(w: &Worker, slot: &mut Option<Payload>, p: Payload) {
+/// only), stamped as caught in `region` (`caught.rs`: the frame passes it on only when its
+/// body has ended), and makes the worker scan its chain at its next poll, where the frame
+/// reports itself cancelled. A stop that unwound out of the callback is not a failure of
+/// the frame: it is raised again for the next poll.
+pub(crate) fn fail_in_frame(
+    w: &Worker,
+    slot: &mut Option<Caught>,
+    p: Payload,
+    region: *const FinishState,
+) {
     if !is_stopped(&p) && slot.is_none() {
-        *slot = Some(p);
+        *slot = Some(Caught::at(p, region));
     }
     w.signal_stop();
 }

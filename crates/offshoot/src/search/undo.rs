@@ -21,6 +21,8 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use super::state::State;
 use super::{fail_in_frame, SearchFrame, SearchOps};
+use crate::caught::Caught;
+use crate::finish::FinishState;
 use crate::frame::{Frame, FrameKind, FrameVTable};
 use crate::unwind::Payload;
 use crate::worker::Worker;
@@ -33,7 +35,7 @@ pub(crate) struct UndoFrame<'s, S, U, D> {
     undo: UnsafeCell<U>,
     redo: UnsafeCell<D>,
     /// The first panic of the undo or the redo.
-    failure: UnsafeCell<Option<Payload>>,
+    failure: UnsafeCell<Option<Caught>>,
 }
 
 impl<S, U: FnMut(&mut S), D: FnMut(&mut S)> UndoFrame<'_, S, U, D> {
@@ -73,7 +75,12 @@ impl<S, U: FnMut(&mut S), D: FnMut(&mut S)> UndoFrame<'_, S, U, D> {
             Err(p) => {
                 drop(g);
                 // SAFETY: only the owner touches the cell.
-                fail_in_frame(w, unsafe { &mut *fr.failure.get() }, p);
+                fail_in_frame(
+                    w,
+                    unsafe { &mut *fr.failure.get() },
+                    p,
+                    FinishState::current(),
+                );
                 false
             }
         }
@@ -95,7 +102,12 @@ impl<S, U: FnMut(&mut S), D: FnMut(&mut S)> UndoFrame<'_, S, U, D> {
         };
         if let Err(p) = r {
             // SAFETY: only the owner touches the cell.
-            fail_in_frame(w, unsafe { &mut *fr.failure.get() }, p);
+            fail_in_frame(
+                w,
+                unsafe { &mut *fr.failure.get() },
+                p,
+                FinishState::current(),
+            );
         }
     }
 }
@@ -167,7 +179,7 @@ impl<S> State<S> {
         // SAFETY: the frame is unlinked: nothing else touches the cell any more.
         if let Some(p) = unsafe { (*frame.failure.get()).take() } {
             drop(own);
-            resume_unwind(p);
+            p.resume();
         }
         match own {
             Ok(v) => v,
