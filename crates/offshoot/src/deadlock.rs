@@ -670,6 +670,9 @@ fn check(hold: &mut Hold) -> bool {
                 past_seed_limit = true;
                 text.push_str(" (maybe inside joins that planted no seed: see below)");
             }
+            if let Some(at) = e.on.at {
+                let _ = write!(text, "; called at {at}");
+            }
         }
     }
     if past_seed_limit {

@@ -59,9 +59,11 @@ use crate::worker::Worker;
 /// offshoot::par_for(0..1000, |_| offshoot::isolated(|| c.bump()));
 /// assert_eq!(c.0.get(), 1000);
 /// ```
+#[track_caller]
 pub fn isolated<R>(body: impl FnOnce() -> R) -> R {
+    let at = std::panic::Location::caller();
     enter_check();
-    let _all = crate::metrics::waiting(|| global().write());
+    let _all = crate::metrics::waiting(|| global().write_at(at));
     // Work/span (`metrics/`): this section comes after every section that ended before it.
     crate::metrics::absorb(&GLOBAL_STAMP);
     crate::metrics::absorb(&OBJECTS_STAMP);
@@ -106,7 +108,9 @@ static OBJECTS_STAMP: crate::metrics::Stamp = crate::metrics::Stamp::new();
 /// let total: i64 = accounts.iter().map(|a| a.balance.load(std::sync::atomic::Ordering::Relaxed)).sum();
 /// assert_eq!(total, 800);
 /// ```
+#[track_caller]
 pub fn isolated_on<O: IsolatedObjects, R>(objects: O, body: impl FnOnce() -> R) -> R {
+    let at = std::panic::Location::caller();
     enter_check();
     let mut keys = Vec::new();
     objects.addresses(&mut keys);
@@ -114,8 +118,8 @@ pub fn isolated_on<O: IsolatedObjects, R>(objects: O, body: impl FnOnce() -> R) 
     keys.dedup();
     let entries = Entries::take(&keys);
     let (_shared, _locks) = crate::metrics::waiting(|| {
-        let shared = global().read();
-        let locks: Vec<_> = entries.0.iter().map(|e| e.lock.lock()).collect();
+        let shared = global().read_at(at);
+        let locks: Vec<_> = entries.0.iter().map(|e| e.lock.lock_at(at)).collect();
         (shared, locks)
     });
     // Work/span (`metrics/`): after the last global section and the last section on each

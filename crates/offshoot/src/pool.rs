@@ -528,8 +528,9 @@ impl std::error::Error for BuildError {
 /// number, the worker thread it waits on, what it waits on (the construct, the name it was
 /// created with if any — [`Mutex::named`](crate::sync::Mutex::named),
 /// [`Promise::named`](crate::sync::Promise::named) and their kin — and its address:
-/// `Mutex 0x…`, or `Mutex "accounts" (0x…)`) and, for locks and monitors, the task holding
-/// it. The panic ends the tasks'
+/// `Mutex 0x…`, or `Mutex "accounts" (0x…)`), for locks and monitors the task holding
+/// it, and where the program called the wait (`; called at src/main.rs:12:5`). The panic
+/// ends the tasks'
 /// joins, scopes and finishes like any panic, and resumes in the caller of
 /// [`ThreadPool::run`] (the panic hook prints the report once). Idle
 /// [actors and selectors](crate::actor) that have not exited are listed too (nothing can

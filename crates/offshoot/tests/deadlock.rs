@@ -927,3 +927,32 @@ fn a_lock_read_by_a_blocked_and_a_free_outside_thread_is_reported_once_only_the_
         }
     })
 }
+
+#[test]
+fn the_report_names_where_each_wait_was_called() {
+    bounded(|| {
+        let p = pool(2);
+        let never = Promise::<u32>::new();
+        let m = Mutex::new(0u32);
+        let line_get = line!() + 6;
+        let line_lock = line!() + 9;
+        let msg = panic_message(|| {
+            p.run(|| {
+                offshoot::scope(|s| {
+                    s.spawn(|_| {
+                        let _ = *never.get();
+                    });
+                    s.spawn(|_| {
+                        let _g = m.lock();
+                        let _h = m.lock(); // not reentrant: waits for itself
+                    });
+                })
+            })
+        });
+        assert_report(&msg);
+        for line in [line_get, line_lock] {
+            let want = format!("; called at {}:{line}:", file!());
+            assert!(msg.contains(&want), "the report lacks {want:?}:\n{msg}");
+        }
+    });
+}

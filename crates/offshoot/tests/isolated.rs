@@ -272,5 +272,7 @@ fn a_deadlock_through_isolated_names_the_section_lock() {
         });
         assert!(m.starts_with("offshoot: deadlock:"), "{m}");
         assert!(m.contains("offshoot::isolated"), "{m}");
+        // The wait is placed at the section in this file, not inside the library.
+        assert!(m.contains(&format!("; called at {}:", file!())), "{m}");
     });
 }

@@ -39,6 +39,8 @@ pub(crate) struct WaitOn {
     pub(crate) phase: Option<u64>,
     /// For a lock, how the deadlock watch reads who holds it at a check.
     pub(crate) probe: Option<crate::deadlock::HolderProbe>,
+    /// Where the program called the waiting operation (`#[track_caller]`), if known.
+    pub(crate) at: Option<&'static std::panic::Location<'static>>,
 }
 
 impl WaitOn {
@@ -51,6 +53,15 @@ impl WaitOn {
             interruptible: true,
             phase: None,
             probe: None,
+            at: None,
+        }
+    }
+
+    /// The same wait, called from `at` in the program (a deadlock report prints it).
+    pub(crate) fn at(self, at: &'static std::panic::Location<'static>) -> WaitOn {
+        WaitOn {
+            at: Some(at),
+            ..self
         }
     }
 

@@ -118,7 +118,9 @@ impl Barrier {
     ///     })
     /// });
     /// ```
+    #[track_caller]
     pub fn wait(&self) -> BarrierWaitResult {
+        let at = std::panic::Location::caller();
         let done = {
             let mut r = lock(&self.round);
             r.arrived += 1;
@@ -131,7 +133,11 @@ impl Barrier {
             }
             r.done.clone()
         };
-        done.wait_on(crate::fiber::WaitOn::new("Barrier", self).named(self.name));
+        done.wait_on(
+            crate::fiber::WaitOn::new("Barrier", self)
+                .at(at)
+                .named(self.name),
+        );
         BarrierWaitResult(false)
     }
 }

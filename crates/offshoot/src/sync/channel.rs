@@ -147,11 +147,17 @@ impl<T> Sender<T> {
     /// drop(rx);
     /// assert!(tx.send(2).is_err()); // no receiver left: the value comes back
     /// ```
+    #[track_caller]
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+        let at = std::panic::Location::caller();
         let mut value = Some(value);
         wait_for(
             &self.chan.state,
-            || WaitOn::new("Channel::send", &*self.chan).named(self.chan.name),
+            || {
+                WaitOn::new("Channel::send", &*self.chan)
+                    .at(at)
+                    .named(self.chan.name)
+            },
             |s| {
                 if s.cap.is_some_and(|c| s.queue.len() >= c) && s.receivers > 0 {
                     return None;
@@ -183,10 +189,16 @@ impl<T> Receiver<T> {
     /// assert_eq!(rx.recv(), Ok("hi"));
     /// assert!(rx.recv().is_err()); // empty, and no sender left
     /// ```
+    #[track_caller]
     pub fn recv(&self) -> Result<T, RecvError> {
+        let at = std::panic::Location::caller();
         wait_for(
             &self.chan.state,
-            || WaitOn::new("Channel::recv", &*self.chan).named(self.chan.name),
+            || {
+                WaitOn::new("Channel::recv", &*self.chan)
+                    .at(at)
+                    .named(self.chan.name)
+            },
             |s| {
                 if let Some(v) = s.queue.pop_front() {
                     s.send_waiters.wake_one();

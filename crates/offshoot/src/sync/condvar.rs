@@ -102,11 +102,13 @@ impl Condvar {
     ///     )
     /// });
     /// ```
+    #[track_caller]
     pub fn wait<'a, T: ?Sized>(&self, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
+        let at = std::panic::Location::caller();
         let mutex = guard.mutex;
         let w = lock(&self.waiters).enqueue();
         drop(guard);
-        match w.park(WaitOn::new("Condvar", self).named(self.name)) {
+        match w.park(WaitOn::new("Condvar", self).at(at).named(self.name)) {
             Woken::Normal => mutex.lock(),
             interrupted => {
                 lock(&self.waiters).remove(&w);
@@ -134,6 +136,7 @@ impl Condvar {
     /// });
     /// assert_eq!(*count.lock(), 2);
     /// ```
+    #[track_caller]
     pub fn wait_while<'a, T: ?Sized>(
         &self,
         mut guard: MutexGuard<'a, T>,

@@ -211,8 +211,10 @@ impl<T> Event<T> {
     /// e.set("go").unwrap();
     /// assert_eq!(*e.wait(), "go");
     /// ```
+    #[track_caller]
     pub fn wait(&self) -> &T {
-        self.wait_with(|| WaitOn::new("Event", self))
+        let at = std::panic::Location::caller();
+        self.wait_with(|| WaitOn::new("Event", self).at(at))
     }
 
     /// [`Event::wait`], reported as waiting `on` (the construct built on this event), under

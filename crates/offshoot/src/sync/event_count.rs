@@ -106,7 +106,9 @@ impl EventCount {
     /// offshoot::join(|| c.wait_until(2), || { c.advance(); c.advance(); });
     /// assert_eq!(c.read(), 2);
     /// ```
+    #[track_caller]
     pub fn wait_until(&self, v: u64) {
+        let at = std::panic::Location::caller();
         if self.count.load(Ordering::SeqCst) >= v {
             return;
         }
@@ -117,7 +119,11 @@ impl EventCount {
             }
             w.entry(v).or_default().clone()
         };
-        e.wait_on(crate::fiber::WaitOn::new("EventCount", self).named(self.name));
+        e.wait_on(
+            crate::fiber::WaitOn::new("EventCount", self)
+                .at(at)
+                .named(self.name),
+        );
     }
 
     /// The count now.

@@ -562,12 +562,16 @@ impl<T> TaskFuture<T> {
     /// });
     /// assert_eq!(v, 55);
     /// ```
+    #[track_caller]
     pub fn get(&self) -> &T {
+        let at = std::panic::Location::caller();
         let h = self.header();
         if h.phase() == PENDING {
             self.run_here();
         }
-        match crate::metrics::waiting(|| h.wait(|| crate::fiber::WaitOn::new("TaskFuture", h))) {
+        match crate::metrics::waiting(|| {
+            h.wait(|| crate::fiber::WaitOn::new("TaskFuture", h).at(at))
+        }) {
             DONE => {
                 self.absorb_stamp();
                 self.value()

@@ -149,9 +149,11 @@ impl<T: ?Sized> Monitor<T> {
     /// drop((inner, outer));
     /// assert_eq!(m.enter().get(), 1);
     /// ```
+    #[track_caller]
     pub fn enter(&self) -> MonitorGuard<'_, T> {
+        let at = std::panic::Location::caller();
         self.acquire(task_id(), 1, || {
-            WaitOn::new("Monitor", self).named(self.name)
+            WaitOn::new("Monitor", self).at(at).named(self.name)
         });
         MonitorGuard {
             monitor: self,
@@ -216,7 +218,9 @@ impl<T: ?Sized> MonitorGuard<'_, T> {
     ///     )
     /// });
     /// ```
+    #[track_caller]
     pub fn wait(&self) {
+        let at = std::panic::Location::caller();
         let m = self.monitor;
         let me = task_id();
         assert_eq!(
@@ -227,12 +231,15 @@ impl<T: ?Sized> MonitorGuard<'_, T> {
         let w = lock(&m.cond).enqueue();
         let depth = m.depth.replace(0);
         m.lock.release();
-        let woken = w.park(WaitOn::new("Monitor::wait", m).named(m.name));
+        let woken = w.park(WaitOn::new("Monitor::wait", m).at(at).named(m.name));
         if !matches!(woken, Woken::Normal) {
             lock(&m.cond).remove(&w);
         }
         m.acquire(me, depth, || {
-            WaitOn::new("Monitor", m).named(m.name).uninterruptible()
+            WaitOn::new("Monitor", m)
+                .at(at)
+                .named(m.name)
+                .uninterruptible()
         });
         if !matches!(woken, Woken::Normal) {
             woken.raise();

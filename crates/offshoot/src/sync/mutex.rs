@@ -115,9 +115,17 @@ impl<T: ?Sized> Mutex<T> {
     /// assert_eq!(*m.lock(), 11);
     /// ```
     #[inline]
+    #[track_caller]
     pub fn lock(&self) -> MutexGuard<'_, T> {
-        self.lock
-            .acquire(holder_id(), || WaitOn::new("Mutex", self).named(self.name));
+        self.lock_at(std::panic::Location::caller())
+    }
+
+    /// [`Self::lock`], called from `at` in the program (what a deadlock report prints).
+    #[inline]
+    pub(crate) fn lock_at(&self, at: &'static std::panic::Location<'static>) -> MutexGuard<'_, T> {
+        self.lock.acquire(holder_id(), || {
+            WaitOn::new("Mutex", self).at(at).named(self.name)
+        });
         MutexGuard {
             mutex: self,
             _not_send: std::marker::PhantomData,

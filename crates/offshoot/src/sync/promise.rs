@@ -154,9 +154,11 @@ impl<T> Promise<T> {
     /// let (got, ()) = pool.run(|| offshoot::join(|| *p.get(), || p.put(9).unwrap()));
     /// assert_eq!(got, 9);
     /// ```
+    #[track_caller]
     pub fn get(&self) -> &T {
+        let at = std::panic::Location::caller();
         self.event
-            .wait_with(|| crate::fiber::WaitOn::new("Promise", &*self.event))
+            .wait_with(|| crate::fiber::WaitOn::new("Promise", &*self.event).at(at))
     }
 
     /// The value, if it was put.

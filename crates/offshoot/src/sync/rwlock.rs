@@ -112,10 +112,20 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!((a, b), (2, 3));
     /// ```
     #[inline]
+    #[track_caller]
     pub fn read(&self) -> RwLockReadGuard<'_, T> {
+        self.read_at(std::panic::Location::caller())
+    }
+
+    /// [`Self::read`], called from `at` in the program (what a deadlock report prints).
+    #[inline]
+    pub(crate) fn read_at(
+        &self,
+        at: &'static std::panic::Location<'static>,
+    ) -> RwLockReadGuard<'_, T> {
         let outside = holder_id() & OUTSIDE_THREAD != 0;
         self.lock.read(outside, || {
-            WaitOn::new("RwLock::read", self).named(self.name)
+            WaitOn::new("RwLock::read", self).at(at).named(self.name)
         });
         RwLockReadGuard {
             lock: self,
@@ -171,9 +181,19 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(*lock.read(), 3);
     /// ```
     #[inline]
+    #[track_caller]
     pub fn write(&self) -> RwLockWriteGuard<'_, T> {
+        self.write_at(std::panic::Location::caller())
+    }
+
+    /// [`Self::write`], called from `at` in the program (what a deadlock report prints).
+    #[inline]
+    pub(crate) fn write_at(
+        &self,
+        at: &'static std::panic::Location<'static>,
+    ) -> RwLockWriteGuard<'_, T> {
         self.lock.write(holder_id(), || {
-            WaitOn::new("RwLock::write", self).named(self.name)
+            WaitOn::new("RwLock::write", self).at(at).named(self.name)
         });
         RwLockWriteGuard {
             lock: self,

@@ -125,7 +125,9 @@ impl<T> ScopedFuture<T> {
     /// let v = offshoot::sync::with_future(|| 6 * 7, |fut| *fut.get() + 1);
     /// assert_eq!(v, 43);
     /// ```
+    #[track_caller]
     pub fn get(&self) -> &T {
+        let at = std::panic::Location::caller();
         let mut phase = self.phase();
         let mut stolen = false;
         if phase == PENDING && self.is_creator() {
@@ -144,7 +146,7 @@ impl<T> ScopedFuture<T> {
             // younger seeds of `body` may sit on the chain below this call, and a job run
             // while waiting at a join must have none below it (their counts would go to the
             // job's). Parked, those seeds stay offerable from the parked chain.
-            phase = self.wait(|| crate::fiber::WaitOn::new("ScopedFuture", self));
+            phase = self.wait(|| crate::fiber::WaitOn::new("ScopedFuture", self).at(at));
         }
         match phase {
             // SAFETY: DONE (acquire) says the value was written; it stays until the handle

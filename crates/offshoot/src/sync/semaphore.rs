@@ -82,10 +82,12 @@ impl Semaphore {
     /// drop(permit); // gives the permit back
     /// assert_eq!(s.available_permits(), 1);
     /// ```
+    #[track_caller]
     pub fn acquire(&self) -> SemaphorePermit<'_> {
+        let at = std::panic::Location::caller();
         wait_for(
             &self.state,
-            || WaitOn::new("Semaphore", self).named(self.name),
+            || WaitOn::new("Semaphore", self).at(at).named(self.name),
             |s| {
                 s.permits = s.permits.checked_sub(1)?;
                 Some(SemaphorePermit { sem: self })
