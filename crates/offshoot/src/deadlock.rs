@@ -206,7 +206,7 @@ impl Holder {
     pub(crate) fn of(id: u64) -> Holder {
         if id == 0 {
             Holder::Free
-        } else if id & crate::sync::OUTSIDE_THREAD != 0 {
+        } else if id & crate::worker::task_id::OUTSIDE_THREAD != 0 {
             Holder::Outside(id)
         } else {
             Holder::Task(id)
@@ -335,8 +335,8 @@ pub(crate) fn blocked_outside<W: Blocking>(wait: &W) -> Option<BlockedOutside<'_
     if cfg!(loom) {
         return None;
     }
-    let id = crate::sync::holder_id();
-    if id & crate::sync::OUTSIDE_THREAD == 0 {
+    let id = crate::worker::task_id::holder_id();
+    if id & crate::worker::task_id::OUTSIDE_THREAD == 0 {
         return None;
     }
     let addr = wait as *const W as usize;

@@ -50,8 +50,9 @@ pub(crate) enum Failure {
     Error(Box<dyn Any + Send>),
     /// An enclosing region was cancelled; the finish stops and unwinds as stopped.
     Stopped,
-    /// The eureka registered on this finish resolved (`eureka/`): its tasks stop like a
-    /// failure's siblings, and the finish then returns normally.
+    /// A client ended the region early without a failure — a eureka resolved (`eureka/`):
+    /// its tasks stop like a failure's siblings, and the region's caller decides what the
+    /// region returns.
     Resolved,
 }
 
@@ -71,9 +72,9 @@ pub(crate) struct FinishState {
     /// parent, also on a thief, where the worker's current frame belongs to another chain.
     /// It outlives this finish, which ends inside its extent.
     parent: *const FinishState,
-    /// The eureka registered on this finish (`eureka::finish`), with its lifetime erased:
-    /// the registering call unregisters before the eureka's borrow ends.
-    eureka: Option<crate::eureka::RegisteredRef>,
+    /// What a client attached to this region for its extent (a eureka), uninterpreted
+    /// here: see [`Attachment`].
+    attachment: Option<Attachment>,
     /// The work and span of the tasks that ended, when the pool measures them (`metrics/`).
     pub(crate) meter: crate::metrics::Acc,
 }
@@ -96,12 +97,7 @@ unsafe impl Sync for FinishState {}
 unsafe impl Send for FinishState {}
 
 impl FinishState {
-    fn new(
-        owner: &Worker,
-        root: bool,
-        fifo: bool,
-        eureka: Option<crate::eureka::RegisteredRef>,
-    ) -> FinishState {
+    fn new(owner: &Worker, root: bool, fifo: bool, attachment: Option<Attachment>) -> FinishState {
         let current = owner.current_finish();
         FinishState {
             outstanding: AtomicUsize::new(0),
@@ -120,7 +116,7 @@ impl FinishState {
                 // finish runs.
                 unsafe { (*current).state }
             },
-            eureka,
+            attachment,
         }
     }
 
@@ -129,9 +125,9 @@ impl FinishState {
         self.parent
     }
 
-    /// The eureka registered on this finish.
-    pub(crate) fn eureka(&self) -> Option<crate::eureka::RegisteredRef> {
-        self.eureka
+    /// What a client attached to this region ([`finish_attached`]).
+    pub(crate) fn attachment(&self) -> Option<Attachment> {
+        self.attachment
     }
 
     pub(crate) fn outstanding(&self) -> usize {
@@ -1027,13 +1023,49 @@ pub(crate) fn finish_fifo<R>(
     finish_frame_core(w, false, true, None, body)
 }
 
-/// Like [`finish_core`], with `eureka` registered on the finish (`eureka::finish`).
-pub(crate) fn finish_eureka<R>(
+/// Something a client attaches to a region for its extent — a eureka (`eureka/`) — which
+/// the core does not interpret: a pointer to the client's data, and the hooks the region
+/// calls once its state sits at its final address (`attach`) and once every task of the
+/// region has ended (`detach`). A client recognises its own attachments by their `hooks`
+/// (one static per kind) and reads its data back through `data`.
+///
+/// Invariant: `data` outlives the region (the attaching call returns only after it).
+#[derive(Clone, Copy)]
+pub(crate) struct Attachment {
+    pub(crate) data: std::ptr::NonNull<()>,
+    pub(crate) hooks: &'static AttachmentHooks,
+}
+
+// SAFETY: the data is the client's, shared by the tasks of the region (any worker); a
+// client attaches only data that is `Sync` (the eureka's is a `&dyn Registered`).
+unsafe impl Send for Attachment {}
+
+/// The calls a region makes to its [`Attachment`].
+pub(crate) struct AttachmentHooks {
+    /// The region's state is in place (before its body runs).
+    pub(crate) attach: unsafe fn(std::ptr::NonNull<()>, &FinishState),
+    /// Every task of the region has ended (also when it failed).
+    pub(crate) detach: unsafe fn(std::ptr::NonNull<()>, &FinishState),
+}
+
+/// Calls an attachment's `detach` when dropped.
+struct Attached<'a>(Attachment, &'a FinishState);
+
+impl Drop for Attached<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the data outlives the region (the `Attachment` invariant), whose state
+        // is `self.1`, still in place.
+        unsafe { (self.0.hooks.detach)(self.0.data, self.1) }
+    }
+}
+
+/// Like [`finish_core`], with `attachment` attached to the region (`eureka::finish`).
+pub(crate) fn finish_attached<R>(
     w: &Worker,
-    eureka: crate::eureka::RegisteredRef,
+    attachment: Attachment,
     body: impl FnOnce(&FinishState) -> R,
 ) -> Result<R, Failure> {
-    finish_frame_core(w, false, false, Some(eureka), body)
+    finish_frame_core(w, false, false, Some(attachment), body)
 }
 
 /// Like [`finish_core`], for the root finish of a job injected by `ThreadPool::run` from
@@ -1051,14 +1083,19 @@ fn finish_frame_core<R>(
     w: &Worker,
     root: bool,
     fifo: bool,
-    eureka: Option<crate::eureka::RegisteredRef>,
+    attachment: Option<Attachment>,
     body: impl FnOnce(&FinishState) -> R,
 ) -> Result<R, Failure> {
     Worker::check_not_isolated("a finish or scope");
-    let state = FinishState::new(w, root, fifo, eureka);
-    // Registered once the state sits at its final address, unregistered once every task of
-    // the finish has ended (a resolution after that has nothing to stop).
-    let _registration = eureka.map(|e| e.register(&state));
+    let state = FinishState::new(w, root, fifo, attachment);
+    // Attached once the state sits at its final address, detached once every task of the
+    // finish has ended (a eureka's resolution after that has nothing to stop).
+    let _attached = attachment.map(|a| {
+        // SAFETY: the data outlives the region (the `Attachment` invariant); the state is
+        // in place.
+        unsafe { (a.hooks.attach)(a.data, &state) };
+        Attached(a, &state)
+    });
     let frame = FinishFrame::with_root(w, &state, true, root);
     frame.enter(w);
     let r = match catch_unwind(AssertUnwindSafe(|| body(&state))) {

@@ -119,7 +119,9 @@ pub use compose::{And, Or};
 pub use convergence::Convergence;
 pub use search::{Count, Search};
 
-use crate::finish::{finish_eureka, in_worker, resume_failure, Failure, FinishState};
+use crate::finish::{
+    finish_attached, in_worker, resume_failure, Attachment, AttachmentHooks, Failure, FinishState,
+};
 
 /// What a eureka makes of one `offer` or `check` ([`Eureka::record`], [`Eureka::test`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -417,7 +419,7 @@ fn region_of(core: &Core, what: &str) -> *const FinishState {
         // SAFETY: the states on the parent chain of the calling code's finish are live:
         // each encloses the one below it, which is still running.
         unsafe {
-            if let Some(e) = (*st).eureka() {
+            if let Some(e) = RegisteredRef::of(&*st) {
                 if ptr::eq(e.get().core(), core) {
                     return st;
                 }
@@ -488,23 +490,49 @@ impl RegisteredRef {
         unsafe { self.0.as_ref() }
     }
 
-    /// Registers the finish `st` on the eureka until the returned guard drops.
-    pub(crate) fn register(self, st: &FinishState) -> Registration {
-        self.get().core().register(st);
-        Registration { eureka: self, st }
+    /// The region's attachment that stands for this eureka: its data is `self`, which the
+    /// caller keeps in place for the whole region.
+    fn attachment(&self) -> Attachment {
+        Attachment {
+            data: NonNull::from(self).cast(),
+            hooks: &HOOKS,
+        }
+    }
+
+    /// The eureka attached to region `st`, if its attachment is a eureka's.
+    pub(crate) fn of(st: &FinishState) -> Option<RegisteredRef> {
+        let a = st.attachment()?;
+        // SAFETY: an attachment with these hooks was made by `attachment`, whose data is a
+        // `RegisteredRef` that outlives the region.
+        ptr::eq(a.hooks, &HOOKS).then(|| unsafe { *a.data.cast::<RegisteredRef>().as_ref() })
     }
 }
 
-/// Keeps a finish registered on its eureka (see [`RegisteredRef::register`]).
-pub(crate) struct Registration {
-    eureka: RegisteredRef,
-    st: *const FinishState,
+/// How a region calls its eureka: it registers on the eureka's core when it begins, and
+/// leaves it when every task has ended (a resolution after that has nothing to stop).
+static HOOKS: AttachmentHooks = AttachmentHooks {
+    attach: attach_region,
+    detach: detach_region,
+};
+
+/// # Safety
+/// `data` is a live `RegisteredRef` (the `Attachment` invariant).
+unsafe fn attach_region(data: NonNull<()>, st: &FinishState) {
+    // SAFETY: per the contract.
+    unsafe { data.cast::<RegisteredRef>().as_ref() }
+        .get()
+        .core()
+        .register(st);
 }
 
-impl Drop for Registration {
-    fn drop(&mut self) {
-        self.eureka.get().core().unregister(self.st);
-    }
+/// # Safety
+/// As for [`attach_region`].
+unsafe fn detach_region(data: NonNull<()>, st: &FinishState) {
+    // SAFETY: per the contract.
+    unsafe { data.cast::<RegisteredRef>().as_ref() }
+        .get()
+        .core()
+        .unregister(st);
 }
 
 /// Runs `body` as a region with `eureka` registered on it: a [`finish()`] whose tasks —
@@ -549,10 +577,12 @@ where
     F: FnOnce() -> R + Send,
     R: Send,
 {
+    // Kept here, in place, for the whole region: the region's attachment points to it.
     let reg = RegisteredRef::new(eureka);
+    let attachment = reg.attachment();
     in_worker(move |w| {
         let mut out = None;
-        match finish_eureka(w, reg, |_| out = Some(body())) {
+        match finish_attached(w, attachment, |_| out = Some(body())) {
             Ok(()) | Err(Failure::Resolved) => out,
             Err(f) => resume_failure(f),
         }
@@ -565,7 +595,7 @@ fn innermost_eureka(what: &str) -> (*const FinishState, RegisteredRef) {
     while !st.is_null() {
         // SAFETY: as in `region_of`.
         unsafe {
-            if let Some(e) = (*st).eureka() {
+            if let Some(e) = RegisteredRef::of(&*st) {
                 return (st, e);
             }
             st = (*st).parent();
@@ -647,7 +677,7 @@ pub fn check<T: 'static>(c: T) -> bool {
     let mut stop: Option<RegisteredRef> = None;
     while !st.is_null() {
         // SAFETY: as in `region_of`.
-        let (eureka, parent) = unsafe { ((*st).eureka(), (*st).parent()) };
+        let (eureka, parent) = unsafe { (RegisteredRef::of(&*st), (*st).parent()) };
         if let Some(e) = eureka {
             if let Some(v) = e.get().test_any(&c) {
                 tested = true;

@@ -70,9 +70,10 @@ mod rw_word;
 mod rwlock;
 mod scoped_future;
 mod semaphore;
-mod task;
 
 pub use crate::deadlock::ExternalWaker;
+pub(crate) use crate::worker::task_id::{holder_id, OUTSIDE_THREAD};
+pub use crate::worker::task_id::{task_id, TaskId};
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use channel::{
     bounded, bounded_named, unbounded, unbounded_named, Receiver, RecvError, SendError, Sender,
@@ -87,8 +88,6 @@ pub use promise::{spawn_when, AlreadyPut, Dependency, Promise, PutConflict};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use scoped_future::{with_future, ScopedFuture};
 pub use semaphore::{Semaphore, SemaphorePermit};
-pub(crate) use task::OUTSIDE_THREAD;
-pub use task::{task_id, TaskId};
 
 pub(crate) use crate::fiber::{WaitOn, Woken};
 use lock_word::LockWord;
@@ -188,13 +187,6 @@ where
             }
         }
     }
-}
-
-/// The identity of the calling task as a number, for the holder of a lock (see
-/// [`wait_for`]).
-#[inline]
-pub(crate) fn holder_id() -> u64 {
-    task_id().as_u64()
 }
 
 /// Locks a std mutex used internally, ignoring poisoning: the guarded state is kept

@@ -89,6 +89,7 @@ const RETARGET_AFTER: u32 = 2;
 mod blocks;
 mod sleep;
 mod steal;
+pub(crate) mod task_id;
 mod wait;
 
 pub(crate) use blocks::{alloc_block, fits_block, free_block, BlockCache, SpareBlocks};

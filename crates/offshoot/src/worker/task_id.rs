@@ -1,4 +1,6 @@
-//! Task identity: which task is running, stable while the task is parked and resumed.
+//! Task identity: which task is running, stable while the task is parked and resumed. A
+//! worker concept (the worker knows which task it runs); `sync` re-exports the public part
+//! and its locks record holders by it, and the deadlock watch reads it.
 //!
 //! Invariants:
 //! * A task is what a worker takes as a unit: the closure of `ThreadPool::run`, a stolen
@@ -8,7 +10,7 @@
 //! * Identities are unique in the process; a thread outside every pool has one of its own.
 //!   None has bit 62 set (`sync::Mutex` keeps a flag there next to its holder's identity).
 
-use crate::worker::Worker;
+use super::Worker;
 
 /// The identity of a task (or of a thread outside every pool).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -61,4 +63,11 @@ pub fn task_id() -> TaskId {
         }
     }
     TaskId(THREAD_ID.with(|t| *t))
+}
+
+/// The identity of the calling task as a number, for the holder of a lock (see
+/// `sync::wait_for`).
+#[inline]
+pub(crate) fn holder_id() -> u64 {
+    task_id().as_u64()
 }
