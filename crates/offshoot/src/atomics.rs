@@ -5,7 +5,8 @@
 //! handshake (`mailbox.rs`), the park/wake token (`token.rs`), the cross-worker ready
 //! stack (`ready_stack.rs`), a future block's reference count (`sync/refcount.rs`), a
 //! eureka's write-once slot and value chain (`eureka/slot.rs`, `eureka/chain.rs`), an
-//! actor's schedule word (`actor/handshake.rs`), the lock word under `sync::Mutex` and
+//! N-version eureka's vote counts and agreed value (`eureka/nversion.rs`), an actor's
+//! schedule word (`actor/handshake.rs`), the lock word under `sync::Mutex` and
 //! `sync::Monitor` (`sync/lock_word.rs`: its word and its wait list's lock), the same for
 //! `sync::RwLock` (`sync/rw_word.rs`), and what `sync::Event`'s
 //! check-then-park uses: its lock and value cell, and the parking of a thread outside every
@@ -14,11 +15,13 @@
 //! build runs the loom tests only.
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, AtomicU8};
+pub(crate) use loom::sync::atomic::{
+    fence, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize,
+};
 #[cfg(loom)]
 pub(crate) use loom::sync::Mutex;
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, AtomicU8};
+pub(crate) use std::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize};
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Mutex, OnceLock};
 

@@ -3,18 +3,19 @@
 //! of a resolved region starts; parked tasks of a resolved region end; termination at depth
 //! with every destructor run; nesting (an outer resolution stops inner searches; nested
 //! engines are all charged); AND / OR; Timer and Engine resolving with no offer; a panic in
-//! a region; misuse errors.
+//! a region; misuse errors; N-version agreement (random versions, some faulty, against a
+//! serial oracle and exact vote counts).
 
 mod common;
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use common::{bounded, mix, payload_str, pool};
-use offshoot::eureka::{self, And, Count, Engine, Eureka, Minima, Or, Search, Timer};
+use common::{bounded, mix, panic_message, payload_str, pool, Rng};
+use offshoot::eureka::{self, And, Count, Engine, Eureka, Minima, NVersion, Or, Search, Timer};
 use offshoot::ThreadPool;
 
 fn pools() -> &'static [ThreadPool] {
@@ -665,6 +666,274 @@ fn a_panic_after_the_resolution_is_dropped_like_a_stopped_siblings() {
             // so its body's panic comes after the first failure and is dropped.
             assert!(r.is_ok(), "the panic after the resolution resumed");
             assert_eq!(found.get(), Some(&1));
+        }
+    });
+}
+
+/// One N-version trial: `results[i]` is what version `i` computes after `work[i]` checks:
+/// the right answer, or for a faulty version one of a few wrong ones (so faulty versions
+/// can agree among themselves, N-version programming's real hazard).
+#[derive(Clone, Debug)]
+struct Versions {
+    n: usize,
+    results: Vec<u64>,
+    work: Vec<u64>,
+}
+
+impl Versions {
+    const RIGHT: u64 = 42;
+
+    fn random(seed: u64) -> Versions {
+        let mut rng = Rng::new(seed);
+        let m = rng.range(2, 9);
+        let n = rng.range(2, m) as usize;
+        let faulty_per_mille = [0, 300, 600, 900][rng.range(0, 3) as usize];
+        let wrong = rng.range(1, 3);
+        let results = (0..m)
+            .map(|_| {
+                if rng.range(0, 999) < faulty_per_mille {
+                    100 + rng.range(1, wrong)
+                } else {
+                    Versions::RIGHT
+                }
+            })
+            .collect();
+        let work = (0..m).map(|_| rng.range(0, 2000)).collect();
+        Versions { n, results, work }
+    }
+
+    /// How many versions give each value (the serial oracle's tally).
+    fn counts(&self) -> BTreeMap<u64, usize> {
+        let mut c = BTreeMap::new();
+        for &r in &self.results {
+            *c.entry(r).or_insert(0) += 1;
+        }
+        c
+    }
+}
+
+/// Random versions, some faulty, each its own task, on 1-4 workers. Against the serial
+/// tally: with no value given by `n` versions the region runs to its end, every offer goes
+/// on and is counted, and `get()` is `None`; otherwise it resolves to a value that `n`
+/// versions give, exactly `n - 1` offers of that value went on (the `n`-th resolved, any
+/// later one was stopped: it never resolves on fewer), no value had more than `n - 1`
+/// offers go on, and no value has more votes than versions that offered it.
+#[test]
+fn nversion_resolves_exactly_when_n_versions_agree() {
+    bounded(|| {
+        for seed in 0..trees() {
+            let v = Versions::random(seed);
+            let counts = v.counts();
+            let agreeable: Vec<u64> = counts
+                .iter()
+                .filter(|&(_, &c)| c >= v.n)
+                .map(|(&x, _)| x)
+                .collect();
+            for p in pools() {
+                let nv = NVersion::new(v.n);
+                let m = v.results.len();
+                let offered: Vec<AtomicBool> = (0..m).map(|_| AtomicBool::new(false)).collect();
+                let went_on: Vec<AtomicBool> = (0..m).map(|_| AtomicBool::new(false)).collect();
+                let version = |i: usize| {
+                    for _ in 0..v.work[i] {
+                        nv.check();
+                    }
+                    offered[i].store(true, Ordering::SeqCst);
+                    if nv.offer(v.results[i]) {
+                        went_on[i].store(true, Ordering::SeqCst);
+                    }
+                };
+                let body = p.run(|| {
+                    eureka::finish(&nv, || {
+                        offshoot::scope(|s| {
+                            for i in 0..m {
+                                let version = &version;
+                                s.spawn(move |_| version(i));
+                            }
+                        })
+                    })
+                });
+                let per_value = |flags: &[AtomicBool], x: u64| {
+                    (0..m)
+                        .filter(|&i| v.results[i] == x && flags[i].load(Ordering::SeqCst))
+                        .count()
+                };
+                let votes: BTreeMap<u64, usize> =
+                    nv.votes().into_iter().map(|(&x, c)| (x, c)).collect();
+                let at = format!("{v:?} on {} workers", p.workers());
+                for (&x, &c) in &votes {
+                    assert!(c <= per_value(&offered, x), "{at}: {x} has {c} votes");
+                    assert!(
+                        c >= per_value(&went_on, x),
+                        "{at}: an offer of {x} went uncounted"
+                    );
+                }
+                match nv.get() {
+                    None => {
+                        assert!(
+                            agreeable.is_empty(),
+                            "{at}: {agreeable:?} agree, no resolution"
+                        );
+                        assert!(!nv.is_resolved() && body == Some(()), "{at}");
+                        assert!(went_on.iter().all(|w| w.load(Ordering::SeqCst)), "{at}");
+                        assert_eq!(votes, counts, "{at}: every offer is counted");
+                    }
+                    Some(&a) => {
+                        assert!(
+                            agreeable.contains(&a),
+                            "{at}: {a} resolved, not n versions'"
+                        );
+                        assert!(nv.is_resolved() && body.is_none(), "{at}");
+                        assert_eq!(per_value(&went_on, a), v.n - 1, "{at}: agreed on {a}");
+                        assert!(votes[&a] >= v.n, "{at}: resolved on fewer than n votes");
+                        for &x in counts.keys() {
+                            assert!(per_value(&went_on, x) < v.n, "{at}: {x} went on n times");
+                        }
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// A value offered in an N-version eureka that counts its live copies; equal by `x`.
+struct Vote {
+    x: u64,
+    _alive: Alive,
+}
+impl PartialEq for Vote {
+    fn eq(&self, other: &Vote) -> bool {
+        self.x == other.x
+    }
+}
+
+/// Offers in one task, in a random order, through the static `eureka::offer`, against the
+/// serial oracle: the eureka resolves at exactly the offer that is the `n`-th equal one,
+/// stopping the body there, with `get()` that value and `votes()` the tally of the offers
+/// made so far in first-offer order; a sequence with no `n` equal offers runs to its end
+/// with `get() == None`. One copy of each distinct value is kept (the others drop at once)
+/// and all drop with the eureka.
+#[test]
+fn nversion_serial_offers_resolve_at_the_nth_equal_one() {
+    bounded(|| {
+        for seed in 0..trees() {
+            let mut rng = Rng::new(seed ^ 0x4E56);
+            let n = rng.range(2, 5) as usize;
+            let alphabet = rng.range(1, 6);
+            let seq: Vec<u64> = (0..rng.range(0, 20))
+                .map(|_| rng.range(1, alphabet))
+                .collect();
+            // The oracle: the first offer that makes `n` equal ones, and the tally then.
+            let mut tally: Vec<(u64, usize)> = Vec::new();
+            let mut resolves_at = None;
+            for (i, &x) in seq.iter().enumerate() {
+                match tally.iter_mut().find(|(y, _)| *y == x) {
+                    Some(t) => t.1 += 1,
+                    None => tally.push((x, 1)),
+                }
+                if tally.iter().any(|&(y, c)| y == x && c == n) {
+                    resolves_at = Some(i);
+                    break;
+                }
+            }
+            for p in pools() {
+                let alive = Arc::new(AtomicUsize::new(0));
+                let nv = NVersion::<Vote>::new(n);
+                let made = AtomicUsize::new(0);
+                let body = p.run(|| {
+                    eureka::finish(&nv, || {
+                        for &x in &seq {
+                            made.fetch_add(1, Ordering::SeqCst);
+                            eureka::offer(Vote {
+                                x,
+                                _alive: Alive::new(&alive),
+                            });
+                        }
+                    })
+                });
+                let at = format!("n = {n}, {seq:?} on {} workers", p.workers());
+                let votes: Vec<(u64, usize)> = nv.votes().iter().map(|(v, c)| (v.x, *c)).collect();
+                assert_eq!(votes, tally, "{at}");
+                assert_eq!(
+                    alive.load(Ordering::SeqCst),
+                    tally.len(),
+                    "{at}: one copy a value"
+                );
+                match resolves_at {
+                    Some(i) => {
+                        assert_eq!(made.load(Ordering::SeqCst), i + 1, "{at}");
+                        assert_eq!(nv.get().map(|v| v.x), Some(seq[i]), "{at}");
+                        assert!(body.is_none(), "{at}: the resolving offer stops the body");
+                    }
+                    None => {
+                        assert_eq!(made.load(Ordering::SeqCst), seq.len(), "{at}");
+                        assert!(nv.get().is_none() && !nv.is_resolved(), "{at}");
+                        assert_eq!(body, Some(()), "{at}");
+                    }
+                }
+                drop(nv);
+                assert_eq!(alive.load(Ordering::SeqCst), 0, "{at}: a kept value leaked");
+            }
+        }
+    });
+}
+
+/// `n` below 2 is rejected with a message naming `n` and the bound; a huge `n` is
+/// accepted, allocates nothing for it, and never resolves; a resolved N-version eureka
+/// stops later offers and checks, and composes (an `Or` with a `Search`).
+#[test]
+fn nversion_validates_n_and_composes() {
+    bounded(|| {
+        for n in [0, 1] {
+            let msg = panic_message(|| NVersion::<u8>::new(n));
+            assert!(
+                msg.contains("NVersion::new")
+                    && msg.contains(&format!("n = {n}"))
+                    && msg.contains("at least 2"),
+                "{msg}"
+            );
+        }
+        for p in pools() {
+            let huge = NVersion::new(usize::MAX);
+            let body = p.run(|| {
+                eureka::finish(&huge, || {
+                    offshoot::par_for(0..1000, |i| {
+                        huge.offer(i % 3);
+                    })
+                })
+            });
+            assert_eq!(body, Some(()));
+            assert_eq!(huge.get(), None);
+            assert_eq!(huge.votes().iter().map(|&(_, c)| c).sum::<usize>(), 1000);
+
+            // Two versions agree on 7: everything after stops, the endless loop too.
+            let nv = NVersion::new(2);
+            p.run(|| {
+                eureka::finish(&nv, || {
+                    offshoot::join(
+                        || {
+                            nv.offer(7u32);
+                            nv.offer(7);
+                            unreachable!("the second equal offer stops its caller");
+                        },
+                        || {
+                            offshoot::par_for(0..usize::MAX, |_| {
+                                nv.check();
+                            })
+                        },
+                    )
+                })
+            });
+            assert_eq!(nv.get(), Some(&7));
+            let e = Or::new(NVersion::new(3), Search::<()>::new());
+            p.run(|| {
+                eureka::finish(&e, || {
+                    offshoot::par_for(0..100, |i| {
+                        e.offer((Some(i % 2), None));
+                    })
+                })
+            });
+            assert_eq!(e.get().0.copied().map(|x| x < 2), Some(true));
         }
     });
 }

@@ -2,8 +2,9 @@
 //! `next` as a barrier over many phases, split-phase signal/wait with work between, `single`
 //! once per phase, signal-only members running ahead of wait-only ones, dynamic
 //! registration, a task that panics while registered, misuse errors, Imam's thesis Fig. 2.11
-//! (without its metrics: the phases order the work), and the deadlock of
-//! explicit signal/wait (Imam's thesis Fig. 2.14) reported by the deadlock watch.
+//! (without its metrics: the phases order the work), the deadlock of
+//! explicit signal/wait (Imam's thesis Fig. 2.14) reported by the deadlock watch, and the
+//! deadlock of `next` on two phasers in opposite orders (reported) that `next_all` avoids.
 
 mod common;
 
@@ -290,6 +291,18 @@ fn misuse_is_a_clear_error() {
     assert!(panic_message(|| sw.single(|| ())).contains("single needs"));
 }
 
+/// Asserts that `msg` is the deadlock watch's report of a phaser wait for the end of
+/// phase `phase`.
+#[track_caller]
+fn assert_reports_a_phaser_deadlock(msg: &str, phase: u64) {
+    assert!(
+        msg.contains("deadlock")
+            && msg.contains("Phaser")
+            && msg.contains(&format!("end of phase {phase}")),
+        "{msg}"
+    );
+}
+
 #[test]
 fn explicit_signal_and_wait_can_deadlock_and_the_watch_reports_it() {
     bounded(|| {
@@ -315,10 +328,7 @@ fn explicit_signal_and_wait_can_deadlock_and_the_watch_reports_it() {
                 );
             })
         });
-        assert!(
-            msg.contains("deadlock") && msg.contains("Phaser") && msg.contains("end of phase 0"),
-            "{msg}"
-        );
+        assert_reports_a_phaser_deadlock(&msg, 0);
     });
 }
 
@@ -428,6 +438,123 @@ fn a_member_that_leaves_hands_in_its_puts_and_misuse_is_an_error() {
     let other = Phaser::new();
     let mut stranger = other.register(Mode::SigWait);
     assert!(panic_message(|| sum.put(&mut stranger, 1)).contains("its own phaser"));
+}
+
+/// Two tasks, each registered on two phasers, meet at one barrier on both, listing the
+/// phasers in opposite orders. With `next` on each registration in turn, T1 waits on ph1
+/// (held back by T2, which has not signalled it) and T2 on ph2 (held back by T1): the
+/// deadlock watch reports it, on every pool size. `phaser::next_all`, which signals both
+/// before waiting on either, ends phase 0 of both, and the same program runs several
+/// phases.
+#[test]
+fn next_on_two_phasers_in_opposite_orders_deadlocks_and_next_all_does_not() {
+    /// T1's and T2's registrations: (on ph1, on ph2) each, all at phase 0.
+    fn members(ph1: &Phaser, ph2: &Phaser) -> [(Registration, Registration); 2] {
+        let (a1, b1) = (ph1.register(Mode::SigWait), ph2.register(Mode::SigWait));
+        let (a2, b2) = (a1.child(Mode::SigWait), b1.child(Mode::SigWait));
+        [(a1, b1), (a2, b2)]
+    }
+    bounded(|| {
+        for p in pools() {
+            let msg = panic_message(|| {
+                p.run(|| {
+                    let (ph1, ph2) = (Phaser::new(), Phaser::new());
+                    let [(mut a1, mut b1), (mut a2, mut b2)] = members(&ph1, &ph2);
+                    offshoot::join(
+                        move || {
+                            a1.next();
+                            b1.next();
+                        },
+                        move || {
+                            b2.next();
+                            a2.next();
+                        },
+                    );
+                })
+            });
+            assert_reports_a_phaser_deadlock(&msg, 0);
+
+            let (ph1, ph2) = (Phaser::new(), Phaser::new());
+            p.run(|| {
+                let [(mut a1, mut b1), (mut a2, mut b2)] = members(&ph1, &ph2);
+                offshoot::join(
+                    || {
+                        for _ in 0..PHASES {
+                            offshoot::phaser::next_all(&mut [&mut a1, &mut b1]);
+                        }
+                    },
+                    || {
+                        for _ in 0..PHASES {
+                            offshoot::phaser::next_all(&mut [&mut b2, &mut a2]);
+                        }
+                    },
+                );
+                assert_eq!((a1.phase(), b2.phase()), (PHASES as u64, PHASES as u64));
+            });
+            let ended = (ph1.ended_phases(), ph2.ended_phases());
+            assert_eq!(ended, (PHASES as u64, PHASES as u64));
+        }
+    });
+}
+
+/// `next_all` honours each registration's mode: a signal-only member runs ahead, a
+/// wait-only one follows, a split-phase one that signalled already only waits; an empty
+/// list does nothing.
+#[test]
+fn next_all_signals_what_signals_and_waits_for_what_waits() {
+    use offshoot::phaser::next_all;
+    bounded(|| {
+        let (ph1, ph2, ph3) = (Phaser::new(), Phaser::new(), Phaser::new());
+        let mut sig = ph1.register(Mode::Sig);
+        let mut wait = ph2.register(Mode::Wait);
+        let mut split = ph3.register(Mode::SigWait);
+        split.signal();
+        assert_eq!(ph3.ended_phases(), 1);
+        next_all(&mut []);
+        for k in 1..=3u64 {
+            next_all(&mut [&mut sig, &mut wait, &mut split]);
+            assert_eq!((sig.phase(), wait.phase(), split.phase()), (k, k, k));
+        }
+        assert_eq!(
+            ph1.ended_phases(),
+            3,
+            "the signal-only member signalled each time"
+        );
+        assert_eq!(
+            ph3.ended_phases(),
+            3,
+            "the early signal was not counted twice"
+        );
+    });
+}
+
+/// The limit of `next_all`'s guarantee: `Phaser::register` on a phaser that has signalling
+/// members joins the phase after the one in progress, a phase ahead of them (HJlib has no
+/// such registration: a task registers only the tasks it creates, at its own phase). T1
+/// joins `p` late and T2 joins `q` late; each then waits in `next_all` for a phase that
+/// the other signals only in its next call. The deadlock watch reports it.
+#[test]
+fn next_all_can_deadlock_when_registrations_join_a_phase_late() {
+    use offshoot::phaser::next_all;
+    bounded(|| {
+        for p in pools() {
+            let msg = panic_message(|| {
+                p.run(|| {
+                    let (ph_p, ph_q) = (Phaser::new(), Phaser::new());
+                    let (mut t2_p, mut t1_q) =
+                        (ph_p.register(Mode::SigWait), ph_q.register(Mode::SigWait));
+                    let (mut t1_p, mut t2_q) =
+                        (ph_p.register(Mode::SigWait), ph_q.register(Mode::SigWait));
+                    assert_eq!((t1_p.phase(), t2_q.phase()), (1, 1), "joined a phase late");
+                    offshoot::join(
+                        move || next_all(&mut [&mut t1_p, &mut t1_q]),
+                        move || next_all(&mut [&mut t2_p, &mut t2_q]),
+                    );
+                })
+            });
+            assert_reports_a_phaser_deadlock(&msg, 1);
+        }
+    });
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! `Chain`: the current value of a eureka that moves from value to value (Minima's
-//! bound, Convergence's latest), readable with one load and no reference count.
+//! bound, Convergence's latest), readable with one load and no reference count; also an
+//! append-only set of values (NVersion's tallies, `push_unless`).
 //!
 //! Invariant: `head` points to the newest node; every node holds a pointer to the one it
 //! replaced; nodes are published by a compare-and-swap (release) and never freed or
@@ -83,6 +84,75 @@ impl<T> Chain<T> {
                 }
             }
         }
+    }
+}
+
+impl<T> Chain<T> {
+    /// Publishes `x` unless a value already in the chain `matches` it (`matches(&x, v)`):
+    /// gives `x` back with that value. Every value is compared with `x` once: a retry after
+    /// losing the compare-and-swap compares only the values published since. So a chain
+    /// whose values after the first are all published this way never holds two that
+    /// match each other, for a `matches` that is an equivalence. On success returns the
+    /// published value.
+    pub(super) fn push_unless(
+        &self,
+        x: T,
+        matches: impl Fn(&T, &T) -> bool,
+    ) -> Result<&T, (T, &T)> {
+        // Acquire: pairs with the release of the CAS that published the head, so its
+        // value and its `older` link (written before) are visible.
+        let mut top = self.head.load(Ordering::Acquire);
+        if let Some(v) = self.walk(top, ptr::null_mut()).find(|v| matches(&x, v)) {
+            return Err((x, v));
+        }
+        // A box between attempts, so that a panic of `matches` drops `x` instead of
+        // leaking the node.
+        let mut node = Box::new(Node {
+            value: x,
+            older: top,
+        });
+        loop {
+            let raw = Box::into_raw(node);
+            match self
+                .head
+                .compare_exchange_weak(top, raw, Ordering::AcqRel, Ordering::Acquire)
+            {
+                // SAFETY: published: it lives until the chain drops (invariant).
+                Ok(_) => return Ok(unsafe { &(*raw).value }),
+                Err(now) => {
+                    // SAFETY: `raw` is not published, so it is still this thread's.
+                    node = unsafe { Box::from_raw(raw) };
+                    // The nodes published since `top` lie between `now` and `top`.
+                    if let Some(v) = self.walk(now, top).find(|v| matches(&node.value, v)) {
+                        return Err((node.value, v));
+                    }
+                    node.older = now;
+                    top = now;
+                }
+            }
+        }
+    }
+
+    /// Every value, newest first.
+    pub(super) fn iter(&self) -> impl Iterator<Item = &T> {
+        // Acquire: as in `current`.
+        self.walk(self.head.load(Ordering::Acquire), ptr::null_mut())
+    }
+
+    /// The values of the nodes from `from` (a node read with acquire, or reached from one)
+    /// down to `until`, not included (null: to the oldest).
+    fn walk(&self, from: *mut Node<T>, until: *mut Node<T>) -> impl Iterator<Item = &T> {
+        let mut p = from;
+        std::iter::from_fn(move || {
+            if p == until || p.is_null() {
+                return None;
+            }
+            // SAFETY: nodes live until the chain drops (invariant); a node's `older` was
+            // written before the node was published, and the node it names before that.
+            let node = unsafe { &*p };
+            p = node.older;
+            Some(&node.value)
+        })
     }
 }
 

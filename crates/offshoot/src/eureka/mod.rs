@@ -40,6 +40,7 @@
 //! | [`Timer<T>`] | at the first offer, or when its time since creation is up | keeps the first `x` | — | the offer, if any |
 //! | [`Engine<T>`] | at the first offer, or when the fuel (sum of `check` arguments) is spent | keeps the first `x` | charges `c` units | the offer, if any |
 //! | [`Convergence<T, P>`] | when `converged(previous, new)` holds | becomes the latest value | — | the latest value |
+//! | [`NVersion<T>`] | once `n` offers are equal (`n` ≥ 2; thesis §4.5.3) | a vote for `x` (compared with each distinct value so far, then one atomic add or compare-and-swap) | — | the agreed value, if `n` agreed |
 //! | [`And<A, B>`], [`Or<A, B>`] | when both / either part has | a pair of optional offers | a pair of optional checks | both parts' values |
 //!
 //! Each is lock-free on the paths tasks run: `check` is a load and a branch, and `offer`
@@ -105,6 +106,7 @@ mod budget;
 mod chain;
 mod compose;
 mod convergence;
+mod nversion;
 mod search;
 mod slot;
 
@@ -117,6 +119,7 @@ pub use bound::{Ascending, Descending, Minima, Order};
 pub use budget::{Engine, Timer};
 pub use compose::{And, Or};
 pub use convergence::Convergence;
+pub use nversion::NVersion;
 pub use search::{Count, Search};
 
 use crate::finish::{

@@ -8,6 +8,31 @@
 //! signal-only one can run ahead), so the state counts, per phase, the signalling
 //! registrations that still have to signal it.
 //!
+//! # Deadlock freedom
+//!
+//! As in HJlib, a program whose tasks synchronise on phasers only with the barrier —
+//! [`Registration::next`] for a task on one phaser, [`next_all`] over *every*
+//! registration of a task on several — cannot deadlock on its phasers, provided its
+//! registrations are made as HJlib makes them: with [`Registration::child`] for a task
+//! about to be created (at its creator's phase), or with [`Phaser::register`] on a phaser
+//! that has no signalling member yet. Each such call signals every phaser the task is
+//! registered on before it waits on any; and with such registrations a task's phase on
+//! each of its phasers is one count of barrier calls (its creator's when it was created,
+//! plus its own) plus an offset that is the same for every member of that phaser. So a member that holds back the phase a task waits for is
+//! blocked in an earlier call than the task's, and a cycle of such waits cannot close.
+//!
+//! Outside these conditions a deadlock is possible, and the deadlock watch reports it:
+//! * `next` on each of several registrations in turn: a task waits on its first phaser
+//!   before signalling its second, and deadlocks with a task doing the same in the other
+//!   order (as explicit [`signal`](Registration::signal) / [`wait`](Registration::wait)
+//!   can, thesis Fig. 2.14);
+//! * `register` on a phaser with signalling members joins the phase after the one in
+//!   progress, a phase ahead of them: two tasks that each joined one of two shared
+//!   phasers late both wait in `next_all` for a phase the other signals only in its next
+//!   call;
+//! * a task that holds a registration while it waits for something else (a `join`, the
+//!   end of a `scope`, a lock): drop or pass on a registration it no longer uses.
+//!
 //! Invariants (all under `Inner::state`'s lock):
 //! * `pending[k]` = how many signalling registrations have `sig == k`. Phases below the
 //!   least key are ended; `ended` is that least key (or, with no signalling registration,
@@ -242,7 +267,9 @@ impl Phaser {
     /// Registers a new member in `mode`, into the next phase: the one after the phase in
     /// progress (with no signalling member yet, the next one to end). To start several
     /// members in the same phase, register one and make the others with
-    /// [`Registration::child`].
+    /// [`Registration::child`]. A member that joins a phase ahead of the others this way
+    /// is outside the deadlock freedom of [`next_all`] (see [deadlock
+    /// freedom](self#deadlock-freedom)).
     ///
     /// ```
     /// use offshoot::phaser::{Mode, Phaser};
@@ -471,7 +498,14 @@ impl Registration {
         }
     }
 
-    /// Signal and wait: the barrier. With only `next`, phasers cannot deadlock.
+    /// Signal and wait: the barrier, on this one registration's phaser.
+    ///
+    /// Tasks on one phaser that synchronise on it only with `next` cannot deadlock on it
+    /// (see [deadlock freedom](self#deadlock-freedom) for the conditions). A task
+    /// registered on **several** phasers must not call `next` on each in turn: it waits on
+    /// the first before it signals the second, so two tasks that do so in opposite orders
+    /// wait for each other for ever. Use [`next_all`] with all of its registrations
+    /// instead.
     ///
     /// ```
     /// use offshoot::phaser::{Mode, Phaser};
@@ -580,6 +614,41 @@ impl Registration {
         };
         self.wait += 1;
         out
+    }
+}
+
+/// HJlib's `next` for a task registered on several phasers: signals through every
+/// registration in `regs` that signals, then waits through every one that waits — each
+/// moving to its next phase. Unlike a call of [`Registration::next`] on each in turn, no
+/// wait comes before a signal, so tasks that hold registrations on the same phasers, in
+/// any order, cannot deadlock when each passes every registration it holds and the
+/// registrations were made as HJlib makes them (see [deadlock
+/// freedom](self#deadlock-freedom): not a [`Phaser::register`] a phase late). The mode of each is honoured: a [`Mode::Sig`] one only
+/// signals (it may run ahead), a [`Mode::Wait`] one only waits, and a signal-and-wait one
+/// that signalled already (split phase) only waits. With no registration it does nothing.
+///
+/// ```
+/// use offshoot::phaser::{self, Mode, Phaser};
+///
+/// // Two tasks, each on both phasers, listing them in opposite orders: with `next` on
+/// // each in turn they would wait for each other for ever.
+/// let (ph1, ph2) = (Phaser::new(), Phaser::new());
+/// let (mut a1, mut b1) = (ph1.register(Mode::SigWait), ph2.register(Mode::SigWait));
+/// let (mut a2, mut b2) = (a1.child(Mode::SigWait), b1.child(Mode::SigWait));
+/// offshoot::join(
+///     || phaser::next_all(&mut [&mut a1, &mut b1]),
+///     || phaser::next_all(&mut [&mut b2, &mut a2]),
+/// );
+/// assert_eq!((ph1.ended_phases(), ph2.ended_phases()), (1, 1));
+/// ```
+pub fn next_all(regs: &mut [&mut Registration]) {
+    for r in regs.iter_mut().filter(|r| r.mode.signals()) {
+        // A signal-and-wait member that signalled already does nothing here.
+        r.signal();
+    }
+    for r in regs.iter_mut().filter(|r| r.mode.waits()) {
+        // Signalled above: only the wait is left.
+        r.wait();
     }
 }
 
