@@ -934,9 +934,14 @@ fn the_report_names_where_each_wait_was_called() {
         let p = pool(2);
         let never = Promise::<u32>::new();
         let m = Mutex::new(0u32);
-        let line_get = line!() + 6;
-        let line_lock = line!() + 9;
-        let msg = panic_message(|| {
+        let ph = offshoot::phaser::Phaser::new();
+        let mut member = ph.register(offshoot::phaser::Mode::SigWait);
+        // Never signals while the report is made: phase 0 cannot end.
+        let _late = member.child(offshoot::phaser::Mode::SigWait);
+        let line_get = line!() + 7;
+        let line_lock = line!() + 10;
+        let line_next = line!() + 11;
+        let msg = panic_message(move || {
             p.run(|| {
                 offshoot::scope(|s| {
                     s.spawn(|_| {
@@ -946,11 +951,12 @@ fn the_report_names_where_each_wait_was_called() {
                         let _g = m.lock();
                         let _h = m.lock(); // not reentrant: waits for itself
                     });
+                    s.spawn(move |_| member.next());
                 })
             })
         });
         assert_report(&msg);
-        for line in [line_get, line_lock] {
+        for line in [line_get, line_lock, line_next] {
             let want = format!("; called at {}:{line}:", file!());
             assert!(msg.contains(&want), "the report lacks {want:?}:\n{msg}");
         }

@@ -462,7 +462,9 @@ impl Registration {
     /// # Panics
     ///
     /// On a [`Mode::Sig`] registration.
+    #[track_caller]
     pub fn wait(&mut self) {
+        let at = std::panic::Location::caller();
         assert!(
             self.mode.waits(),
             "offshoot: a Mode::Sig registration cannot wait; register with Mode::SigWait or \
@@ -471,22 +473,28 @@ impl Registration {
         if self.mode.signals() && self.sig == self.wait {
             self.signal();
         }
-        self.await_end(self.wait);
+        self.await_end(self.wait, at);
         self.wait += 1;
     }
 
     /// Parks until phase `phase` has ended (at once if it has, or if no signalling member
     /// is left to hold it back).
-    fn await_end(&self, phase: u64) {
+    fn await_end(&self, phase: u64, at: &'static std::panic::Location<'static>) {
         let event = self.inner.lock().event_for(phase);
-        self.park_on(event, phase);
+        self.park_on(event, phase, at);
     }
 
-    /// Parks on `event` (the end of `phase`), if any.
-    fn park_on(&self, event: Option<Arc<Event<()>>>, phase: u64) {
+    /// Parks on `event` (the end of `phase`), if any; the program called the wait at `at`.
+    fn park_on(
+        &self,
+        event: Option<Arc<Event<()>>>,
+        phase: u64,
+        at: &'static std::panic::Location<'static>,
+    ) {
         if let Some(e) = event {
             e.wait_on(
                 WaitOn::new("Phaser", Arc::as_ptr(&self.inner))
+                    .at(at)
                     .named(self.inner.name)
                     .in_phase(phase),
             );
@@ -516,6 +524,7 @@ impl Registration {
     /// offshoot::join(|| a.next(), || b.next());
     /// assert_eq!(ph.ended_phases(), 1);
     /// ```
+    #[track_caller]
     pub fn next(&mut self) {
         if !matches!(self.mode, Mode::SigWait | Mode::SigWaitSingle) || self.sig != self.wait {
             // Sig or Wait only, or signalled already (split phase): the two halves.
@@ -532,7 +541,7 @@ impl Registration {
             (woken, s.event_for(phase))
         };
         wake(woken);
-        self.park_on(event, phase);
+        self.park_on(event, phase, std::panic::Location::caller());
         self.wait += 1;
     }
 
@@ -559,7 +568,9 @@ impl Registration {
     /// );
     /// assert_eq!(runs.load(Ordering::SeqCst), 1);
     /// ```
+    #[track_caller]
     pub fn single<R>(&mut self, body: impl FnOnce() -> R) -> Option<R> {
+        let at = std::panic::Location::caller();
         assert!(
             self.mode == Mode::SigWaitSingle,
             "offshoot: single needs a Mode::SigWaitSingle registration, this one is {:?}",
@@ -569,7 +580,7 @@ impl Registration {
         self.signal();
         // Wait for the phase's end without moving on (this member is counted at the next
         // phase now, so a signaller is always left).
-        self.await_end(phase);
+        self.await_end(phase, at);
         // Claim the single of `phase`, or wait for the one who did.
         let claim = {
             let mut s = self.inner.lock();
@@ -605,6 +616,7 @@ impl Registration {
             Err(Some(e)) => {
                 e.wait_on(
                     WaitOn::new("Phaser single", Arc::as_ptr(&self.inner))
+                        .at(at)
                         .named(self.inner.name)
                         .in_phase(phase),
                 );
@@ -641,6 +653,7 @@ impl Registration {
 /// );
 /// assert_eq!((ph1.ended_phases(), ph2.ended_phases()), (1, 1));
 /// ```
+#[track_caller]
 pub fn next_all(regs: &mut [&mut Registration]) {
     for r in regs.iter_mut().filter(|r| r.mode.signals()) {
         // A signal-and-wait member that signalled already does nothing here.
