@@ -58,8 +58,8 @@ pub(crate) struct Registry {
     terminating: AtomicBool,
     /// Whether the deadlock watch may end the waits of this pool's tasks.
     deadlock_detection: bool,
-    /// The trace logs, if the pool records a trace (`trace.rs`).
-    pub(crate) trace: Option<Box<crate::trace::Recorder>>,
+    /// The trace logs, if the pool records a trace (`worker/trace_log.rs`).
+    pub(crate) trace: Option<Box<crate::worker::trace_log::Recorder>>,
     /// The work/span rows, if the pool measures them (`metrics/`).
     pub(crate) metrics: Option<Box<crate::metrics::Collector>>,
     /// Batches of free task blocks passed between the workers' free lists.
@@ -560,7 +560,7 @@ pub struct Builder {
     stack_size: Option<usize>,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     no_deadlock_detection: bool,
-    /// Events per worker's trace log; 0: no trace (`trace.rs`).
+    /// Events per worker's trace log; 0: no trace (`worker/trace_log.rs`).
     trace_events: usize,
     /// Whether and how the pool measures work and span (`metrics/`).
     metrics: Option<crate::metrics::Mode>,
@@ -787,8 +787,12 @@ impl Builder {
                 busy: AtomicUsize::new(0),
                 terminating: AtomicBool::new(false),
                 deadlock_detection: !self.no_deadlock_detection,
-                trace: (self.trace_events > 0)
-                    .then(|| Box::new(crate::trace::Recorder::new(n, self.trace_events))),
+                trace: (self.trace_events > 0).then(|| {
+                    Box::new(crate::worker::trace_log::Recorder::new(
+                        n,
+                        self.trace_events,
+                    ))
+                }),
                 metrics: self
                     .metrics
                     .map(|m| Box::new(crate::metrics::Collector::new(m))),
@@ -1029,7 +1033,7 @@ impl ThreadPool {
         let reg = &self.registry;
         reg.trace
             .as_ref()
-            .map(|r| r.snapshot(|i| reg.worker(i).thread_name()))
+            .map(|r| crate::trace::Trace::of(r, |i| reg.worker(i).thread_name()))
     }
 
     /// The work/span rows recorded so far, if the pool measures them

@@ -90,6 +90,7 @@ mod blocks;
 mod sleep;
 mod steal;
 pub(crate) mod task_id;
+pub(crate) mod trace_log;
 mod wait;
 
 pub(crate) use blocks::{alloc_block, fits_block, free_block, BlockCache, SpareBlocks};
