@@ -276,7 +276,7 @@ pub(crate) fn in_current_pool<T>(f: impl FnOnce(&Registry) -> T) -> T {
 }
 
 /// Runs `op` once on every worker of `registry` and returns the results by worker index.
-fn broadcast_in<OP, R>(registry: &Registry, op: OP) -> Vec<R>
+pub(crate) fn broadcast_in<OP, R>(registry: &Registry, op: OP) -> Vec<R>
 where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
     R: Send,
@@ -366,50 +366,9 @@ where
     in_current_pool(|reg| spawn_broadcast_in(reg, op));
 }
 
-fn spawn_broadcast_in<OP>(registry: &Registry, op: OP)
+pub(crate) fn spawn_broadcast_in<OP>(registry: &Registry, op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
 {
     Shares::new(Op::Owned(op), registry.num_workers()).inject_open(registry);
-}
-
-impl ThreadPool {
-    /// [`broadcast`] in this pool: runs `op` once on each of its workers, results in
-    /// worker-index order.
-    ///
-    /// ```
-    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    /// let names = pool.broadcast(|ctx| format!("worker {} of {}", ctx.index(), ctx.num_threads()));
-    /// assert_eq!(names, ["worker 0 of 2", "worker 1 of 2"]);
-    /// ```
-    pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
-    where
-        OP: Fn(BroadcastContext<'_>) -> R + Sync,
-        R: Send,
-    {
-        broadcast_in(self.registry(), op)
-    }
-
-    /// [`spawn_broadcast`] in this pool.
-    ///
-    /// ```
-    /// use std::sync::atomic::{AtomicUsize, Ordering};
-    /// use std::sync::Arc;
-    ///
-    /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    /// let seen = Arc::new(AtomicUsize::new(0));
-    /// let s = seen.clone();
-    /// pool.spawn_broadcast(move |_| {
-    ///     s.fetch_add(1, Ordering::SeqCst);
-    /// });
-    /// while seen.load(Ordering::SeqCst) < 2 {
-    ///     std::thread::yield_now();
-    /// }
-    /// ```
-    pub fn spawn_broadcast<OP>(&self, op: OP)
-    where
-        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
-    {
-        spawn_broadcast_in(self.registry(), op);
-    }
 }
