@@ -30,12 +30,13 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::caught::Caught;
-use crate::finish::{in_worker, FinishState};
+use crate::finish::FinishState;
 use crate::frame::{Frame, FrameKind, FrameVTable};
 use crate::job::{
     cancel_job, run_as_thief, settle_job, thief_done, thief_proxy, JobHeader, JobRef, Mode,
     Settled, FAILED_B,
 };
+use crate::pool::in_worker;
 use crate::unwind::raise_stopped;
 use crate::worker::Worker;
 

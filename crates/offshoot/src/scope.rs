@@ -18,9 +18,10 @@ use std::marker::PhantomData;
 use crate::broadcast::BroadcastContext;
 
 use crate::finish::{
-    finish_core, finish_fifo, in_worker, record_err, resume_failure, spawn_into, try_outcome,
-    Failure, FinishState, Handoff,
+    finish_core, finish_fifo, record_err, resume_failure, spawn_into, try_outcome, Failure,
+    FinishState, Handoff,
 };
+use crate::pool::in_worker;
 
 /// A handle on the tasks of one [`scope`] call; see there.
 pub struct Scope<'scope> {

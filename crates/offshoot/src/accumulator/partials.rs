@@ -48,7 +48,7 @@ where
     S: Sync,
     R: Send,
 {
-    crate::finish::in_worker(|w| {
+    crate::pool::in_worker(|w| {
         // Pairs with the release store in `Close`: this region starts after the last one's
         // combine.
         if open.swap(true, Ordering::Acquire) {

@@ -123,8 +123,9 @@ pub use nversion::NVersion;
 pub use search::{Count, Search};
 
 use crate::finish::{
-    finish_attached, in_worker, resume_failure, Attachment, AttachmentHooks, Failure, FinishState,
+    finish_attached, resume_failure, Attachment, AttachmentHooks, Failure, FinishState,
 };
+use crate::pool::in_worker;
 
 /// What a eureka makes of one `offer` or `check` ([`Eureka::record`], [`Eureka::test`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,8 +12,8 @@
 //!   will yield no more (`ParallelIterator::exhausted`): its rest goes to one `drop_block`.
 
 use super::ParallelIterator;
-use crate::finish::in_worker;
 use crate::loops::{run_range, LoopBody};
+use crate::pool::in_worker;
 
 /// Folds items into a per-piece accumulator.
 pub(super) trait Consumer<T>: Sync {

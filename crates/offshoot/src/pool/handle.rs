@@ -240,3 +240,17 @@ pub(crate) fn set_global(pool: ThreadPool) -> Result<(), BuildError> {
         Err(BuildError::GlobalAlreadyInitialized)
     }
 }
+
+/// Runs `f` on the current worker, or in the global pool from outside every pool.
+pub(crate) fn in_worker<R: Send>(f: impl FnOnce(&Worker) -> R + Send) -> R {
+    Worker::check_not_isolated("a finish, scope or a parallel loop");
+    let w = Worker::current();
+    if w.is_null() {
+        return crate::pool::ThreadPool::global().run(|| {
+            // SAFETY: `run` executes on a worker of the global pool.
+            f(unsafe { &*Worker::current() })
+        });
+    }
+    // SAFETY: the current worker is run by this thread.
+    f(unsafe { &*w })
+}

@@ -24,8 +24,8 @@ mod thread;
 
 pub(crate) use build::env_workers;
 pub use build::{BuildError, Builder};
-pub(crate) use handle::set_global;
 pub use handle::{current_num_workers, ThreadPool};
+pub(crate) use handle::{in_worker, set_global};
 pub(crate) use registry::Registry;
 pub(crate) use thread::{spawn_worker, WorkerMain};
 

@@ -1,0 +1,183 @@
+//! The public `finish`, `try_finish`, `spawn` and `try_spawn`.
+
+use crate::worker::Worker;
+
+use super::spawn::innermost_finish;
+use super::{
+    finish_core, resume_failure, spawn_into, Failure, FinishState, Handoff, INSIDE_ANY_FINISH,
+};
+use crate::pool::in_worker;
+
+/// Runs `body` and waits for every task [`spawn`]ed in its dynamic extent — by `body`, by
+/// functions it calls, by spawned tasks, on any worker — before returning its value.
+///
+/// Outside every pool, `finish` runs in the global pool.
+///
+/// # Panics
+///
+/// The first panic of the body or of any task wins: the other tasks are stopped at their
+/// next poll point, tasks not yet started never start, and the winning panic resumes in
+/// the caller once everything under the finish has ended.
+///
+/// # Example
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// static COUNT: AtomicUsize = AtomicUsize::new(0);
+///
+/// fn visit(depth: u32) {
+///     COUNT.fetch_add(1, Ordering::Relaxed);
+///     if depth > 0 {
+///         // Joined by the innermost enclosing finish, not by this function.
+///         offshoot::spawn(move || visit(depth - 1));
+///         offshoot::spawn(move || visit(depth - 1));
+///     }
+/// }
+///
+/// offshoot::finish(|| visit(6));
+/// assert_eq!(COUNT.load(Ordering::Relaxed), 127);
+/// ```
+pub fn finish<R, F>(body: F) -> R
+where
+    F: FnOnce() -> R + Send,
+    R: Send,
+{
+    in_worker(|w| match finish_core(w, |_| body()) {
+        Ok(v) => v,
+        Err(f) => resume_failure(f),
+    })
+}
+
+/// Like [`finish`], for a body and tasks that can fail: the first `Err` (from the body or
+/// from a task spawned with [`try_spawn`]) or panic wins; the rest is stopped; once
+/// everything has ended the error is returned (or the panic resumed).
+///
+/// # Panics
+///
+/// Also panics if a task's error is not an `E` (a `try_spawn` with another error type
+/// inside this `try_finish`).
+///
+/// ```
+/// let r: Result<(), String> = offshoot::try_finish(|| {
+///     offshoot::try_spawn(|| Err::<(), String>("bad input".into()));
+///     Ok(())
+/// });
+/// assert_eq!(r, Err("bad input".to_string()));
+/// ```
+pub fn try_finish<R, E, F>(body: F) -> Result<R, E>
+where
+    F: FnOnce() -> Result<R, E> + Send,
+    R: Send,
+    E: Send + 'static,
+{
+    in_worker(|w| try_outcome(finish_core(w, |st| record_err(st, body()))))
+}
+
+/// Records `r`'s error in `st` (boxed) and turns `r` into an `Option`.
+pub(crate) fn record_err<R, E: Send + 'static>(st: &FinishState, r: Result<R, E>) -> Option<R> {
+    match r {
+        Ok(v) => Some(v),
+        Err(e) => {
+            st.fail(Failure::Error(Box::new(e)));
+            None
+        }
+    }
+}
+
+/// The result of a `try_` finish: the value, the first error, or a resumed panic / stop.
+pub(crate) fn try_outcome<R, E: 'static>(r: Result<Option<R>, Failure>) -> Result<R, E> {
+    match r {
+        Ok(Some(v)) => Ok(v),
+        Ok(None) => unreachable!("offshoot: an error was recorded but the finish did not fail"),
+        Err(Failure::Error(e)) => match e.downcast::<E>() {
+            Ok(e) => Err(*e),
+            Err(_) => panic!(
+                "offshoot: a task under try_finish/try_scope failed with an error of another type \
+                 than the construct's `E`; give every try_spawn inside it the same error type"
+            ),
+        },
+        Err(f) => resume_failure(f),
+    }
+}
+
+/// Spawns `f` as a task of the innermost enclosing [`finish`] (or [`scope`](crate::scope())
+/// or [`ThreadPool::run`](crate::ThreadPool::run)): the call returns at once and `f` runs
+/// later, on this worker or on one that asked for work.
+///
+/// Outside every pool there is no finish to join it: then, as rayon's `spawn`, `f` starts
+/// in the global pool and nothing waits for it (see [`ThreadPool::spawn`](crate::ThreadPool::spawn);
+/// its panic aborts the process unless the global pool was built with a
+/// [panic handler](crate::ThreadPoolBuilder::panic_handler)). Inside a pool — where rayon's
+/// `spawn` would still detach — offshoot's joins at the innermost finish.
+///
+/// ```
+/// // Outside every pool: fire and forget, on the global pool.
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// offshoot::spawn(move || tx.send("done").unwrap());
+/// assert_eq!(rx.recv().unwrap(), "done");
+/// ```
+///
+/// ```
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// let hits = AtomicU32::new(0);
+/// let hits = &hits;
+/// offshoot::scope(|_| {
+///     // `spawn` needs a 'static closure; inside a scope, use `Scope::spawn` to borrow.
+///     offshoot::spawn(|| println!("hello from a task"));
+///     hits.fetch_add(1, Ordering::Relaxed);
+/// });
+/// assert_eq!(hits.load(Ordering::Relaxed), 1);
+/// ```
+pub fn spawn<F>(f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    crate::worker::Worker::check_not_isolated("spawn");
+    if Worker::current().is_null() {
+        crate::detached::spawn_detached(crate::pool::ThreadPool::global().registry(), f);
+        return;
+    }
+    spawn_into(
+        innermost_finish("offshoot::spawn", INSIDE_ANY_FINISH),
+        f,
+        Handoff::Now,
+    );
+}
+
+/// Like [`spawn`], for a task that can fail: an `Err` fails the innermost enclosing
+/// [`try_finish`], which stops the other tasks and returns the error.
+///
+/// # Panics
+///
+/// Outside every pool, like [`spawn`]. An `Err` under a plain [`finish`] (not a
+/// `try_finish`) makes that finish panic with a message saying so.
+///
+/// ```
+/// let r = offshoot::try_finish(|| {
+///     for i in 0..10 {
+///         offshoot::try_spawn(move || if i == 7 { Err(i) } else { Ok(()) });
+///     }
+///     Ok(())
+/// });
+/// assert_eq!(r, Err(7));
+/// ```
+pub fn try_spawn<F, E>(f: F)
+where
+    F: FnOnce() -> Result<(), E> + Send + 'static,
+    E: Send + 'static,
+{
+    crate::worker::Worker::check_not_isolated("spawn");
+    let state = innermost_finish("offshoot::try_spawn", "offshoot::try_finish");
+    let st = state as usize;
+    spawn_into(
+        state,
+        move || {
+            if let Err(e) = f() {
+                // SAFETY: the task runs while its finish waits for it.
+                let st = unsafe { &*(st as *const FinishState) };
+                st.fail(Failure::Error(Box::new(e)));
+            }
+        },
+        Handoff::Now,
+    );
+}
