@@ -1,7 +1,10 @@
 //! The frame chain: the one structure a victim reads to answer a request.
 //!
 //! Every worker keeps a singly linked list of [`Frame`]s that live in stack frames of the
-//! code it runs, youngest first (`Worker::head`). Seven kinds exist:
+//! code it runs, youngest first (`Worker::head`). The core knows four kinds; clients add
+//! their own as [`FrameKind::Client`], each with a [`ClientKind`] static of its own, and
+//! the core deals with them only through their table (whether they have work, how they
+//! offer it, whether they are cancelled, whether they answer a request as a whole):
 //!
 //! | kind | pushed by | offers work | cancelled when |
 //! |---|---|---|---|
@@ -9,9 +12,9 @@
 //! | `StolenSeed` | a seed after it was handed out | no | `b` failed first |
 //! | `StolenJob` | a thief, around a stolen join `b` | no | `a` failed first |
 //! | `Finish` | `finish`/`scope` (owner), or a thief running work of a finish (proxy) | its pending spawned tasks | the finish failed |
-//! | `Loop` | `par_for` and friends (parallel iterators, `par_bridge` included), for the part of a loop this worker runs | the upper half of its remaining range | a piece it handed out failed first |
-//! | `Handler` | `search::handle` / `State::handle`, around its body | whatever its spawn-request handler spawns (it may decline) | the handler panicked, or a task it spawned failed first |
-//! | `UndoRedo` | `State::undo_redo`, around its body | no (it rolls the state back and forth around older handlers) | its undo or redo panicked |
+//! | client: `loop` | `par_for` and friends (parallel iterators, `par_bridge` included), for the part of a loop this worker runs | the upper half of its remaining range | a piece it handed out failed first |
+//! | client: `search handler` | `search::handle` / `State::handle`, around its body | whatever its spawn-request handler spawns (it may decline): it answers as a whole | the handler panicked, or a task it spawned failed first |
+//! | client: `search undo-redo` | `State::undo_redo`, around its body | no (it rolls the state back and forth around older handlers) | its undo or redo panicked |
 //!
 //! Invariants:
 //! * Only the owning worker reads or writes its chain and the frames' `Cell`s; frames are
@@ -20,9 +23,8 @@
 //! * A frame's storage outlives its presence in the chain.
 //! * A request is answered with the **oldest** frame that has work (nearest the bottom),
 //!   restricted to the region the request targets (see `Worker::find_work`). When that
-//!   frame is a `Handler`, `search::answer` takes over: it runs the undos of the younger
-//!   `UndoRedo` frames, asks the handlers oldest first and falls back to younger frames of
-//!   any kind, in 004's Fig. 6 order.
+//!   frame answers as a whole (its table's `answer`, a search handler's), that entry takes
+//!   over; a frame on the chain of a parked fiber is asked only through `offer`.
 //! * Walking the chain happens only on slow paths (a request, a stop); planting a seed is
 //!   two stores and a pointer bump of `head`.
 //! * **Stop boundaries.** A stop scan (`Worker::stop_requested`) looks for a cancelled
@@ -55,10 +57,14 @@ pub(crate) enum FrameKind {
     StolenSeed,
     StolenJob,
     Finish,
-    Loop,
-    Handler,
-    UndoRedo,
+    /// A kind a client defines; the core never tells one from another.
+    Client(&'static ClientKind),
 }
+
+/// A kind of frame that a client defines (a loop, a search handler): one `static` per kind,
+/// named for reports and debugging; a client tells its own frames by comparing kinds.
+#[derive(PartialEq, Eq, Debug)]
+pub(crate) struct ClientKind(pub(crate) &'static str);
 
 /// Behaviour of one kind of frame. Each concrete frame type has one `static` (or promoted
 /// constant) table; the seed of `join` clears its table (`None`, read as [`STOLEN_SEED`])

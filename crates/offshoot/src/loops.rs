@@ -31,7 +31,10 @@ use std::time::{Duration, Instant};
 
 use crate::caught::Caught;
 use crate::finish::FinishState;
-use crate::frame::{Frame, FrameKind, FrameVTable};
+use crate::frame::{ClientKind, Frame, FrameKind, FrameVTable};
+
+/// The frame kind of the part of a loop a worker runs.
+static LOOP: ClientKind = ClientKind("loop");
 use crate::job::{
     cancel_job, run_as_thief, settle_job, thief_done, thief_proxy, JobHeader, JobRef, Mode,
     Settled, FAILED_B,
@@ -109,7 +112,7 @@ pub(crate) trait SplitFrame {
     unsafe fn offer(f: *const Frame, w: &Worker, thief: usize, ctx: *const FinishState) -> JobRef;
     unsafe fn cancelled(f: *const Frame) -> bool;
     const VTABLE: FrameVTable = FrameVTable {
-        kind: FrameKind::Loop,
+        kind: FrameKind::Client(&LOOP),
         has_work: Self::has_work,
         offer: Self::offer,
         cancelled: Self::cancelled,

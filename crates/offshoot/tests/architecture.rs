@@ -27,10 +27,7 @@ fn core_entries() -> Vec<String> {
         .expect("ARCHITECTURE.md has a block that opens with ```text core");
     let body = &md[start + "```text core".len()..];
     let end = body.find("```").expect("the core block is closed");
-    body[..end]
-        .split_whitespace()
-        .map(str::to_string)
-        .collect()
+    body[..end].split_whitespace().map(str::to_string).collect()
 }
 
 fn is_core(rel: &str, entries: &[String]) -> bool {
@@ -51,7 +48,11 @@ fn sources() -> Vec<String> {
             if p.is_dir() {
                 walk(&p, base, out);
             } else if p.extension().is_some_and(|x| x == "rs") {
-                let rel = p.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/");
+                let rel = p
+                    .strip_prefix(base)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 out.push(rel);
             }
         }

@@ -261,7 +261,7 @@ impl<T> Extra<'_, T> {
 
 impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
     const VTABLE: FrameVTable = FrameVTable {
-        kind: FrameKind::Handler,
+        kind: FrameKind::Client(&super::HANDLER),
         has_work: Self::has_work,
         offer: super::never_offer,
         cancelled: Self::cancelled,

@@ -153,7 +153,12 @@ pub use state::{State, StateMut};
 
 use crate::caught::Caught;
 use crate::finish::{FinishFrame, FinishState};
-use crate::frame::{Frame, FrameKind};
+use crate::frame::{ClientKind, Frame, FrameKind};
+
+/// The frame kind of a spawn-request handler's body (`handle.rs`).
+pub(crate) static HANDLER: ClientKind = ClientKind("search handler");
+/// The frame kind of an undo-redo clause's body (`undo.rs`).
+pub(crate) static UNDO_REDO: ClientKind = ClientKind("search undo-redo");
 use crate::job::JobRef;
 use crate::unwind::is_stopped;
 use crate::unwind::Payload;
@@ -266,7 +271,7 @@ unsafe fn walk(
     // `offer` only after `has_work` said yes; `redo` only after `undo` returned true.
     unsafe {
         let vt = (*f).table();
-        if vt.kind == FrameKind::UndoRedo {
+        if vt.kind == FrameKind::Client(&UNDO_REDO) {
             let SearchOps::UndoRedo { undo, redo } = (*(f as *const SearchFrame)).ops else {
                 unreachable!("an UndoRedo frame without undo-redo ops")
             };
@@ -289,9 +294,10 @@ unsafe fn walk(
         if older.is_some() {
             return (older, ctx);
         }
+        let handler = vt.kind == FrameKind::Client(&HANDLER);
         let mine = match vt.kind {
-            FrameKind::Handler if blocked => None,
-            FrameKind::Handler => {
+            _ if handler && blocked => None,
+            _ if handler => {
                 let SearchOps::Handler { ask } = (*(f as *const SearchFrame)).ops else {
                     unreachable!("a Handler frame without handler ops")
                 };

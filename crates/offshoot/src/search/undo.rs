@@ -40,7 +40,7 @@ pub(crate) struct UndoFrame<'s, S, U, D> {
 
 impl<S, U: FnMut(&mut S), D: FnMut(&mut S)> UndoFrame<'_, S, U, D> {
     const VTABLE: FrameVTable = FrameVTable {
-        kind: FrameKind::UndoRedo,
+        kind: FrameKind::Client(&super::UNDO_REDO),
         has_work: crate::frame::no_work,
         offer: super::never_offer,
         cancelled: Self::cancelled,

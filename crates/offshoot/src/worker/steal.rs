@@ -104,11 +104,12 @@ impl Worker {
                 // SAFETY: a parked fiber's chain is live while it is parked, and only this
                 // worker's thread touches it.
                 let found_here = unsafe { Self::find_in_chain(saved.get().head, target) };
-                // A handler on a parked chain is not asked: its undo/redo would run on the state
-                // of a task that is not running. The parked task's own polls ask it when it runs.
+                // A frame that answers as a whole (a search handler) is not asked on a parked
+                // chain: what it runs (undo/redo) would act on the state of a task that is not
+                // running. The parked task's own polls ask it when it runs.
                 // SAFETY: frames of a parked chain are live.
                 let found_here =
-                    found_here.filter(|&(f, _)| unsafe { (*f).table().kind } != FrameKind::Handler);
+                    found_here.filter(|&(f, _)| unsafe { (*f).table().answer.is_none() });
                 if let Some((f, ctx)) = found_here {
                     // Handing out a join seed uncounts it from the running chain's count: move
                     // that to the parked chain it belongs to.
