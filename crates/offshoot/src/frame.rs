@@ -79,7 +79,7 @@ pub(crate) struct FrameVTable {
     /// Has the region this frame stands for been cancelled?
     pub(crate) cancelled: unsafe fn(*const Frame) -> bool,
     /// For a frame that answers a request as a whole instead of by `offer` (a
-    /// spawn-request handler, which may decline and then lets younger frames answer, 004
+    /// spawn-request handler, which may decline and then lets younger frames answer, Yasugi et al.'s LBTC
     /// Fig. 6: `search::answer`): called when this frame is the oldest with work, with
     /// the thief and `ctx` as for `offer`; `None` means "nothing after all".
     #[allow(clippy::type_complexity)]

@@ -20,8 +20,8 @@
 //! soon as one is taken or popped, the next join plants again. How many joins that spares
 //! depends on the shape of the recursion: the count at a join is the number of enclosing
 //! joins whose first side is still running, so in fib most joins plant none, while in
-//! n-queens, whose first branches are often shallow dead ends, 27% of nqueens(13)'s joins
-//! (70% of nqueens(11)'s) plant one on a single worker.
+//! n-queens, whose first branches are often shallow dead ends, many do
+//! (`docs/DESIGN-NOTES.md` has the shares measured).
 //!
 //! All of this is inlined into the caller's crate however that crate is built (no LTO, 16
 //! codegen units): `join` and the path it takes are generic or `#[inline(always)]`, the

@@ -1,4 +1,4 @@
-//! Loops that split only when asked (000 ch.6's `forall`): `par_for`, `par_for_each`,
+//! Loops that split only when asked (the `forall` of Umatani's OPA thesis, ch. 6): `par_for`, `par_for_each`,
 //! `par_for_each_mut`, `par_reduce`.
 //!
 //! The worker that runs a loop keeps its remaining range `[next, end)` as one piece in a

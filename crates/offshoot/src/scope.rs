@@ -102,7 +102,7 @@ impl<'scope> Scope<'scope> {
 
     /// Spawns a team of `n` tasks `f(0)`, …, `f(n - 1)` with one operation: the team enters
     /// the scope as a single task that runs as a lazily split loop, so idle workers take
-    /// halves of what remains instead of single tasks (001's batches).
+    /// halves of what remains instead of single tasks (Venetis et al.'s batches).
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};

@@ -175,9 +175,9 @@ fn a_join_whose_first_closure_waits_for_its_second_is_reported_with_the_reason()
     })
 }
 
-/// 002 Fig. 2.13: a cycle of data-driven tasks, each declared to run once the previous one
+/// Imam's thesis Fig. 2.13: a cycle of data-driven tasks, each declared to run once the previous one
 /// has put its promise. None can start, none is parked (a pending task holds no fiber):
-/// 002 §2.4 counts them as blocked, and the report names all three and the promise each
+/// Imam's thesis §2.4 counts them as blocked, and the report names all three and the promise each
 /// waits on; the finish that waits for them fails with it instead of hanging. A lone
 /// data-driven task on a promise nobody puts is reported the same way, and one whose
 /// promise a long serial task puts later is not.
@@ -563,7 +563,7 @@ fn contended_waits(p: &offshoot::ThreadPool) {
 }
 
 /// Named objects: the report prints the name, quoted, before the address
-/// (`Promise "name" (0x…)`). A cycle of three data-driven tasks on named promises (002
+/// (`Promise "name" (0x…)`). A cycle of three data-driven tasks on named promises (Imam's thesis
 /// Fig. 2.13) names each promise.
 #[test]
 fn a_cycle_of_data_driven_tasks_on_named_promises_names_each_promise() {

@@ -1,4 +1,4 @@
-//! Spawn-request handlers and undo-redo (`offshoot::search`): 004 Fig. 6's order step by
+//! Spawn-request handlers and undo-redo (`offshoot::search`): LBTC's Fig. 6 (Yasugi et al.)'s order step by
 //! step, the oldest-first choice across frame kinds, declining, poll-point-only calls,
 //! panics of handlers, undos and tasks, and random search trees with random handler
 //! placement (mixed with joins, loops and scopes) against a serial oracle.
@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use common::*;
 use offshoot::search::{handle, State};
 
-/// 004 Fig. 6: `H_outer ⊃ UR_mid ⊃ H_inner ⊃ UR_inner ⊃ body`, a request at the body.
+/// LBTC's Fig. 6 (Yasugi et al.): `H_outer ⊃ UR_mid ⊃ H_inner ⊃ UR_inner ⊃ body`, a request at the body.
 /// `outer_spawns`: whether H_outer spawns (then H_inner is not asked).
 fn fig6(outer_spawns: bool) -> Vec<&'static str> {
     let p = pool(2);

@@ -18,7 +18,7 @@ use offshoot::sync::{
     Promise, Semaphore,
 };
 
-/// 002 Fig. 3.1: a ring of 64 tasks, each waiting for its neighbour's value.
+/// Imam's thesis Fig. 3.1: a ring of 64 tasks, each waiting for its neighbour's value.
 #[test]
 fn ring_of_64_tasks_each_waiting_on_its_neighbour() {
     bounded(|| {

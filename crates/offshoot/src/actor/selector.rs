@@ -1,6 +1,5 @@
 //! Selectors: actors with several mailboxes, each of which the handler can enable and
-//! disable (Imam's selectors, thesis ch. 5 and HJlib: reference 002 of
-//! `docs/REFERENCES.md`).
+//! disable (Imam's selectors, thesis ch. 5, and HJlib's; `docs/REFERENCES.md`).
 //!
 //! A [`Selector`] names its mailboxes with a [`Mailbox`] type (a user enum, or
 //! [`Numbered<N>`] for `0..N`), fixed at compile time, at most 64. Every mailbox always

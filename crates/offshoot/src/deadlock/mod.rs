@@ -1,7 +1,7 @@
 //! The deadlock watch: when no task in the process can make progress — every worker of
 //! every pool is idle — while tasks are parked on a token (a `sync` wait), nothing inside
 //! the pools can ever wake them. The watch then lists those tasks and what each waits on,
-//! and ends each of their waits with a panic that carries the list (002 §2.4: say so
+//! and ends each of their waits with a panic that carries the list (Imam's thesis §2.4: say so
 //! instead of hanging). An object waited on is named by its construct and address, and by
 //! the name its creator gave it if any (`Promise::named`, `Mutex::named`, …: a
 //! `&'static str` stored in the object, read only when a task parks on it or a report is
@@ -28,7 +28,7 @@
 //!   worker waits awake instead, and such a wait is not seen.)
 //! * Data-driven tasks not yet started (`sync::spawn_when` whose dependencies are not all
 //!   put): they hold no fiber and no worker, only a count of their finish, so a cycle of
-//!   them (002 Fig. 2.13) leaves every worker idle with nothing parked. 002 §2.4 counts such
+//!   them (Imam's thesis Fig. 2.13) leaves every worker idle with nothing parked. Imam's thesis §2.4 counts such
 //!   pending tasks as blocked: each registers a [`Pending`] entry here when it is declared
 //!   and removes it when it starts (a slab per shard, so declarations on different threads
 //!   rarely share a lock, and an entry never outlives its task's start); a check

@@ -1,5 +1,5 @@
 //! Eureka: speculative search that stops itself (Imam's Eureka Programming Model, thesis
-//! ch. 4; `docs/REFERENCES.md`, "002").
+//! ch. 4; `docs/REFERENCES.md`).
 //!
 //! A *eureka* is registered on a region — [`finish`]`(&eureka, body)`, a [`finish()`]
 //! that takes it. Code in the region's dynamic extent — the body, its callees, tasks it

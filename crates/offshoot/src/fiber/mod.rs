@@ -17,7 +17,7 @@
 //! A task that must wait **parks** its fiber: the fiber suspends back to the driver, which
 //! records it as parked and resumes another fiber — a ready one if there is one, else a
 //! recycled free fiber, else a new one — so the worker goes on with other work while the
-//! parked stack keeps every frame of the waiting task intact (lazy stacklets, 003: a stack
+//! parked stack keeps every frame of the waiting task intact (lazy stacklets, Goldstein et al.'s lazy threads: a stack
 //! is taken from the pool only when a task actually parks). A parked fiber becomes ready
 //! when what it waits for happens, and the driver resumes it when the running fiber reaches
 //! its scheduler loop with nothing on it (a fiber never resumes on top of another task).

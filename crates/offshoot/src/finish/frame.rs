@@ -58,7 +58,7 @@ unsafe fn finish_offer(
         let state = &*f.state;
         let pending = &mut *f.pending.get();
         if pending.len() >= 2 {
-            // Stock mode (000 §6.2.2): the thief gets the older half of the pending tasks
+            // Stock mode (Umatani's OPA thesis §6.2.2): the thief gets the older half of the pending tasks
             // (the newer half in a fifo finish, whose owner runs the oldest first) as one
             // batch, which it can split again; the batch holds one count.
             // The `Batch` is built here, outside the closure, so that dropping the closure

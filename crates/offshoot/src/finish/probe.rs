@@ -17,7 +17,7 @@ pub struct SpawnPhases {
     pub start: std::time::Duration,
 }
 
-/// A measurement probe for the benchmark suite (001's cost split of a task: create,
+/// A measurement probe for the benchmark suite (Venetis et al.'s cost split of a task: create,
 /// enqueue, start): spawns `n` empty tasks in a new finish on the current worker, one
 /// phase at a time for all `n`, and times each phase. Together the phases do what `n`
 /// calls of [`spawn`] and the end of their finish do, except that the descriptors wait in

@@ -28,7 +28,7 @@
 //!
 //! *Work* is the total time (units) spent in the program's own code, on every worker. *Span*
 //! is the time (units) of the longest path through the computation's dependences, following
-//! the rules of 002 §2.5.1:
+//! the rules of Imam's thesis §2.5.1:
 //! * `join`: both sides start where the join was called; after it, the longer side.
 //! * `spawn` (and `scope`'s spawn, data-driven tasks, actors' drain tasks): a task starts
 //!   where it was spawned — a data-driven task (`sync::spawn_when`) where the last of its
@@ -61,9 +61,9 @@
 //! the operating system takes off its core in the middle of a strand adds that pause to the
 //! strand, and so possibly to the span. Measure on a machine with at least as many idle
 //! cores as workers; on a loaded one the span (and the parallelism derived from it) is not
-//! meaningful. The measured work includes the measuring itself (about 20 ns per `join` on
-//! the machine this was written on), so for a program of tiny tasks compare parallelism,
-//! not work, with the serial time. Units are exact and deterministic.
+//! meaningful. The measured work includes the measuring itself (two clock reads per
+//! strand boundary), so for a program of tiny tasks compare parallelism, not work, with the
+//! serial time. Units are exact and deterministic.
 //!
 //! # Cost
 //!

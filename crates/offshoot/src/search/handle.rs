@@ -450,7 +450,7 @@ fn settle<R, T: Send>(
     }
 }
 
-/// Runs `body` with a spawn-request handler for its dynamic extent (004's
+/// Runs `body` with a spawn-request handler for its dynamic extent (LBTC's
 /// `do { body } handle_spawn_req(req) { handler }`), and returns the body's value with the
 /// values of the tasks the handler spawned, in spawn order.
 ///
@@ -481,7 +481,7 @@ fn settle<R, T: Send>(
 ///
 /// # Example
 ///
-/// 004's Fig. 8: fib, with `fib(n - 2)` offered to a thief by a handler.
+/// LBTC's Fig. 8: fib, with `fib(n - 2)` offered to a thief by a handler.
 ///
 /// ```
 /// use std::cell::Cell;

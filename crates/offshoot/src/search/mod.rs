@@ -1,5 +1,5 @@
 //! Backtracking search without copying: spawn-request handlers and undo-redo (after Yasugi
-//! et al.'s LBTC, the paper `004` of the design notes).
+//! et al.'s LBTC; `docs/REFERENCES.md`).
 //!
 //! A search program runs as the plain sequential backtracking search on **one** shared,
 //! mutable [`State`]. Nothing is copied and no task is made while every worker is busy.
@@ -9,7 +9,7 @@
 //! tried — handler, join seed, loop or finish alike: the oldest-first rule spans every kind
 //! of frame. [`State::undo_redo`] clauses roll the shared state back to what an older handler
 //! expects before it runs, and forward again after, so every handler sees the state as it
-//! was when its block was entered. The order is exactly 004's Fig. 6: for a request arriving
+//! was when its block was entered. The order is exactly LBTC's Fig. 6: for a request arriving
 //! in `H_outer ⊃ UR_mid ⊃ H_inner ⊃ UR_inner ⊃ body`,
 //!
 //! 1. undo of `UR_inner`, 2. undo of `UR_mid`, 3. `H_outer` is asked, 4. redo of `UR_mid`,
@@ -138,7 +138,7 @@
 //!   inside this call.
 //! * It walks those frames youngest to oldest to run the undos, then returns towards the
 //!   head asking frames oldest first and running each redo right after the frames older
-//!   than its clause were tried: exactly 004 Fig. 6, for any nesting and any kinds.
+//!   than its clause were tried: exactly LBTC's Fig. 6 (Yasugi et al.), for any nesting and any kinds.
 //! * It is never re-entered on a thread: while it runs, handler frames report no work, so
 //!   `find_work` cannot choose one.
 
@@ -231,7 +231,7 @@ impl Drop for Answering {
     }
 }
 
-/// Answers a request whose oldest candidate frame is the handler `oldest`, in 004 Fig. 6
+/// Answers a request whose oldest candidate frame is the handler `oldest`, in LBTC's Fig. 6 (Yasugi et al.)
 /// order (see the module invariants). `ctx` is the innermost finish at or below `oldest`.
 ///
 /// # Safety

@@ -3,7 +3,7 @@
 //!
 //! `undo_redo` pushes an [`UndoFrame`] around its body. It gives no work itself; when a
 //! request is answered by a handler *older* than it, `search::answer` runs the undo before
-//! and the redo after (004 Fig. 6), so the older handler sees the state as it was when its
+//! and the redo after (LBTC's Fig. 6 (Yasugi et al.)), so the older handler sees the state as it was when its
 //! block was entered.
 //!
 //! Invariants:
@@ -113,12 +113,12 @@ impl<S, U: FnMut(&mut S), D: FnMut(&mut S)> UndoFrame<'_, S, U, D> {
 }
 
 impl<S> State<S> {
-    /// Runs `body` with an undo-redo clause for its dynamic extent (004's
+    /// Runs `body` with an undo-redo clause for its dynamic extent (LBTC's
     /// `do { body } undo_redo { undo; try_to_spawn; redo }`): when a request is answered by a
     /// [handler](State::handle) older than this block, `undo` runs first, to put the state
     /// back as it was when that handler's block was entered, and `redo` runs after, to put
     /// it back as the body left it. Nested clauses undo youngest first and redo oldest
-    /// first, around each older handler in turn (004 Fig. 6).
+    /// first, around each older handler in turn (LBTC's Fig. 6 (Yasugi et al.)).
     ///
     /// Typically the body is entered right after a change (a piece put on the board) and the
     /// undo reverts that change, the redo makes it again. The undo runs only when the state

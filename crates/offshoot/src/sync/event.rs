@@ -1,5 +1,5 @@
 //! [`Event`]: a single-assignment value with waiters and callbacks — the one primitive every
-//! waiting construct of this crate is built on (002's EventDrivenControl).
+//! waiting construct of this crate is built on (Imam's EventDrivenControl).
 //!
 //! Invariants:
 //! * The value is written once (`OnceLock`); after that it never changes.

@@ -1,5 +1,5 @@
 //! [`Monitor`]: a reentrant lock per task identity with `wait`, `notify` and `notify_all`
-//! (Java's monitors, 000's `synchronized` with cooperative waiting).
+//! (Java's monitors, OPA's `synchronized` with cooperative waiting).
 //!
 //! Invariants:
 //! * Who holds the monitor is a [`LockWord`] (`lock_word.rs`), taken with the holder's

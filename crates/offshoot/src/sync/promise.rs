@@ -1,4 +1,4 @@
-//! [`Promise`] (002's data-driven future) and [`spawn_when`] (002's data-driven task).
+//! [`Promise`] (Imam's data-driven future) and [`spawn_when`] (Imam's data-driven task).
 //!
 //! Invariants:
 //! * A promise is an [`Event`] shared by its clones: put once, read by many.
@@ -8,7 +8,7 @@
 //!   by whoever puts it. Until then it costs no stack and no worker.
 //! * A data-driven task's job (its finish count and its body) sits in one mutex until it is
 //!   taken, exactly once: by the last dependency's callback, which spawns it, or by the
-//!   deadlock watch (it is registered there as pending, 002 §2.4), which spawns a task that
+//!   deadlock watch (it is registered there as pending, Imam's thesis §2.4), which spawns a task that
 //!   raises the deadlock report instead.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -248,17 +248,17 @@ impl<T: Send + Sync + 'static> Dependency for Arc<Event<T>> {
     }
 }
 
-/// Spawns `f` as a task of the innermost finish once every dependency is ready (002's
+/// Spawns `f` as a task of the innermost finish once every dependency is ready (Imam's
 /// `asyncAwait`). Until then nothing runs and no stack is used; the finish waits for the
 /// task all the same.
 ///
-/// 002's rules for `asyncAwait`, and how they hold here:
+/// Imam's rules for `asyncAwait`, and how they hold here:
 /// * The task starts only after every dependency is ready, so a `get` of one of them
-///   inside it returns at once. A `get` of a promise *not* in the list is allowed (002
+///   inside it returns at once. A `get` of a promise *not* in the list is allowed (Imam's thesis
 ///   calls it an error): it parks the task until that promise is put, as anywhere else.
-/// * A task that is declared but not started counts as blocked for the deadlock watch (002
+/// * A task that is declared but not started counts as blocked for the deadlock watch (Imam's thesis
 ///   §2.4): if every worker is idle and nothing can put its missing dependencies — a cycle
-///   of data-driven tasks each waiting for another's put (002 Fig. 2.13), or a promise
+///   of data-driven tasks each waiting for another's put (Imam's thesis Fig. 2.13), or a promise
 ///   nobody will put — the report names it and what it waits on, and it runs as a task that
 ///   panics with the report, so the finish that waits for it fails instead of hanging (see
 ///   [`Builder::deadlock_detection`](crate::Builder::deadlock_detection)).

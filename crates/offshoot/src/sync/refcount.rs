@@ -138,7 +138,8 @@ mod loom_tests {
         }
     }
 
-    /// The race issue 14 found: a handle dropped while another worker completes the task.
+    /// A handle dropped while another worker completes the task (a race found in review,
+    /// which this model checks stays fixed).
     #[test]
     fn handle_drop_races_the_task_completing() {
         loom::model(|| {

@@ -5,7 +5,7 @@
 //! Blocks are carved from **chunks** of [`PER_CHUNK`] slots, one allocation each, so a burst
 //! of spawns (a loop of 10^6 `Scope::spawn`s, whose tasks all wait until the loop ends on
 //! one worker) costs one allocation per chunk rather than one `malloc` and one `free` per
-//! task: with glibc's allocator those were three quarters of a spawn's instructions. Each
+//! task, which dominated a spawn's instructions with glibc's allocator. Each
 //! slot starts with a pointer to its chunk, so a block can be given back to its chunk by
 //! whoever holds it; a chunk goes back to the allocator when its last block does. A block
 //! asked for off every worker (a spawn from outside the pool) is a slot of its own, with a
@@ -277,7 +277,7 @@ unsafe fn release_to(chunk: *const Chunk, n: usize) {
     }
 }
 
-/// A pool's spare batches of free task blocks (001's recycling queues, one lock per batch).
+/// A pool's spare batches of free task blocks (Venetis et al.'s recycling queues, one lock per batch).
 pub(crate) struct SpareBlocks {
     batches: std::sync::Mutex<Vec<Vec<*mut u8>>>,
     /// How many batches `batches` holds, read without the lock: a worker whose cache is

@@ -51,7 +51,7 @@ use crate::stats::WorkerStats;
 /// this many plants none and runs `a` and `b` as plain calls: requests take the *oldest*
 /// seed, so the older seeds always go first, and a worker that has this many never runs out
 /// of work to give before it plants again (every join it reaches after a steal or a pop
-/// plants). Measured on the suite's fib, nqueens and knapsack (see the issue notes).
+/// plants). `docs/DESIGN-NOTES.md` says how the value was chosen and how to re-measure it.
 pub(crate) const SEED_LIMIT: u32 = 8;
 
 /// The seed count an `isolated` section sets on its thread: far above [`SEED_LIMIT`], with

@@ -87,9 +87,9 @@ pub(super) const WITHDRAW_AFTER: u32 = SPIN_LOOKS + 32;
 /// The yielding phase is bounded by time, not only by a count: a count of yields lasts
 /// as long as the machine makes each yield last, and on a loaded machine (or one where the
 /// caller runs serial code next to the pool, the common case after a parallel call) a
-/// thousand yields took 5–30 ms of CPU per worker, taken from whatever ran next. The
-/// linger is the classic spin-then-block trade (spin for about what a sleep and a wake
-/// cost, then block): a wake from a sleep costs tens of microseconds here.
+/// count of yields can take milliseconds of CPU per worker from whatever runs next
+/// (`docs/DESIGN-NOTES.md`). The linger is the classic spin-then-block trade: spin for
+/// about what a sleep and a wake cost, then block.
 pub(super) struct Patience {
     fails: u32,
     /// When the yielding phase began (set on its first failure).

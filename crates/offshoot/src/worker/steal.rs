@@ -90,7 +90,7 @@ impl Worker {
             if let Some(answer) = unsafe { (*f).table().answer } {
                 // The oldest candidate answers as a whole (a spawn-request handler, which
                 // may decline: `search::answer` asks it and, failing that, the younger
-                // frames in order, 004 Fig. 6).
+                // frames in order, LBTC's Fig. 6 (Yasugi et al.)).
                 // SAFETY: `f` is a live frame of this worker, in the allowed region, and
                 // every frame between it and the head is too.
                 return unsafe { answer(self, thief, f, ctx) };
@@ -269,10 +269,8 @@ impl Worker {
         // awake one that runs no job answers "nothing": only a worker that runs a job can
         // hold seeds. Look at every other worker once, from a random one on, and take the
         // first that runs a job and is awake; else the first awake one; else the random
-        // one. (Four random draws of a worker not asleep, as before, mostly found other
-        // idle thieves: in a 16-worker par-sort, 7,300 of 11,000 requests were refused,
-        // 6,300 of them by idle workers, and the refusals backed the thieves off for
-        // milliseconds while two workers sorted alone.)
+        // one. Random draws alone mostly find other idle thieves when few workers have
+        // work, and each refusal backs the thief off (`docs/DESIGN-NOTES.md`).
         let other = |i: usize| if i >= self.index { i + 1 } else { i };
         let start = (self.next_random() % (n as u64 - 1)) as usize;
         let mut awake = None;
