@@ -54,7 +54,7 @@ impl ThreadPool {
     /// # Panics
     ///
     /// When the pool cannot be created, for example because `OFFSHOOT_WORKERS` is not a
-    /// whole number from 1 to [`MAX_WORKERS`]; the message says what to fix.
+    /// whole number from 1 to [`MAX_WORKERS`](crate::MAX_WORKERS); the message says what to fix.
     ///
     /// ```
     /// // `join` outside every pool runs here; so can an explicit `run`.

@@ -54,7 +54,7 @@ impl ThreadPool {
 
     /// Starts `f` in this pool and returns at once; nothing waits for it (rayon's
     /// `ThreadPool::spawn`). Its panic goes to the pool's
-    /// [panic handler](ThreadPoolBuilder::panic_handler), and aborts the process without
+    /// [panic handler](crate::ThreadPoolBuilder::panic_handler), and aborts the process without
     /// one. Tasks it spawns with [`spawn`](crate::spawn) are joined at its end. A dropped
     /// pool runs the tasks already started before its workers exit.
     ///
@@ -109,7 +109,7 @@ impl ThreadPool {
     }
 
     /// rayon's `ThreadPool::in_place_scope`: a [`scope`](crate::scope()) in this pool. As
-    /// with [`in_place_scope`], the body runs on a worker (of this pool), so `op` must be
+    /// with [`in_place_scope`](crate::in_place_scope), the body runs on a worker (of this pool), so `op` must be
     /// `Send`; it is [`ThreadPool::scope`].
     ///
     /// ```
@@ -127,7 +127,7 @@ impl ThreadPool {
     }
 
     /// rayon's `ThreadPool::spawn_fifo`: [`ThreadPool::spawn`], whose detached tasks
-    /// already start in the order they were spawned (see [`spawn_fifo`]).
+    /// already start in the order they were spawned (see [`spawn_fifo`](crate::spawn_fifo)).
     ///
     /// ```
     /// use std::sync::mpsc;
@@ -215,7 +215,7 @@ impl ThreadPool {
         broadcast_in(self.registry(), op)
     }
 
-    /// [`spawn_broadcast`] in this pool.
+    /// [`spawn_broadcast`](crate::spawn_broadcast()) in this pool.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};

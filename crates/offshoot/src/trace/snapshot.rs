@@ -45,7 +45,7 @@ pub enum SliceKind {
     Task,
     /// The worker asleep for lack of work.
     Sleep,
-    /// A user region ([`region`]) of a task; on the worker where the region began.
+    /// A user region ([`region`](super::region)) of a task; on the worker where the region began.
     Region,
 }
 
