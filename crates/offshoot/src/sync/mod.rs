@@ -70,6 +70,7 @@ mod rw_word;
 mod rwlock;
 mod scoped_future;
 mod semaphore;
+mod shared;
 
 pub use crate::deadlock::ExternalWaker;
 pub(crate) use crate::worker::task_id::{holder_id, OUTSIDE_THREAD};
@@ -88,6 +89,7 @@ pub use promise::{spawn_when, AlreadyPut, Dependency, Promise, PutConflict};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use scoped_future::{with_future, ScopedFuture};
 pub use semaphore::{Semaphore, SemaphorePermit};
+pub use shared::{Draft, Shared, Snapshot};
 
 pub(crate) use crate::fiber::{WaitOn, Woken};
 use lock_word::LockWord;
