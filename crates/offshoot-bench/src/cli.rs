@@ -166,7 +166,7 @@ pub fn main() -> ExitCode {
 fn run(cli: &Cli) -> Result<(), String> {
     if cli.list {
         for k in kernels::all() {
-            let contenders: Vec<&str> = k.contenders.iter().map(|c| c.name()).collect();
+            let contenders: Vec<&str> = k.contenders().iter().map(|c| c.name()).collect();
             println!(
                 "{:<9} {} (cutoff: {}; {}; vs serial: {})",
                 k.name,
@@ -372,7 +372,7 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
     let wanted: Vec<Contender> = plan
         .kernels
         .iter()
-        .flat_map(|k| k.contenders.iter().copied())
+        .flat_map(|k| k.contenders().iter().copied())
         .filter(|c| c.is_peer() && chosen.contains(c))
         .collect();
     if !wanted.is_empty() {

@@ -343,8 +343,8 @@ pub fn machine_lines(report: &Report) -> String {
 /// version.
 fn waiting_kernels() -> String {
     kernel_names(|k| {
-        !k.contenders.contains(&Contender::Rayon)
-            && k.contenders
+        !k.contenders().contains(&Contender::Rayon)
+            && k.contenders()
                 .iter()
                 .any(|c| matches!(c, Contender::Tokio | Contender::Threads))
     })
@@ -354,8 +354,8 @@ fn waiting_kernels() -> String {
 /// tokio token, the phaser kernels' barriers).
 fn mixed_kernels() -> String {
     kernel_names(|k| {
-        k.contenders.contains(&Contender::Rayon)
-            && k.contenders
+        k.contenders().contains(&Contender::Rayon)
+            && k.contenders()
                 .iter()
                 .any(|c| matches!(c, Contender::Tokio | Contender::Threads))
     })

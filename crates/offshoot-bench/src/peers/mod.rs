@@ -34,7 +34,7 @@
 //!   (untimed), with its own port of the suite's SplitMix64.
 //! - The kernels with peers: the fork-join kernels `fib`, `nqueens`, `par-for`, `matmul`,
 //!   `tree-sum`, `knapsack`, `cilksort`, `uts` and `uts-bin` (those listing
-//!   [`Contender::FORK_JOIN_PEERS`]: every peer), and two whose tasks wait on each other:
+//!   [`Contender::PEERS`]: every peer), and two whose tasks wait on each other:
 //!   `futures-fib` (every peer: a goroutine per future with a channel as the future; an
 //!   OpenMP task per future with `depend(out)` and `taskwait depend(in)` as the get, in both
 //!   C builds; a oneTBB `task_group` per future, its `wait` as the get; a
@@ -866,14 +866,14 @@ mod tests {
         };
         let with_peer: Vec<_> = kernels::all()
             .into_iter()
-            .filter(|k| k.contenders.contains(&peer))
+            .filter(|k| k.contenders().contains(&peer))
             .collect();
         let names: Vec<&str> = with_peer.iter().map(|k| k.name).collect();
         assert_eq!(names, kernels, "the kernels with a {} peer", peer.name());
         for k in with_peer {
-            let mut inst = (k.prepare)(Size::Test);
+            let mut inst = k.prepare(Size::Test);
             inst.reset();
-            inst.serial();
+            inst.run(Contender::Serial, None);
             inst.accept_reference().unwrap();
             let input = inst.peer_input().unwrap();
             for workers in [1, 2] {
@@ -885,7 +885,7 @@ mod tests {
         }
     }
 
-    /// The fork-join kernels with peers ([`Contender::FORK_JOIN_PEERS`]), in report order.
+    /// The fork-join kernels with every peer ([`Contender::PEERS`]), in report order.
     const FORK_JOIN: [&str; 9] = [
         "fib", "nqueens", "knapsack", "cilksort", "matmul", "uts", "uts-bin", "tree-sum", "par-for",
     ];
