@@ -107,7 +107,7 @@ static uint64_t nq_par(uint64_t n) {
     return r;
 }
 
-/* ---- par-for: a loop with a trivial body (issue 5's par-for); `parallel for` with a
+/* ---- par-for: a loop with a trivial body; `parallel for` with a
  * reduction (static schedule, OpenMP's default); unsigned addition wraps as Rust's
  * wrapping_add does. ---- */
 

@@ -159,7 +159,7 @@ static inline uint32_t nq_mask(uint64_t n) {
 
 static inline uint64_t nq_serial(uint64_t n) { return nq_serial_rec(nq_mask(n), 0, 0, 0); }
 
-/* ---- par-for: a loop with a trivial body (issue 5's par-for); unsigned addition wraps as
+/* ---- par-for: a loop with a trivial body; unsigned addition wraps as
  * Rust's wrapping_add does. ---- */
 
 static inline uint64_t pf_f(uint64_t i) { return (i * 0x9E3779B97F4A7C15ull) >> 7; }

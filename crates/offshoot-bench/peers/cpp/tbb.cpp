@@ -102,7 +102,7 @@ uint64_t nq_task(uint32_t all, uint32_t cols, uint32_t d1, uint32_t d2) {
 
 uint64_t nq_par(uint64_t n) { return nq_task(nq_mask(n), 0, 0, 0); }
 
-/* ---- par-for: a loop with a trivial body (issue 5's par-for); parallel_reduce over a
+/* ---- par-for: a loop with a trivial body; parallel_reduce over a
  * blocked_range with the default (auto) partitioner; unsigned addition wraps as Rust's
  * wrapping_add does. ---- */
 

@@ -217,7 +217,7 @@ func nqMask(n uint64) uint32 {
 	return uint32(1)<<n - 1
 }
 
-// ---- par-for: issue 5's par-for loop; one block of the range per worker. ----
+// ---- par-for: a loop with a trivial body; one block of the range per worker. ----
 
 func pfF(i uint64) uint64 { return (i * 0x9E3779B97F4A7C15) >> 7 }
 

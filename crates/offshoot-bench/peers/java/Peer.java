@@ -297,7 +297,7 @@ public final class Peer {
         return (1 << n) - 1;
     }
 
-    // ---- par-for: issue 5's par-for loop; a parallel LongStream in the pool. ----
+    // ---- par-for: a loop with a trivial body; a parallel LongStream in the pool. ----
 
     static long pfF(long i) {
         return (i * 0x9E3779B97F4A7C15L) >>> 7;

@@ -1,5 +1,5 @@
 //! `bellman-ford`: single-source shortest paths by synchronous rounds of relaxation
-//! (Bellman–Ford, Jacobi-style; Imam's thesis ch. 3, the phaser kernels; issue 17). Round
+//! (Bellman–Ford, Jacobi-style; Imam's thesis ch. 3, the phaser kernels). Round
 //! `r` computes, for every vertex `v`, `next[v] = min(dist[v], min over the in-edges
 //! (u, v, w) of dist[u] + w)` from the distances of round `r − 1` only, so the rounds and
 //! their results do not depend on the order of the vertices or on how they are split; the
@@ -51,7 +51,7 @@ pub const ABOUT: About = About {
     name: "bellman-ford",
     about: "Bellman–Ford shortest paths in synchronous rounds, 64 bands of vertices meeting after every round with an any-change reduction: phaser accumulators vs a fork-join map-reduce per round, tokio and OS-thread barriers",
     cutoff: "64 bands of vertices",
-    source: "Imam's thesis ch. 3 (phasers, phaser accumulators) (issue 17); Bellman–Ford in synchronous (Jacobi) rounds",
+    source: "Imam's thesis ch. 3 (phasers, phaser accumulators); Bellman–Ford in synchronous (Jacobi) rounds",
 };
 
 /// Bands of vertices (tasks).

@@ -43,7 +43,7 @@ pub const ABOUT: About = About {
     name: "cs",
     about: "nested search: a 2-D search kernel per block of a 4-D array, hierarchical eurekas vs flat tokens",
     cutoff: "none (a check per row)",
-    source: "Imam's thesis Fig. 4.14 `CS` (issue 16)",
+    source: "Imam's thesis Fig. 4.14 `CS`",
 };
 
 /// (block, row, column).

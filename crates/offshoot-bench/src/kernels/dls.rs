@@ -34,7 +34,7 @@ pub const ABOUT_AND: About = About {
     name: "dls-and",
     about: "find both of two targets in a 2-D array: an AND of two Search eurekas vs two tokens",
     cutoff: "none (a check per row)",
-    source: "Imam's thesis Fig. 4.14 `DLS-AND` (issue 16)",
+    source: "Imam's thesis Fig. 4.14 `DLS-AND`",
 };
 
 /// What `dls-or` is.
@@ -42,7 +42,7 @@ pub const ABOUT_OR: About = About {
     name: "dls-or",
     about: "find either of two targets in a 2-D array: an OR of two Search eurekas vs two tokens",
     cutoff: "none (a check per row)",
-    source: "Imam's thesis Fig. 4.14 `DLS-OR` (issue 16)",
+    source: "Imam's thesis Fig. 4.14 `DLS-OR`",
 };
 
 /// Where each target of a query was found (row, column).

@@ -1,4 +1,4 @@
-//! Whole `par_iter` programs of the kinds rayon users port (issue 13's benchmarks), each as
+//! Whole `par_iter` programs of the kinds rayon users port (word counts, flattening, early exit), each as
 //! a plain serial program (the baseline), an offshoot pipeline and the same rayon pipeline,
 //! character for character apart from the import:
 //!
@@ -42,7 +42,7 @@ pub const ABOUT_WORD_FREQ: About = About {
     name: "word-freq",
     about: "word-frequency count: par_lines, fold into HashMaps, reduce by merging",
     cutoff: "none",
-    source: "issue 13 (rayon programs as users write them)",
+    source: "rayon programs as users write them",
 };
 
 /// What `flat-map` is.
@@ -50,7 +50,7 @@ pub const ABOUT_FLAT_MAP: About = About {
     name: "flat-map",
     about: "sum over nested Vec<u32>s: flat_map(par_iter), map, sum",
     cutoff: "none",
-    source: "issue 13 (rayon programs as users write them)",
+    source: "rayon programs as users write them",
 };
 
 /// What `flat-map-collect` is.
@@ -58,7 +58,7 @@ pub const ABOUT_FLAT_MAP_COLLECT: About = About {
     name: "flat-map-collect",
     about: "flatten nested Vec<u32>s in order: flat_map(par_iter), collect",
     cutoff: "none",
-    source: "issue 13 (rayon programs as users write them)",
+    source: "rayon programs as users write them",
 };
 
 /// What `find-first` is.
@@ -66,7 +66,8 @@ pub const ABOUT_FIND_FIRST: About = About {
     name: "find-first",
     about: "find_first queries whose hits lie in the first 1% of a large slice",
     cutoff: "none",
-    source: "issue 13 (early exit: find_first must stop the other workers)",
+    source:
+        "rayon programs as users write them; early exit: find_first must stop the other workers",
 };
 
 // ---- word-freq ----

@@ -1,6 +1,6 @@
 //! `jacobi-2d` / `jacobi-2d-coarse`: a 5-point Jacobi relaxation on an `n`×`n` grid for `t`
 //! sweeps, its rows split into bands, a task per band that meets the others at the end of
-//! every sweep (Imam's thesis ch. 3, the phaser kernels; issue 17). `jacobi-2d` has 64
+//! every sweep (Imam's thesis ch. 3, the phaser kernels). `jacobi-2d` has 64
 //! bands (32 tasks per worker on 2 workers), `jacobi-2d-coarse` 8 (4 per worker).
 //!
 //! Contenders, each computing the same cells in the same way (so the grids agree bit for
@@ -31,7 +31,7 @@ pub const ABOUT: About = About {
     name: "jacobi-2d",
     about: "Jacobi relaxation, 64 bands meeting after every sweep: phasers vs a fork-join per sweep, tokio and OS-thread barriers",
     cutoff: "64 bands of rows",
-    source: "Imam's thesis ch. 3 (phasers; SOR/Jacobi stencils) (issue 17)",
+    source: "Imam's thesis ch. 3 (phasers; SOR/Jacobi stencils)",
 };
 
 /// What `jacobi-2d-coarse` (8 bands) is.
@@ -39,7 +39,7 @@ pub const ABOUT_COARSE: About = About {
     name: "jacobi-2d-coarse",
     about: "Jacobi relaxation, 8 bands meeting after every sweep: phasers vs a fork-join per sweep, tokio and OS-thread barriers",
     cutoff: "8 bands of rows",
-    source: "Imam's thesis ch. 3 (phasers; SOR/Jacobi stencils) (issue 17)",
+    source: "Imam's thesis ch. 3 (phasers; SOR/Jacobi stencils)",
 };
 
 /// Two `n`×`n` buffers shared by the band tasks.

@@ -1,6 +1,6 @@
 //! `kmeans`: Lloyd's k-means on integer points for a fixed number of iterations, with the
 //! per-iteration sums as a reduction (Imam's thesis ch. 3, KMEANS with phaser
-//! accumulators; issue 17).
+//! accumulators).
 //!
 //! Each iteration assigns every point to its nearest centroid (squared distance, ties to
 //! the lower index), sums the points of each cluster and moves each centroid to its
@@ -37,7 +37,7 @@ pub const ABOUT: About = About {
     name: "kmeans",
     about: "k-means, 16 tasks summing their points per iteration: phaser accumulators vs a fork-join reduction per iteration and OS threads with barriers",
     cutoff: "16 chunks of points",
-    source: "Imam's thesis ch. 3 (KMEANS with phaser accumulators) (issue 17)",
+    source: "Imam's thesis ch. 3 (KMEANS with phaser accumulators)",
 };
 
 /// Clusters.

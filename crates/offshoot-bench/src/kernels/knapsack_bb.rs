@@ -29,7 +29,7 @@ pub const ABOUT: About = About {
     about:
         "0/1 knapsack branch and bound: the bound as a Maxima eureka vs a hand-written atomic bound",
     cutoff: "none",
-    source: "Imam's thesis Fig. 4.14 `Knapsack-BB` on Cilk-5's `knapsack` (issue 16)",
+    source: "Imam's thesis Fig. 4.14 `Knapsack-BB` on Cilk-5's `knapsack`",
 };
 
 /// Branch and bound with the best-so-far in a Maxima eureka.

@@ -1,6 +1,6 @@
 //! `moldyn`: molecular dynamics of `n` particles in a periodic cube under a Lennard-Jones
 //! potential with a cutoff, velocity Verlet time steps, after the Java Grande Forum MolDyn
-//! benchmark (Imam's thesis ch. 3, the phaser kernels; issue 17). The particles are split
+//! benchmark (Imam's thesis ch. 3, the phaser kernels). The particles are split
 //! into 64 bands (32 tasks per worker on 2 workers), a task per band.
 //!
 //! Each time step has three phases, with a phase boundary after the first and the second:
@@ -70,7 +70,7 @@ pub const ABOUT: About = About {
     name: "moldyn",
     about: "Lennard-Jones molecular dynamics, 64 bands of particles meeting twice a time step: phasers vs a fork-join per phase, tokio and OS-thread barriers",
     cutoff: "64 bands of particles",
-    source: "Imam's thesis ch. 3 (phasers; JGF MolDyn) (issue 17)",
+    source: "Imam's thesis ch. 3 (phasers; JGF MolDyn)",
 };
 
 /// Tasks (bands of particles); the particle count is a multiple of it.

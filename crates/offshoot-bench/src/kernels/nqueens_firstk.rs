@@ -30,7 +30,7 @@ pub const ABOUT: About = About {
     name: "nqueens-firstk",
     about: "the first k solutions of n-queens: a Count(k) eureka vs a token, no termination, rayon::join with a token",
     cutoff: "none",
-    source: "Imam's thesis Fig. 4.14 `NQueens-FirstK` (issue 16)",
+    source: "Imam's thesis Fig. 4.14 `NQueens-FirstK`",
 };
 
 /// A solution: the column of each row's queen, row by row (n <= 16; a copy per

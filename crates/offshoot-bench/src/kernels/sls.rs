@@ -34,7 +34,7 @@ pub const ABOUT: About = About {
     name: "sls",
     about: "find a target in a large 2-D array: a Search eureka vs a token, no termination, rayon's find_map_any",
     cutoff: "none (a check per row)",
-    source: "Imam's thesis Fig. 4.14 `SLS` (issue 16)",
+    source: "Imam's thesis Fig. 4.14 `SLS`",
 };
 
 struct Grid {

@@ -1,6 +1,6 @@
 //! `sor`: successive over-relaxation on an `n`×`n` grid, in place, for a fixed number of
 //! iterations (the Java Grande Forum SOR benchmark, which Imam's thesis ch. 3 runs with
-//! phasers; issue 17), red-black ordered: each iteration is a red half-sweep (the interior
+//! phasers), red-black ordered: each iteration is a red half-sweep (the interior
 //! cells with `i + j` even) then a black one (`i + j` odd), each cell becoming
 //! `ω/4 · (up + down + left + right) + (1 − ω) · itself` with ω = 1.25. A cell's four
 //! neighbours have the other colour, so a half-sweep reads one colour and writes the other:
@@ -38,7 +38,7 @@ pub const ABOUT: About = About {
     name: "sor",
     about: "red-black SOR, 64 bands meeting after every half-sweep: phasers vs a fork-join per half-sweep, tokio and OS-thread barriers",
     cutoff: "64 bands of rows",
-    source: "Imam's thesis ch. 3 (phasers) (issue 17); Java Grande Forum SOR, red-black ordered",
+    source: "Imam's thesis ch. 3 (phasers); Java Grande Forum SOR, red-black ordered",
 };
 
 /// The over-relaxation factor (JGF's).

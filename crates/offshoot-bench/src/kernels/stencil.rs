@@ -1,5 +1,5 @@
 //! `stencil`: a 2-D Jacobi relaxation over the rows of a grid with `par_chunks_mut`
-//! (issue 13's stencil benchmark): each of `steps` steps writes every cell of a new grid
+//! (the stencil of rayon's slice sources, as a user writes it): each of `steps` steps writes every cell of a new grid
 //! from the old one, `u' = 0.25 * ((up + down) + (left + right))` inside, the old value on
 //! the border; then the grids swap.
 //!
@@ -24,7 +24,7 @@ pub const ABOUT: About = About {
     name: "stencil",
     about: "2-D Jacobi steps over the rows of a grid: par_chunks_mut(w).enumerate().for_each",
     cutoff: "none (one chunk per row)",
-    source: "issue 13 (rayon's slice sources: a par_chunks_mut stencil)",
+    source: "rayon's slice sources as users write them: a par_chunks_mut stencil",
 };
 
 /// Row `i` of the step from `src` (the whole old grid, rows of `w`) into `row`.

@@ -33,7 +33,7 @@ pub const ABOUT: About = About {
     name: "sudoku",
     about: "solve hard sudoku puzzles by backtracking: a Search eureka vs a token, no termination, rayon::join with a token",
     cutoff: "none",
-    source: "Imam's thesis Fig. 4.14 `Sudoku` (issue 16)",
+    source: "Imam's thesis Fig. 4.14 `Sudoku`",
 };
 
 /// The puzzles, row by row, `.` for an empty cell; the hardest for this solver first (the

@@ -37,7 +37,7 @@ pub const ABOUT: About = About {
     name: "tsp",
     about: "shortest round trip by branch and bound: the best tour as a Minima eureka vs a hand-written atomic bound",
     cutoff: "none",
-    source: "Imam's thesis Fig. 4.14 `TSP` (issue 16)",
+    source: "Imam's thesis Fig. 4.14 `TSP`",
 };
 
 /// The most cities an instance may have (a tour fits a `[u8; MAX]`, a set a `u32`).

@@ -30,7 +30,7 @@ pub const ABOUT: About = About {
     name: "uts-goal",
     about: "find any goal node of the UTS T1 tree: a Search eureka vs a token, no termination, rayon::join with a token",
     cutoff: "none",
-    source: "Imam's thesis Fig. 4.14 `UTS-Goal` on UTS T1 (Olivier et al. 2006) (issue 16)",
+    source: "Imam's thesis Fig. 4.14 `UTS-Goal` on UTS T1 (Olivier et al. 2006)",
 };
 
 /// One node in this many is a goal.

@@ -1,6 +1,6 @@
 //! Work done by each contender of a search kernel: how many units (nodes, rows,
 //! placements) it visited, and how many of them it started after the search was
-//! resolved — the waste a termination mechanism is there to bound (issue 16: at most
+//! resolved — the waste a termination mechanism is there to bound (at most
 //! `(workers − 1) ×` the work between two checks).
 //!
 //! A search kernel keeps an `Option<Arc<Tally>>` that is `None` in every timed run (its visit

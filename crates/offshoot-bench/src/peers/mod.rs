@@ -1,6 +1,6 @@
 //! Peers in other languages: external programs that run a kernel's own serial and parallel
 //! versions in their language, timed by the harness round by round beside the Rust
-//! contenders (issue 20).
+//! contenders.
 //!
 //! # The protocol
 //!
