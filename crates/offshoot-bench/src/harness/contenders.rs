@@ -52,10 +52,10 @@ pub enum Contender {
     /// an external process the harness runs once per worker count (see [`crate::peers`]).
     COpenmp,
     /// Go with a goroutine per fork and a `sync.WaitGroup`, or goroutines and channels where
-    /// the tasks wait on each other (`futures-fib`, `ring`) (`peers/go/main.go`, `go build`,
+    /// the tasks wait on each other (`futures-fib`, `ring`) (`peers/go/`, `go build`,
     /// `runtime.GOMAXPROCS(workers)`): a peer in another language, like [`Contender::COpenmp`].
     Go,
-    /// Java with a `ForkJoinPool` (`peers/java/Peer.java`, `javac`, run by `java` on a
+    /// Java with a `ForkJoinPool` (`peers/java/`, `javac`, run by `java` on a
     /// `new ForkJoinPool(workers)`: `RecursiveTask`s with `fork`/`join`, a parallel stream for
     /// the loop, `CompletableFuture`s and `ArrayBlockingQueue`s where the tasks wait on each
     /// other (`futures-fib`, `ring`)): a peer in another language, like [`Contender::COpenmp`].

@@ -7,7 +7,7 @@
 //! A peer is one program per language and runtime (`peers/c/omp.c`: C with OpenMP tasks, the
 //! [`Contender::COpenmp`] contender; `peers/go/`: Go with a goroutine per fork, or channels
 //! where the tasks wait on each other, the [`Contender::Go`] contender;
-//! `peers/java/Peer.java`: Java's `ForkJoinPool` with `RecursiveTask`s and a parallel
+//! `peers/java/`: Java's `ForkJoinPool` with `RecursiveTask`s and a parallel
 //! stream, or `CompletableFuture`s and blocking queues where the tasks wait on each other, the
 //! [`Contender::Java`] contender; `peers/cpp/tbb.cpp`: C++ with oneTBB's
 //! `parallel_invoke`, `task_group` and `parallel_reduce`, the [`Contender::CppTbb`]
@@ -325,6 +325,16 @@ struct Recipe {
     toolchain: fn() -> Result<String, String>,
 }
 
+/// A peer's source file `name` in `peers/<folder>/`, as (name, text).
+macro_rules! source {
+    ($folder:literal, $name:literal) => {
+        (
+            $name,
+            include_str!(concat!("../../peers/", $folder, "/", $name)),
+        )
+    };
+}
+
 /// What the C and C++ peers share (the protocol, the inputs, the serial versions): written
 /// beside their source, so it is part of their cache key, and found by `-I` that folder.
 const PEER_COMMON_H: (&str, &str) = ("peer_common.h", include_str!("../../peers/c/peer_common.h"));
@@ -343,14 +353,24 @@ const RECIPES: &[Recipe] = &[
         contender: Contender::Go,
         files: &[
             ("go.mod", include_str!("../../peers/go/go.mod")),
-            ("main.go", include_str!("../../peers/go/main.go")),
+            source!("go", "main.go"),
+            source!("go", "common.go"),
+            source!("go", "fib.go"),
+            source!("go", "ring.go"),
+            source!("go", "nqueens.go"),
+            source!("go", "parfor.go"),
+            source!("go", "matmul.go"),
+            source!("go", "treesum.go"),
+            source!("go", "knapsack.go"),
+            source!("go", "cilksort.go"),
+            source!("go", "uts.go"),
         ],
         build: build_go,
         toolchain: go_toolchain,
     },
     Recipe {
         contender: Contender::Java,
-        files: &[("Peer.java", JAVA_SOURCE)],
+        files: JAVA_SOURCES,
         build: build_java,
         toolchain: java_toolchain,
     },
@@ -443,8 +463,19 @@ fn build_go(src: &Path, exe: &Path) -> Result<(), String> {
     ))
 }
 
-/// The Java peer's one source file.
-const JAVA_SOURCE: &str = include_str!("../../peers/java/Peer.java");
+/// The Java peer's source files (package `peer`): the driver and a class per kernel family.
+const JAVA_SOURCES: &[(&str, &str)] = &[
+    source!("java", "Peer.java"),
+    source!("java", "FibKernels.java"),
+    source!("java", "RingKernels.java"),
+    source!("java", "NQueensKernels.java"),
+    source!("java", "ParForKernels.java"),
+    source!("java", "MatMulKernels.java"),
+    source!("java", "TreeSumKernels.java"),
+    source!("java", "KnapsackKernels.java"),
+    source!("java", "CilksortKernels.java"),
+    source!("java", "UtsKernels.java"),
+];
 
 /// The JVM's options for the Java peer: a 64 MiB thread stack (the recursive kernels'
 /// depth, a `ForkJoinPool` worker's stack grows further with the tasks it runs while it
@@ -492,22 +523,24 @@ fn sh_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// Compiles `Peer.java` (`javac -d`) into a class folder beside `exe`, named by a hash of the
-/// source and the toolchain, and writes `exe`: a shell script that runs those classes on the
-/// JVM with [`JAVA_FLAGS`], finding the folder beside itself.
+/// Compiles the Java sources (`javac -d`) into a class folder beside `exe`, named by a hash of
+/// the sources and the toolchain, and writes `exe`: a shell script that runs those classes
+/// (`peer.Peer`) on the JVM with [`JAVA_FLAGS`], finding the folder beside itself.
 fn build_java(src: &Path, exe: &Path) -> Result<(), String> {
     let dir = exe.parent().ok_or("the peer has no folder")?;
-    let key = fnv1a(format!("{}\n{JAVA_SOURCE}", java_toolchain()?).as_bytes());
+    let sources: String = JAVA_SOURCES.iter().map(|(_, text)| *text).collect();
+    let key = fnv1a(format!("{}\n{sources}", java_toolchain()?).as_bytes());
     let classes = format!("java-classes-{key:016x}");
     let target = dir.join(&classes);
-    if !target.join("Peer.class").is_file() {
+    let main_class = Path::new("peer").join("Peer.class");
+    if !target.join(&main_class).is_file() {
         // Compile under a name of this process's own, as `build` does with the executable.
         let tmp = dir.join(format!("{classes}.{}.tmp", std::process::id()));
         let javac = java_tool("javac");
         let out = Command::new(&javac)
             .arg("-d")
             .arg(&tmp)
-            .arg(src.join("Peer.java"))
+            .args(JAVA_SOURCES.iter().map(|(name, _)| src.join(name)))
             .output()
             .map_err(|e| format!("running `{}`: {e}", javac.display()))?;
         if !out.status.success() {
@@ -521,14 +554,14 @@ fn build_java(src: &Path, exe: &Path) -> Result<(), String> {
         // Another build may have put the same classes in place meanwhile: keep either.
         if std::fs::rename(&tmp, &target).is_err() {
             let _ = std::fs::remove_dir_all(&tmp);
-            if !target.join("Peer.class").is_file() {
+            if !target.join(&main_class).is_file() {
                 return Err(format!("moving the classes to {}", target.display()));
             }
         }
     }
     let script = format!(
         "#!/bin/sh\n# offshoot-bench's java peer, built by the suite (crates/offshoot-bench/src/peers)\n\
-         exec {} {} -cp \"${{0%/*}}/{classes}\" Peer \"$@\"\n",
+         exec {} {} -cp \"${{0%/*}}/{classes}\" peer.Peer \"$@\"\n",
         sh_quote(&java_tool("java").to_string_lossy()),
         JAVA_FLAGS.join(" ")
     );
@@ -718,6 +751,35 @@ mod tests {
         }
         // omp.c (gcc and clang) and tbb.cpp include peer_common.h.
         assert_eq!(checked, 3);
+    }
+
+    /// A kernel family's file added to `peers/go/` or `peers/java/` but not to its recipe
+    /// would not be built (Go would miss its kernels; javac its classes).
+    #[test]
+    fn every_go_and_java_source_is_in_its_recipe() {
+        for (contender, folder, ending) in [
+            (Contender::Go, "go", ".go"),
+            (Contender::Java, "java", ".java"),
+        ] {
+            let recipe = RECIPES.iter().find(|r| r.contender == contender).unwrap();
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("peers")
+                .join(folder);
+            let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(ending))
+                .collect();
+            let mut listed: Vec<String> = recipe
+                .files
+                .iter()
+                .map(|(n, _)| n.to_string())
+                .filter(|n| n.ends_with(ending))
+                .collect();
+            on_disk.sort();
+            listed.sort();
+            assert_eq!(listed, on_disk, "the {folder} recipe's sources");
+        }
     }
 
     #[test]
