@@ -11,7 +11,7 @@
 //! quicksort (median-of-three, Hoare partition) that hands ranges of at most
 //! INSERTIONSIZE keys to insertion sort.
 //!
-//! Inputs: keys from a seeded SplitMix64: test 50,000, quick 1,000,000, full
+//! Inputs: keys from a seeded SplitMix64: test 50,000, quick 500,000, full
 //! 4,100,000 (the size in the Cilk-5 paper's table).
 //! Cutoffs (Cilk-5's `cilksort.cilk`, used by every contender, serial too):
 //! QUICKSIZE = 2048, MERGESIZE = 2048, INSERTIONSIZE = 20.
@@ -277,7 +277,7 @@ const SEED: u64 = 0x5027;
 fn prepare(size: Size) -> CilkSort {
     let n = match size {
         Size::Test => 50_000,
-        Size::Quick => 1_000_000,
+        Size::Quick => 500_000,
         Size::Full => 4_100_000,
     };
     let input = keys(n, SEED);

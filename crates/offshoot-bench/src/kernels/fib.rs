@@ -2,7 +2,7 @@
 //! fork at every call and no cutoff, so nearly all the time goes into the
 //! runtime's fork/join path: the pure overhead test.
 //!
-//! Inputs: test fib(18), quick fib(34), full fib(40).
+//! Inputs: test fib(18), quick fib(32), full fib(40).
 //! Cutoff: none (every call with n >= 2 forks).
 //! Source: the `fib` example of Cilk-5 (Frigo, Leiserson, Randall, PLDI 1998)
 //! and of every work-stealing paper since.
@@ -68,7 +68,7 @@ pub(crate) fn plain(n: u64) -> Plain<u64, u64> {
 fn n_of(size: Size) -> u64 {
     match size {
         Size::Test => 18,
-        Size::Quick => 34,
+        Size::Quick => 32,
         Size::Full => 40,
     }
 }

@@ -18,7 +18,7 @@
 //!
 //! Inputs (seeded): word-freq, lines of 1–16 words drawn with a skewed distribution from a
 //! vocabulary of 20,000 words, 2·10^4 words (test), 10^6 (quick), 10^7 (full); flat-map,
-//! 10^3 / 2·10^5 / 10^6 inner vectors of 0–100 `u32`s; find-first, 10^4 / 4·10^6 / 10^7
+//! 10^3 / 10^5 / 10^6 inner vectors of 0–100 `u32`s; find-first, 10^4 / 4·10^6 / 10^7
 //! items and 8 / 64 / 256 queries, each hit in the first 1% of the slice.
 //!
 //! Answers (computed inside each version, at a cost that is small next to the work: one
@@ -277,7 +277,7 @@ fn flat_sum_oracle(vv: &Vec<Vec<u32>>) -> u64 {
 fn nested(size: Size) -> (Vec<Vec<u32>>, String) {
     let outer = match size {
         Size::Test => 1_000,
-        Size::Quick => 200_000,
+        Size::Quick => 100_000,
         Size::Full => 1_000_000,
     };
     let mut rng = SplitMix64::new(22);

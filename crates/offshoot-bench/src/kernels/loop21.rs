@@ -14,7 +14,7 @@
 //!
 //! Every element of `px` gets its 25 products added in the same order (k ascending) by
 //! every contender, so the results agree bit for bit. Inputs: test N = 1001, quick
-//! N = 100001, full N = 200001. Check: the serial result equals, exactly, the product computed by the
+//! N = 50001, full N = 200001. Check: the serial result equals, exactly, the product computed by the
 //! original Livermore loop order (k outermost, then the column, then the row), which adds
 //! the same products to each element in the same order.
 
@@ -104,7 +104,7 @@ impl ItemWork for Loop21 {
 fn prepare(size: Size, offshoot: Strategy) -> ItemsInstance<Loop21> {
     let n = match size {
         Size::Test => 1001,
-        Size::Quick => 100_001,
+        Size::Quick => 50_001,
         Size::Full => 200_001,
     };
     let mut rng = SplitMix64::new(2101);

@@ -8,7 +8,7 @@
 //! until that call returns, and by then the caller runs the second half
 //! itself. The kernel shows whether the second worker gets the second half.
 //!
-//! Inputs: keys from a seeded SplitMix64: test 20,000, quick 2,000,000, full
+//! Inputs: keys from a seeded SplitMix64: test 20,000, quick 1,000,000, full
 //! 20,000,000.
 //! Cutoffs: none (one join; each half is one call of std's sort).
 //! Check: each half sorted and holding its input's keys; every contender's
@@ -39,7 +39,7 @@ struct Halves {
 fn prepare(size: Size) -> Halves {
     let n = match size {
         Size::Test => 20_000,
-        Size::Quick => 2_000_000,
+        Size::Quick => 1_000_000,
         Size::Full => 20_000_000,
     };
     let input = keys(n, 0x4841_4C46);

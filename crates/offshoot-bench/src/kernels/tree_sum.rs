@@ -8,7 +8,7 @@
 //! 1, children 2i and 2i+1) holds the value i. The parallel versions fork
 //! (join) on the two subtrees of every node that has two children.
 //!
-//! Inputs: depth (levels) test 12, quick 22 (4.2 M nodes), full 26 (67 M
+//! Inputs: depth (levels) test 12, quick 21 (2.1 M nodes), full 26 (67 M
 //! nodes, about 2.1 GB).
 //! Cutoff: none.
 //! Source: the binary-tree sum of Spice and chili's benchmarks; heartbeat
@@ -110,7 +110,7 @@ fn depth_of(t: &Node) -> u32 {
 fn prepare(size: Size) -> Plain<Node, u64> {
     let depth = match size {
         Size::Test => 12,
-        Size::Quick => 22,
+        Size::Quick => 21,
         Size::Full => 26,
     };
     let label = format!("depth {depth} ({} nodes)", (1u64 << depth) - 1);

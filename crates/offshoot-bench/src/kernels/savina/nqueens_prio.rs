@@ -32,7 +32,7 @@
 //! - threads: one OS thread per worker, each with its `std::sync::mpsc` channel; the
 //!   calling thread is the master with the same heap.
 //!
-//! Inputs (n, T, K, W): test 8, 3, 40, 3; quick 13, 9, 2 000, 8; full 14, 10, 8 000, 8.
+//! Inputs (n, T, K, W): test 8, 3, 40, 3; quick 12, 8, 1 000, 8; full 14, 10, 8 000, 8.
 //! T is n − 4 (Savina's default is 4 of 12): a worker's serial part is small, so the
 //! master's queue is the kernel's bottleneck and its order decides how much of the tree
 //! is searched (in turn instead of deepest first, the serial loop takes 7 to 18 times as
@@ -904,7 +904,7 @@ pub fn kameo(rt: &tokio::runtime::Runtime, q: Queens) -> Found {
 fn queens(size: Size) -> Queens {
     let (n, threshold, k, workers) = match size {
         Size::Test => (8, 3, 40, 3),
-        Size::Quick => (13, 9, 2_000, 8),
+        Size::Quick => (12, 8, 1_000, 8),
         Size::Full => (14, 10, 8_000, 8),
     };
     Queens {
