@@ -102,8 +102,8 @@ pub struct Cli {
     /// Peers in other languages to run, comma-separated (`c-openmp`, `go`, `java`,
     /// `c-openmp-clang`, `cpp-tbb`), `all`, or `none`. Default: every peer whose toolchain
     /// is installed with `--check-only` (their answers are checked), none in a timed run — a
-    /// peer without a cutoff takes seconds a run (Go's goroutine per call on `fib`: 15 s at
-    /// quick size), which would break quick mode's minute; name them to time them.
+    /// peer without a cutoff takes seconds a run (Go's goroutine per call on `fib`), which
+    /// would break quick mode's minute; name them to time them.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub peers: Vec<String>,
 

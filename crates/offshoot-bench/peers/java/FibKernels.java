@@ -43,8 +43,8 @@ final class FibKernels {
     // the Rust kernel's tokio version: the waiting call leaves the thread free). The root is
     // started on the pool too and the caller only joins it, so that only the pool's workers
     // compute. A blocking join() per get instead holds a worker per waiting call, for which
-    // the pool starts spare threads (ForkJoinPool.managedBlock): over 2,000 threads at
-    // fib(20), 18 s at the quick fib(22) on one worker. Serial: fibSerial. ----
+    // the pool starts spare threads (ForkJoinPool.managedBlock): thousands of them, and
+    // seconds a run (docs/BENCH-MEASUREMENTS.md). Serial: fibSerial. ----
 
     static CompletableFuture<Long> futuresFib(ForkJoinPool pool, long n) {
         if (n < 2) {

@@ -35,10 +35,10 @@ final class RingKernels {
      * One round of the plain loop, one increment per hop. C2 replaces a counted loop of
      * `token++` by its closed form (and scalar-replaces a local cell), so the token lives in a
      * static array cell read and written with opaque accesses (plain loads and stores on x86,
-     * which the JIT keeps, in order), as the Rust loop's black_box keeps one add per hop: about
-     * 0.3 ns a hop once compiled, as Rust's. A round of the quick input is microseconds, too
-     * short for the JIT to compile it in JIT_EXTRA runs (interpreted, a hop takes some 80 ns),
-     * hence RING_SERIAL_JIT_EXTRA untimed runs when timing.
+     * which the JIT keeps, in order), as the Rust loop's black_box keeps one add per hop. A
+     * round of the quick input is too short for the JIT to compile it in JIT_EXTRA runs, hence
+     * RING_SERIAL_JIT_EXTRA untimed runs when timing (the figures are in
+     * docs/BENCH-MEASUREMENTS.md).
      */
     static long ringSerialRound(long start, long laps) {
         long[] token = RING_TOKEN;

@@ -15,8 +15,8 @@
 //! 90..=110, value = weight * 5 ± 25, like the items of Cilk's example
 //! inputs), capacity 40% of the total weight. How hard such an instance is
 //! for this bound varies wildly from seed to seed, so the seeds are fixed:
-//! test 16 items (seed 0), quick 41 items (seed 4, about 40 ms serially on
-//! the reference machine), full 62 items (seed 4, about 0.2 s).
+//! test 16 items (seed 0), quick 41 items (seed 4), full 62 items (seed 4);
+//! their serial times are in docs/BENCH-MEASUREMENTS.md.
 //! Cutoff: none.
 //! Source: the `knapsack` example of Cilk-5 (Frigo, Leiserson, Randall 1998),
 //! also in BOTS.
