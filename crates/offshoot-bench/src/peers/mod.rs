@@ -86,7 +86,8 @@
 //! # Building
 //!
 //! The peer's sources are compiled into the binary (`include_str!`; the C and C++ peers'
-//! include `peers/c/peer_common.h`, which they share); before a run the suite writes them next
+//! include `peers/c/peer_common.h`, which they share, and its header per kernel family,
+//! `peers/c/common_*.h`); before a run the suite writes them next
 //! to the binary, under `<target>/<profile>/peers/`, and builds them there once (`gcc -O2
 //! -fopenmp -ffp-contract=off -I <folder> ... -lm`, or `$CC`; `go build` with the installed
 //! toolchain only, `GOTOOLCHAIN=local`, no proxy: the Go peer uses the standard library alone,
@@ -335,17 +336,31 @@ macro_rules! source {
     };
 }
 
-/// What the C and C++ peers share (the protocol, the inputs, the serial versions): written
-/// beside their source, so it is part of their cache key, and found by `-I` that folder.
-const PEER_COMMON_H: (&str, &str) = ("peer_common.h", include_str!("../../peers/c/peer_common.h"));
+/// The files of a C or C++ peer: its `sources`, then what the C and C++ peers share (the
+/// protocol in `peer_common.h`, the inputs and serial versions in a header per kernel family,
+/// which it includes), written beside the sources, so they are part of their cache key, and
+/// found by `-I` that folder.
+macro_rules! with_common_headers {
+    ($($source:expr),*) => {
+        &[
+            $($source,)*
+            source!("c", "peer_common.h"),
+            source!("c", "common_fib.h"),
+            source!("c", "common_nqueens.h"),
+            source!("c", "common_parfor.h"),
+            source!("c", "common_matmul.h"),
+            source!("c", "common_treesum.h"),
+            source!("c", "common_knapsack.h"),
+            source!("c", "common_cilksort.h"),
+            source!("c", "common_uts.h"),
+        ]
+    };
+}
 
 const RECIPES: &[Recipe] = &[
     Recipe {
         contender: Contender::COpenmp,
-        files: &[
-            ("omp.c", include_str!("../../peers/c/omp.c")),
-            PEER_COMMON_H,
-        ],
+        files: with_common_headers!(source!("c", "omp.c")),
         build: build_c_openmp,
         toolchain: c_toolchain,
     },
@@ -376,19 +391,13 @@ const RECIPES: &[Recipe] = &[
     },
     Recipe {
         contender: Contender::COpenmpClang,
-        files: &[
-            ("omp.c", include_str!("../../peers/c/omp.c")),
-            PEER_COMMON_H,
-        ],
+        files: with_common_headers!(source!("c", "omp.c")),
         build: |src, exe| native::CLANG_OPENMP.build(src, exe),
         toolchain: || native::CLANG_OPENMP.toolchain(),
     },
     Recipe {
         contender: Contender::CppTbb,
-        files: &[
-            ("tbb.cpp", include_str!("../../peers/cpp/tbb.cpp")),
-            PEER_COMMON_H,
-        ],
+        files: with_common_headers!(source!("cpp", "tbb.cpp")),
         build: |src, exe| native::GXX_TBB.build(src, exe),
         toolchain: || native::GXX_TBB.toolchain(),
     },
@@ -749,17 +758,21 @@ mod tests {
                 }
             }
         }
-        // omp.c (gcc and clang) and tbb.cpp include peer_common.h.
-        assert_eq!(checked, 3);
+        // omp.c (gcc and clang) and tbb.cpp include peer_common.h, which includes the 8
+        // family headers.
+        assert_eq!(checked, 3 * (1 + 8));
     }
 
-    /// A kernel family's file added to `peers/go/` or `peers/java/` but not to its recipe
-    /// would not be built (Go would miss its kernels; javac its classes).
+    /// A kernel family's file added to `peers/go/`, `peers/java/` or (a header) `peers/c/` but
+    /// not to its recipe would not be built (Go would miss its kernels, javac its classes, the
+    /// C and C++ compilers the header).
     #[test]
-    fn every_go_and_java_source_is_in_its_recipe() {
+    fn every_go_java_and_c_header_source_is_in_its_recipe() {
         for (contender, folder, ending) in [
             (Contender::Go, "go", ".go"),
             (Contender::Java, "java", ".java"),
+            (Contender::COpenmp, "c", ".h"),
+            (Contender::CppTbb, "c", ".h"),
         ] {
             let recipe = RECIPES.iter().find(|r| r.contender == contender).unwrap();
             let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
