@@ -102,8 +102,8 @@ pub struct Cli {
     /// Peers in other languages to run, comma-separated (`c-openmp`, `go`, `java`,
     /// `c-openmp-clang`, `cpp-tbb`), `all`, or `none`. Default: every peer whose toolchain
     /// is installed with `--check-only` (their answers are checked), none in a timed run — a
-    /// peer without a cutoff takes seconds a run (Go's goroutine per call on `fib`: 15 s at
-    /// quick size), which would break quick mode's minute; name them to time them.
+    /// peer without a cutoff takes seconds a run (Go's goroutine per call on `fib`), which
+    /// would break quick mode's minute; name them to time them.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub peers: Vec<String>,
 
@@ -166,7 +166,7 @@ pub fn main() -> ExitCode {
 fn run(cli: &Cli) -> Result<(), String> {
     if cli.list {
         for k in kernels::all() {
-            let contenders: Vec<&str> = k.contenders.iter().map(|c| c.name()).collect();
+            let contenders: Vec<&str> = k.contenders().iter().map(|c| c.name()).collect();
             println!(
                 "{:<9} {} (cutoff: {}; {}; vs serial: {})",
                 k.name,
@@ -372,7 +372,7 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
     let wanted: Vec<Contender> = plan
         .kernels
         .iter()
-        .flat_map(|k| k.contenders.iter().copied())
+        .flat_map(|k| k.contenders().iter().copied())
         .filter(|c| c.is_peer() && chosen.contains(c))
         .collect();
     if !wanted.is_empty() {

@@ -285,7 +285,7 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
             &mut out,
         );
     }
-    // Eureka checks that find nothing to do (issue 16: at most 2 ns), beside the
+    // Eureka checks that find nothing to do (the target: a few nanoseconds), beside the
     // hand-threaded token they replace; 1 worker, inside an unresolved region.
     {
         use offshoot::eureka::{self, Eureka, Minima, Search};
@@ -442,8 +442,8 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
             &mut out,
         );
     }
-    // Phasers (issue 17: `next` with 64 tasks on 2 workers at most 5× a plain park and
-    // resume per task): a park-and-resume round trip (two tasks on one worker handing a
+    // Phasers (the target: `next` with 64 tasks on 2 workers within a small multiple of a
+    // plain park and resume per task): a park-and-resume round trip (two tasks on one worker handing a
     // turn back and forth through two EventCounts: each turn parks one task and resumes
     // the other), then one phase of P tasks on W workers, per task.
     {
@@ -543,8 +543,7 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
             );
         }
     }
-    // A finish accumulator's put (issue 17: at most 5 ns, no read-modify-write shared
-    // with other workers), beside an uncontended atomic add.
+    // A finish accumulator's put (no read-modify-write shared with other workers), beside an uncontended atomic add.
     {
         use offshoot::accumulator::Accumulator;
         let pool = offshoot_pool(1)?;

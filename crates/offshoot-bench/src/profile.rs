@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use offshoot::trace::{Slice, SliceKind, Trace};
 
+use crate::harness::Contender;
 use crate::kernels::{KernelInfo, Size};
 
 /// What a profile run wrote and measured.
@@ -84,31 +85,27 @@ pub fn profile_run(
     workers: usize,
     dir: &Path,
 ) -> Result<Profile, String> {
-    let run: fn(&mut dyn crate::kernels::Instance) = match contender {
-        "offshoot" => |i| i.offshoot(),
-        "offshoot-ct" => |i| i.offshoot_ct(),
-        "offshoot-af" => |i| i.offshoot_af(),
-        "offshoot-fj" => |i| i.offshoot_fj(),
-        "offshoot-actors" => |i| i.offshoot_actors(),
-        "offshoot-tasks" => |i| i.offshoot_tasks(),
-        other => {
-            return Err(format!(
-                "cannot profile `{other}`: only offshoot's versions run on a traced pool \
-                 (offshoot, offshoot-ct, offshoot-af, offshoot-fj, offshoot-actors, offshoot-tasks)"
-            ))
-        }
+    let Some(chosen) = Contender::PARALLEL
+        .into_iter()
+        .find(|c| c.is_offshoot() && c.name() == contender)
+    else {
+        return Err(format!(
+            "cannot profile `{contender}`: only offshoot's versions run on a traced pool \
+             (offshoot, offshoot-ct, offshoot-af, offshoot-fj, offshoot-actors, offshoot-tasks)"
+        ));
     };
-    if !kernel.contenders.iter().any(|c| c.name() == contender) {
+    let run = |i: &mut dyn crate::kernels::Instance| i.call(chosen);
+    if !kernel.contenders().contains(&chosen) {
         return Err(format!(
             "{} has no {contender} version to profile",
             kernel.name
         ));
     }
-    let mut inst = (kernel.prepare)(size);
+    let mut inst = kernel.prepare(size);
     // As in the harness: an instance holds its input only after a reset (a kernel that
     // works in place, such as heat's grid, starts from an empty one).
     inst.reset();
-    inst.serial();
+    inst.call(Contender::Serial);
     inst.accept_reference()
         .map_err(|e| format!("{}: the serial answer is wrong: {e}", kernel.name))?;
     // The best of three (this machine is shared: the least disturbed run).
@@ -116,7 +113,7 @@ pub fn profile_run(
         .map(|_| {
             inst.reset();
             let t = Instant::now();
-            inst.serial();
+            inst.call(Contender::Serial);
             t.elapsed()
         })
         .min()
@@ -686,7 +683,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("offshoot-profile-{}", std::process::id()));
         for kernel in crate::kernels::all() {
             let contender = kernel
-                .contenders
+                .contenders()
                 .iter()
                 .map(|c| c.name())
                 .find(|n| n.starts_with("offshoot"))

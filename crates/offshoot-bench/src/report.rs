@@ -343,8 +343,8 @@ pub fn machine_lines(report: &Report) -> String {
 /// version.
 fn waiting_kernels() -> String {
     kernel_names(|k| {
-        !k.contenders.contains(&Contender::Rayon)
-            && k.contenders
+        !k.contenders().contains(&Contender::Rayon)
+            && k.contenders()
                 .iter()
                 .any(|c| matches!(c, Contender::Tokio | Contender::Threads))
     })
@@ -354,8 +354,8 @@ fn waiting_kernels() -> String {
 /// tokio token, the phaser kernels' barriers).
 fn mixed_kernels() -> String {
     kernel_names(|k| {
-        k.contenders.contains(&Contender::Rayon)
-            && k.contenders
+        k.contenders().contains(&Contender::Rayon)
+            && k.contenders()
                 .iter()
                 .any(|c| matches!(c, Contender::Tokio | Contender::Threads))
     })
@@ -447,9 +447,9 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
          is faster).\n\
          - Peers in other languages (`c-openmp`: C with OpenMP tasks, `peers/c/omp.c`, gcc \
          `-O2 -fopenmp`; `go`: a goroutine per fork and a `sync.WaitGroup`, channels where \
-         tasks wait, `peers/go/main.go`, `go build`; `java`: a `ForkJoinPool` with \
+         tasks wait, `peers/go/`, `go build`; `java`: a `ForkJoinPool` with \
          `RecursiveTask`s and a parallel stream, `CompletableFuture`s and blocking queues \
-         where tasks wait, `peers/java/Peer.java`, `javac`, \
+         where tasks wait, `peers/java/`, `javac`, \
          `java -XX:+UseParallelGC`; `c-openmp-clang`: the same `omp.c` built by clang \
          `-O2 -fopenmp=libomp`, LLVM's OpenMP runtime; `cpp-tbb`: C++ with oneTBB's \
          `parallel_invoke`, `task_group` and `parallel_reduce` in a `task_arena`, \

@@ -20,8 +20,8 @@
  * the order, makes its second branch the task instead (see there). Kernels: fib, nqueens,
  * par-for, matmul, tree-sum, knapsack, cilksort, uts (and uts-bin), and futures-fib, whose
  * futures are tasks with `depend` clauses. Link with -lm (uts). The protocol, the inputs and
- * the serial versions are in peer_common.h, shared with the C++/oneTBB peer; this file has the
- * OpenMP versions and the driver.
+ * the serial versions are in peer_common.h and its headers per kernel family (common_*.h),
+ * shared with the C++/oneTBB peer; this file has the OpenMP versions and the driver.
  *
  * Build: gcc -O2 -fopenmp -ffp-contract=off (no fused multiply-add, so matmul's products equal
  * the Rust serial product bit for bit).
@@ -107,7 +107,7 @@ static uint64_t nq_par(uint64_t n) {
     return r;
 }
 
-/* ---- par-for: a loop with a trivial body (issue 5's par-for); `parallel for` with a
+/* ---- par-for: a loop with a trivial body; `parallel for` with a
  * reduction (static schedule, OpenMP's default); unsigned addition wraps as Rust's
  * wrapping_add does. ---- */
 
@@ -272,7 +272,7 @@ static void cs_par(uint64_t *a, uint64_t *tmp, size_t n) {
 }
 
 /* ---- uts: Unbalanced Tree Search (Olivier et al., LCPC 2006; the reference's uts.c), the
- * tree generated as crates/offshoot-bench/src/kernels/uts.rs does (peer_common.h). A task
+ * tree generated as crates/offshoot-bench/src/kernels/uts.rs does (common_uts.h). A task
  * per child but the last, which runs inline (as nqueens here); the Rust kernel forks halves
  * of the child range. No cutoff. ---- */
 

@@ -1,8 +1,8 @@
 /*
  * offshoot-bench peer: C++ with oneTBB (written for offshoot, not copied from anywhere; the
  * kernels are ports of peers/c/omp.c, which follows the Rust kernels). The protocol, the
- * inputs and the serial versions are the C peer's: peers/c/peer_common.h; this file has the
- * oneTBB versions and the driver.
+ * inputs and the serial versions are the C peer's: peers/c/peer_common.h and its family
+ * headers (common_*.h); this file has the oneTBB versions and the driver.
  *
  * Usage: tbb <kernel> <workers> <warm-ups> <kernel arguments...>
  * Protocol (see crates/offshoot-bench/src/peers/mod.rs): builds the input (untimed), runs the
@@ -102,7 +102,7 @@ uint64_t nq_task(uint32_t all, uint32_t cols, uint32_t d1, uint32_t d2) {
 
 uint64_t nq_par(uint64_t n) { return nq_task(nq_mask(n), 0, 0, 0); }
 
-/* ---- par-for: a loop with a trivial body (issue 5's par-for); parallel_reduce over a
+/* ---- par-for: a loop with a trivial body; parallel_reduce over a
  * blocked_range with the default (auto) partitioner; unsigned addition wraps as Rust's
  * wrapping_add does. ---- */
 
@@ -210,7 +210,7 @@ void cs_par(uint64_t *a, uint64_t *tmp, size_t n) {
 }
 
 /* ---- uts: Unbalanced Tree Search (Olivier et al., LCPC 2006; the reference's uts.c), the
- * tree generated as crates/offshoot-bench/src/kernels/uts.rs does (peer_common.h). A
+ * tree generated as crates/offshoot-bench/src/kernels/uts.rs does (common_uts.h). A
  * task_group per node: a task per child but the last, which runs inline, then one wait (the
  * C peer's form). No cutoff. ---- */
 

@@ -52,10 +52,10 @@ pub enum Contender {
     /// an external process the harness runs once per worker count (see [`crate::peers`]).
     COpenmp,
     /// Go with a goroutine per fork and a `sync.WaitGroup`, or goroutines and channels where
-    /// the tasks wait on each other (`futures-fib`, `ring`) (`peers/go/main.go`, `go build`,
+    /// the tasks wait on each other (`futures-fib`, `ring`) (`peers/go/`, `go build`,
     /// `runtime.GOMAXPROCS(workers)`): a peer in another language, like [`Contender::COpenmp`].
     Go,
-    /// Java with a `ForkJoinPool` (`peers/java/Peer.java`, `javac`, run by `java` on a
+    /// Java with a `ForkJoinPool` (`peers/java/`, `javac`, run by `java` on a
     /// `new ForkJoinPool(workers)`: `RecursiveTask`s with `fork`/`join`, a parallel stream for
     /// the loop, `CompletableFuture`s and `ArrayBlockingQueue`s where the tasks wait on each
     /// other (`futures-fib`, `ring`)): a peer in another language, like [`Contender::COpenmp`].
@@ -93,51 +93,18 @@ impl Contender {
         Contender::CppTbb,
     ];
 
-    /// The contenders of the fork-join kernels (most of the suite).
+    /// The contenders of the fork-join kernels (most of the suite): the harness's tests use
+    /// them; a kernel's own come from its declaration.
     pub const FORK_JOIN: &'static [Contender] =
         &[Contender::Offshoot, Contender::Rayon, Contender::Chili];
 
-    /// [`Contender::FORK_JOIN`] and the peers in other languages, for the fork-join kernels
-    /// that have peer versions (`peers/`): `fib`, `nqueens`, `par-for`, `matmul`,
-    /// `tree-sum`, `knapsack`, `cilksort`, `uts`, `uts-bin`.
-    pub const FORK_JOIN_PEERS: &'static [Contender] = &[
-        Contender::Offshoot,
-        Contender::Rayon,
-        Contender::Chili,
+    /// The peers in other languages, in report order.
+    pub const PEERS: &'static [Contender] = &[
         Contender::COpenmp,
         Contender::Go,
         Contender::Java,
         Contender::COpenmpClang,
         Contender::CppTbb,
-    ];
-
-    /// The search kernels' contenders: offshoot's eureka, its token and
-    /// no-termination variants, and rayon's idiom.
-    pub const SEARCH: &'static [Contender] = &[
-        Contender::Offshoot,
-        Contender::OffshootCt,
-        Contender::OffshootAf,
-        Contender::Rayon,
-    ];
-
-    /// [`Contender::SEARCH`] and tokio (a `CancellationToken` tested by tasks), for the
-    /// searches where tokio's idiom fits: flat loops over rows, a task per block.
-    pub const SEARCH_TOKIO: &'static [Contender] = &[
-        Contender::Offshoot,
-        Contender::OffshootCt,
-        Contender::OffshootAf,
-        Contender::Rayon,
-        Contender::Tokio,
-    ];
-
-    /// The phaser kernels' contenders: offshoot's phasers, offshoot and rayon with a
-    /// fork-join per step, tokio and OS threads with barriers.
-    pub const PHASER: &'static [Contender] = &[
-        Contender::Offshoot,
-        Contender::OffshootFj,
-        Contender::Rayon,
-        Contender::Tokio,
-        Contender::Threads,
     ];
 
     /// Whether it is one of offshoot's own versions (never a peer).
@@ -252,29 +219,7 @@ impl Pools {
 
     /// Runs `inst` on `contender` (the unpooled ones as [`run_unpooled`]).
     pub fn run(&self, inst: &mut dyn Instance, contender: Contender) {
-        match contender {
-            Contender::Serial | Contender::Threads => run_unpooled(inst, contender),
-            Contender::Offshoot => self.offshoot.run(|| inst.offshoot()),
-            Contender::OffshootCt => self.offshoot.run(|| inst.offshoot_ct()),
-            Contender::OffshootAf => self.offshoot.run(|| inst.offshoot_af()),
-            Contender::OffshootFj => self.offshoot.run(|| inst.offshoot_fj()),
-            Contender::OffshootActors => self.offshoot.run(|| inst.offshoot_actors()),
-            Contender::OffshootTasks => self.offshoot.run(|| inst.offshoot_tasks()),
-            Contender::Rayon => self.rayon.install(|| inst.rayon()),
-            Contender::Chili => {
-                let mut scope = self.chili.scope();
-                inst.chili(&mut scope);
-            }
-            Contender::Tokio => inst.tokio(&self.tokio),
-            Contender::Kameo => inst.kameo(&self.tokio),
-            Contender::COpenmp
-            | Contender::Go
-            | Contender::Java
-            | Contender::COpenmpClang
-            | Contender::CppTbb => {
-                panic!("{} is a peer process, not run in a pool", contender.name())
-            }
-        }
+        inst.run(contender, Some(self));
     }
 }
 
@@ -284,11 +229,7 @@ impl Pools {
 /// # Panics
 /// On a pooled contender.
 pub fn run_unpooled(inst: &mut dyn Instance, contender: Contender) {
-    match contender {
-        Contender::Serial => inst.serial(),
-        Contender::Threads => inst.threads(),
-        c => panic!("{} runs in a pool", c.name()),
-    }
+    inst.run(contender, None);
 }
 
 /// offshoot's scheduler counters (a difference of two `pool.stats()`).

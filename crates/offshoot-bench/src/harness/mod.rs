@@ -35,6 +35,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+#[cfg(test)]
+use crate::kernels::{About, Kernel, Work};
 use crate::kernels::{Instance, KernelInfo, Size};
 use crate::machine::{cpu_time, release_free_memory, settle};
 use crate::peers::{self, PeerError, PeerInput, Peers};
@@ -103,7 +105,7 @@ impl Plan {
     /// The contenders of `kernel` that this run has: all but the peers not built.
     pub fn contenders(&self, kernel: &KernelInfo) -> Vec<Contender> {
         kernel
-            .contenders
+            .contenders()
             .iter()
             .copied()
             .filter(|c| !c.is_peer() || self.peers.exe(*c).is_some())
@@ -224,7 +226,7 @@ fn run_kernel(
 
     progress.start(kernel.name, "preparing input");
     let t0 = Instant::now();
-    let mut inst = (kernel.prepare)(plan.size);
+    let mut inst = kernel.prepare(plan.size);
     let prepare_seconds = t0.elapsed().as_secs_f64();
 
     // Slot 0 is serial; then the unpooled contenders; then every pooled
@@ -512,40 +514,16 @@ mod tests {
         }
     }
 
-    impl Instance for Faulty {
+    impl Work for Faulty {
         fn input(&self) -> String {
             "nothing".to_string()
         }
         fn reset(&mut self) {
             self.last = None;
         }
-        fn serial(&mut self) {
-            self.answer(Contender::Serial);
-        }
-        fn offshoot(&mut self) {
-            self.answer(Contender::Offshoot);
-        }
-        fn rayon(&mut self) {
-            self.answer(Contender::Rayon);
-        }
-        fn chili(&mut self, _: &mut chili::Scope<'_>) {
-            self.answer(Contender::Chili);
-        }
-        fn tokio(&mut self, _: &tokio::runtime::Runtime) {
-            self.answer(Contender::Tokio);
-        }
-        fn threads(&mut self) {
-            self.answer(Contender::Threads);
-        }
         fn accept_reference(&mut self) -> Result<(), String> {
             self.reference = self.last;
             Ok(())
-        }
-        fn peer_input(&self) -> Result<PeerInput, String> {
-            Ok(PeerInput {
-                args: vec!["7".to_string()],
-                answer: "1".to_string(),
-            })
         }
         fn check(&self) -> Result<(), String> {
             if self.last == self.reference {
@@ -556,31 +534,48 @@ mod tests {
         }
     }
 
-    fn wrong_rayon(_: Size) -> Box<dyn Instance> {
-        Box::new(Faulty {
-            wrong: Some(Contender::Rayon),
-            panic: false,
-            last: None,
-            reference: None,
-        })
-    }
+    /// Which contender answers wrong (or panics, with `true`).
+    type Fault = (Option<Contender>, bool);
+    const WRONG_RAYON: Fault = (Some(Contender::Rayon), false);
+    const PANICKING_CHILI: Fault = (Some(Contender::Chili), true);
+    const ALL_RIGHT: Fault = (None, false);
 
-    fn panicking_chili(_: Size) -> Box<dyn Instance> {
-        Box::new(Faulty {
-            wrong: Some(Contender::Chili),
-            panic: true,
+    /// A kernel with a version of each of `contenders` (its peers answer 1 to the argument
+    /// 7), whose `fault` answers wrong or panics.
+    fn faulty((wrong, panic): Fault, contenders: &[Contender]) -> KernelInfo {
+        let about = About {
+            name: "faulty",
+            about: "a test double",
+            cutoff: "none",
+            source: "this test",
+        };
+        let state = move |_| Faulty {
+            wrong,
+            panic,
             last: None,
             reference: None,
-        })
-    }
-
-    fn all_right(_: Size) -> Box<dyn Instance> {
-        Box::new(Faulty {
-            wrong: None,
-            panic: false,
-            last: None,
-            reference: None,
-        })
+        };
+        let mut k = Kernel::new(about, state, |f| f.answer(Contender::Serial));
+        for &c in contenders.iter().filter(|c| !c.is_peer()) {
+            k = match c {
+                Contender::Offshoot => k.offshoot(|f| f.answer(Contender::Offshoot)),
+                Contender::Rayon => k.rayon(|f| f.answer(Contender::Rayon)),
+                Contender::Chili => k.chili(|f, _| f.answer(Contender::Chili)),
+                Contender::Tokio => k.tokio(|f, _| f.answer(Contender::Tokio)),
+                Contender::Threads => k.threads(|f| f.answer(Contender::Threads)),
+                other => panic!("no test version of {}", other.name()),
+            };
+        }
+        let peers: Vec<Contender> = contenders.iter().copied().filter(|c| c.is_peer()).collect();
+        if !peers.is_empty() {
+            k = k.peers(&peers, |_| {
+                Ok(PeerInput {
+                    args: vec!["7".to_string()],
+                    answer: "1".to_string(),
+                })
+            });
+        }
+        k.build()
     }
 
     struct Quiet;
@@ -592,24 +587,13 @@ mod tests {
         fn kernel_done(&self, _: &KernelResult) {}
     }
 
-    fn plan(prepare: fn(Size) -> Box<dyn Instance>, check_only: bool) -> Plan {
-        plan_with(prepare, check_only, Contender::FORK_JOIN)
+    fn plan(fault: Fault, check_only: bool) -> Plan {
+        plan_with(fault, check_only, Contender::FORK_JOIN)
     }
 
-    fn plan_with(
-        prepare: fn(Size) -> Box<dyn Instance>,
-        check_only: bool,
-        contenders: &'static [Contender],
-    ) -> Plan {
+    fn plan_with(fault: Fault, check_only: bool, contenders: &[Contender]) -> Plan {
         Plan {
-            kernels: vec![KernelInfo {
-                name: "faulty",
-                about: "a test double",
-                cutoff: "none",
-                source: "this test",
-                contenders,
-                prepare,
-            }],
+            kernels: vec![faulty(fault, contenders)],
             size: Size::Test,
             workers: vec![1, 2],
             runs: 3,
@@ -626,7 +610,7 @@ mod tests {
 
     #[test]
     fn a_wrong_answer_names_kernel_contender_and_workers() {
-        let failure = run_suite(&plan(wrong_rayon, true), &pools(), &Quiet).unwrap_err();
+        let failure = run_suite(&plan(WRONG_RAYON, true), &pools(), &Quiet).unwrap_err();
         assert_eq!(failure.kernel, "faulty");
         assert_eq!(failure.contender, "rayon");
         assert_eq!(failure.workers, Some(1));
@@ -635,14 +619,14 @@ mod tests {
 
     #[test]
     fn a_panic_is_reported_not_propagated() {
-        let failure = run_suite(&plan(panicking_chili, false), &pools(), &Quiet).unwrap_err();
+        let failure = run_suite(&plan(PANICKING_CHILI, false), &pools(), &Quiet).unwrap_err();
         assert_eq!(failure.contender, "chili");
         assert!(failure.message.contains("deliberate failure"), "{failure}");
     }
 
     #[test]
     fn every_slot_is_recorded_once_per_round() {
-        let p = plan(all_right, false);
+        let p = plan(ALL_RIGHT, false);
         let results = run_suite(&p, &pools(), &Quiet).unwrap();
         let k = &results[0];
         assert_eq!(k.serial.seconds.len(), 3);
@@ -652,14 +636,14 @@ mod tests {
         assert_eq!(k.offshoot_counters.len(), 2);
         assert_eq!(p.runs_per_kernel(&p.kernels[0]), 7 + 3 * 7);
         assert_eq!(p.total_runs(), 7 + 3 * 7);
-        let k = &run_suite(&plan(all_right, true), &pools(), &Quiet).unwrap()[0];
+        let k = &run_suite(&plan(ALL_RIGHT, true), &pools(), &Quiet).unwrap()[0];
         assert!(k.parallel.iter().all(|s| s.seconds.len() == 1));
     }
 
     #[test]
     fn a_kernel_runs_only_its_own_contenders_and_threads_once_per_round() {
         let p = plan_with(
-            all_right,
+            ALL_RIGHT,
             false,
             &[Contender::Offshoot, Contender::Tokio, Contender::Threads],
         );
@@ -692,16 +676,8 @@ mod tests {
                 Some(None)
             );
         }
-        let wrong_threads = |_: Size| -> Box<dyn Instance> {
-            Box::new(Faulty {
-                wrong: Some(Contender::Threads),
-                panic: false,
-                last: None,
-                reference: None,
-            })
-        };
         let p = plan_with(
-            wrong_threads,
+            (Some(Contender::Threads), false),
             true,
             &[Contender::Offshoot, Contender::Threads],
         );
@@ -735,7 +711,7 @@ mod tests {
     #[test]
     fn a_peer_runs_per_worker_count_and_its_wrong_answer_is_reported() {
         let contenders: &'static [Contender] = &[Contender::Offshoot, Contender::COpenmp];
-        let mut p = plan_with(all_right, false, contenders);
+        let mut p = plan_with(ALL_RIGHT, false, contenders);
         p.peers = Peers::given(vec![(
             Contender::COpenmp,
             script_peer("runs", "right", "1"),
@@ -793,7 +769,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let contenders: &'static [Contender] =
             &[Contender::Offshoot, Contender::COpenmp, Contender::Go];
-        let mut p = plan_with(all_right, false, contenders);
+        let mut p = plan_with(ALL_RIGHT, false, contenders);
         p.peer_timeout = Duration::from_secs(1);
         let right = script_peer("bound", "right", "1");
         let sleeper = right.with_file_name("sleeper");

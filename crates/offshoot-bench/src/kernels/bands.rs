@@ -1,5 +1,5 @@
-//! The band kernels' drivers (`jacobi-2d`, `jacobi-2d-coarse`, `sor`; Imam's thesis ch. 3,
-//! issue 17): a computation in a fixed number of steps over the `n` rows of a grid, its
+//! The band kernels' drivers (`jacobi-2d`, `jacobi-2d-coarse`, `sor`; Imam's thesis ch. 3):
+//! a computation in a fixed number of steps over the `n` rows of a grid, its
 //! rows split into bands, every band's part of step `s` done before any band starts step
 //! `s + 1`. One driver per contender, shared by those kernels so that each contender meets
 //! the others in the same way in each of them:

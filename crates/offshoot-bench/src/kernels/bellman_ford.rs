@@ -1,5 +1,5 @@
 //! `bellman-ford`: single-source shortest paths by synchronous rounds of relaxation
-//! (Bellman–Ford, Jacobi-style; Imam's thesis ch. 3, the phaser kernels; issue 17). Round
+//! (Bellman–Ford, Jacobi-style; Imam's thesis ch. 3, the phaser kernels). Round
 //! `r` computes, for every vertex `v`, `next[v] = min(dist[v], min over the in-edges
 //! (u, v, w) of dist[u] + w)` from the distances of round `r − 1` only, so the rounds and
 //! their results do not depend on the order of the vertices or on how they are split; the
@@ -42,19 +42,16 @@ use std::sync::Arc;
 use offshoot::phaser::{Mode, PhaseAccumulator, Phaser};
 
 use super::bands::band;
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Kernel, KernelInfo, Size, Work};
 use crate::par::{self, ParLoop};
 use crate::rng::SplitMix64;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "bellman-ford",
     about: "Bellman–Ford shortest paths in synchronous rounds, 64 bands of vertices meeting after every round with an any-change reduction: phaser accumulators vs a fork-join map-reduce per round, tokio and OS-thread barriers",
     cutoff: "64 bands of vertices",
-    source: "Imam's thesis ch. 3 (phasers, phaser accumulators) (issue 17); Bellman–Ford in synchronous (Jacobi) rounds",
-    contenders: Contender::PHASER,
-    prepare,
+    source: "Imam's thesis ch. 3 (phasers, phaser accumulators); Bellman–Ford in synchronous (Jacobi) rounds",
 };
 
 /// Bands of vertices (tasks).
@@ -354,7 +351,7 @@ struct BellmanFord {
     reference: Option<Vec<u64>>,
 }
 
-impl Instance for BellmanFord {
+impl Work for BellmanFord {
     fn input(&self) -> String {
         format!(
             "{} vertices, {} edges, {BANDS} bands",
@@ -364,24 +361,6 @@ impl Instance for BellmanFord {
     }
     fn reset(&mut self) {
         self.last.clear();
-    }
-    fn serial(&mut self) {
-        self.last = serial(&self.graph);
-    }
-    fn offshoot(&mut self) {
-        self.last = phasers(&self.graph);
-    }
-    fn offshoot_fj(&mut self) {
-        self.last = per_round::<par::Offshoot>(&self.graph);
-    }
-    fn rayon(&mut self) {
-        self.last = per_round::<par::Rayon>(&self.graph);
-    }
-    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
-        self.last = tokio_barrier(rt, &self.graph);
-    }
-    fn threads(&mut self) {
-        self.last = threads_barrier(&self.graph);
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         super::compare_slices(&self.last, &dijkstra(&self.graph))?;
@@ -393,15 +372,31 @@ impl Instance for BellmanFord {
     }
 }
 
-fn instance(graph: Graph) -> Box<dyn Instance> {
-    Box::new(BellmanFord {
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    declare(prepare)
+}
+
+/// The kernel on the graph `prepare` builds.
+fn declare(prepare: fn(Size) -> BellmanFord) -> KernelInfo {
+    Kernel::new(ABOUT, prepare, |k| k.last = serial(&k.graph))
+        .offshoot(|k| k.last = phasers(&k.graph))
+        .offshoot_fj(|k| k.last = per_round::<par::Offshoot>(&k.graph))
+        .rayon(|k| k.last = per_round::<par::Rayon>(&k.graph))
+        .tokio(|k, rt| k.last = tokio_barrier(rt, &k.graph))
+        .threads(|k| k.last = threads_barrier(&k.graph))
+        .build()
+}
+
+fn instance(graph: Graph) -> BellmanFord {
+    BellmanFord {
         graph: Arc::new(graph),
         last: Vec::new(),
         reference: None,
-    })
+    }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> BellmanFord {
     let n = match size {
         Size::Test => 200,
         Size::Quick => 40_000,
@@ -416,7 +411,7 @@ mod tests {
 
     #[test]
     fn every_contender_computes_the_serial_distances() {
-        super::super::verify_contenders(prepare(Size::Test), Contender::PHASER);
+        super::super::verify(&info());
     }
 
     /// 0 →5 1, 0 →1 2, 2 →2 1, 1 →1 3, 2 →7 3: the distances 0, 3, 1, 4, found in three
@@ -436,7 +431,7 @@ mod tests {
         assert_eq!(dijkstra(&g), want);
         let d = Dists::new(g.n);
         assert_eq!(rounds(g.n, |r| relax(&g, &d, r, 0, g.n) > 0), 3);
-        super::super::verify_contenders(instance(small()), Contender::PHASER);
+        super::super::verify(&declare(|_| instance(small())));
     }
 
     #[test]

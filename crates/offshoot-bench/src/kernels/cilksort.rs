@@ -11,7 +11,7 @@
 //! quicksort (median-of-three, Hoare partition) that hands ranges of at most
 //! INSERTIONSIZE keys to insertion sort.
 //!
-//! Inputs: keys from a seeded SplitMix64: test 50,000, quick 1,000,000, full
+//! Inputs: keys from a seeded SplitMix64: test 50,000, quick 500,000, full
 //! 4,100,000 (the size in the Cilk-5 paper's table).
 //! Cutoffs (Cilk-5's `cilksort.cilk`, used by every contender, serial too):
 //! QUICKSIZE = 2048, MERGESIZE = 2048, INSERTIONSIZE = 20.
@@ -19,19 +19,18 @@
 //! Check: the serial output must be sorted and equal to the input sorted by
 //! `slice::sort_unstable`.
 
-use super::{compare_slices, Instance, KernelInfo, Size};
+use super::{compare_slices, About, Kernel, KernelInfo, Size, Work};
+use crate::harness::Contender;
 use crate::par::{Fork, Offshoot, Rayon};
 use crate::rng::SplitMix64;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "cilksort",
     about: "mergesort of random u64 keys with a parallel merge",
     cutoff: "Cilk-5's: serial quicksort below QUICKSIZE = 2048 keys, serial merge below \
              MERGESIZE = 2048, insertion sort below INSERTIONSIZE = 20",
     source: "Cilk-5 `cilksort` (Frigo, Leiserson, Randall 1998), BOTS `sort`",
-    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
-    prepare,
 };
 
 /// Below this many keys an array is sorted by the serial quicksort.
@@ -275,43 +274,31 @@ pub fn keys(n: usize, seed: u64) -> Vec<Key> {
 /// The keys' seed (the peers get it on their command line).
 const SEED: u64 = 0x5027;
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> CilkSort {
     let n = match size {
         Size::Test => 50_000,
-        Size::Quick => 1_000_000,
+        Size::Quick => 500_000,
         Size::Full => 4_100_000,
     };
     let input = keys(n, SEED);
     let mut expected = input.clone();
     expected.sort_unstable();
-    Box::new(CilkSort {
+    CilkSort {
         data: input.clone(),
         tmp: vec![0; n],
         input,
         expected,
         accepted: false,
-    })
+    }
 }
 
-impl Instance for CilkSort {
+impl Work for CilkSort {
     fn input(&self) -> String {
         format!("{} random u64 keys", self.input.len())
     }
     fn reset(&mut self) {
         self.data.copy_from_slice(&self.input);
         self.tmp.fill(0);
-    }
-    fn serial(&mut self) {
-        serial(&mut self.data, &mut self.tmp);
-    }
-    fn offshoot(&mut self) {
-        par::<Offshoot>(&mut self.data, &mut self.tmp);
-    }
-    fn rayon(&mut self) {
-        par::<Rayon>(&mut self.data, &mut self.tmp);
-    }
-    fn chili(&mut self, s: &mut chili::Scope<'_>) {
-        chili(s, &mut self.data, &mut self.tmp);
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         if !self.data.windows(2).all(|w| w[0] <= w[1]) {
@@ -328,17 +315,24 @@ impl Instance for CilkSort {
         }
         compare_slices(&self.data, &self.expected)
     }
-    /// The peers sort the same keys and answer with [`crate::peers::digest_words`] of the
-    /// sorted keys.
-    fn peer_input(&self) -> Result<crate::peers::PeerInput, String> {
-        if !self.accepted {
-            return Err("no reference answer (serial run missing)".to_string());
-        }
-        Ok(crate::peers::PeerInput {
-            args: vec![self.input.len().to_string(), SEED.to_string()],
-            answer: crate::peers::digest_words(self.expected.iter().copied()),
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, |k| serial(&mut k.data, &mut k.tmp))
+        .offshoot(|k| par::<Offshoot>(&mut k.data, &mut k.tmp))
+        .rayon(|k| par::<Rayon>(&mut k.data, &mut k.tmp))
+        .chili(|k, s| chili(s, &mut k.data, &mut k.tmp))
+        .peers(Contender::PEERS, |k| {
+            if !k.accepted {
+                return Err("no reference answer (serial run missing)".to_string());
+            }
+            Ok(crate::peers::PeerInput {
+                args: vec![k.input.len().to_string(), SEED.to_string()],
+                answer: crate::peers::digest_words(k.expected.iter().copied()),
+            })
         })
-    }
+        .build()
 }
 
 #[cfg(test)]
@@ -369,6 +363,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare(Size::Test));
+        super::super::verify(&info());
     }
 }

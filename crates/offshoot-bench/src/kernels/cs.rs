@@ -36,17 +36,14 @@ use offshoot::eureka::{self, Eureka, Search};
 
 use super::tokio_rows;
 use super::visits::{self, Counted, Tally};
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Kernel, KernelInfo, Size, Work};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "cs",
     about: "nested search: a 2-D search kernel per block of a 4-D array, hierarchical eurekas vs flat tokens",
     cutoff: "none (a check per row)",
-    source: "Imam's thesis Fig. 4.14 `CS` (issue 16)",
-    contenders: Contender::SEARCH_TOKIO,
-    prepare,
+    source: "Imam's thesis Fig. 4.14 `CS`",
 };
 
 /// (block, row, column).
@@ -254,30 +251,12 @@ impl Counted for Cs {
     }
 }
 
-impl Instance for Cs {
+impl Work for Cs {
     fn input(&self) -> String {
         self.label.clone()
     }
     fn reset(&mut self) {
         self.last.clear();
-    }
-    fn serial(&mut self) {
-        self.run(|c, t, n| serial(c, t, n.map(|n| &**n)));
-    }
-    fn offshoot(&mut self) {
-        self.run(|c, t, n| hierarchical(c, t, n.map(|n| &**n)));
-    }
-    fn offshoot_ct(&mut self) {
-        self.run(|c, t, n| flat(c, t, true, n.map(|n| &**n)));
-    }
-    fn offshoot_af(&mut self) {
-        self.run(|c, t, n| flat(c, t, false, n.map(|n| &**n)));
-    }
-    fn rayon(&mut self) {
-        self.run(|c, t, n| rayon_nested(c, t, n.map(|n| &**n)));
-    }
-    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
-        self.run(|c, t, n| tokio_nested(rt, c, t, n));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let c = &self.cube;
@@ -302,7 +281,20 @@ impl Instance for Cs {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new_with(ABOUT, prepare, |k| {
+        k.run(|c, t, n| serial(c, t, n.map(|n| &**n)))
+    })
+    .offshoot(|k| k.run(|c, t, n| hierarchical(c, t, n.map(|n| &**n))))
+    .offshoot_ct(|k| k.run(|c, t, n| flat(c, t, true, n.map(|n| &**n))))
+    .offshoot_af(|k| k.run(|c, t, n| flat(c, t, false, n.map(|n| &**n))))
+    .rayon(|k| k.run(|c, t, n| rayon_nested(c, t, n.map(|n| &**n))))
+    .tokio(|k, rt| k.run(|c, t, n| tokio_nested(rt, c, t, n)))
+    .build()
+}
+
+fn prepare(size: Size, kernel: &Kernel<Cs>) -> Cs {
     let (blocks, rows, cols, queries) = match size {
         Size::Test => (4, 32, 32, 4),
         Size::Quick => (8, 500, 500, 8),
@@ -317,9 +309,9 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         tally: None,
         label: String::new(),
     };
-    let visits = visits::line(&mut cs, INFO.contenders, "rows scanned");
+    let visits = visits::line(kernel, &mut cs, "rows scanned");
     cs.label = format!("{blocks} blocks of {rows}x{cols}, {queries} queries; {visits}");
-    Box::new(cs)
+    cs
 }
 
 #[cfg(test)]
@@ -328,6 +320,6 @@ mod tests {
 
     #[test]
     fn every_contender_finds_the_target() {
-        super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
+        super::super::verify(&info());
     }
 }

@@ -27,27 +27,22 @@ use tokio_util::sync::CancellationToken;
 use offshoot::eureka::{self, And, Eureka, Or, Search};
 
 use super::visits::{self, Counted, Tally};
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Kernel, KernelInfo, Size, Work};
 
-/// Registry entry of `dls-and`.
-pub const INFO_AND: KernelInfo = KernelInfo {
+/// What `dls-and` is.
+pub const ABOUT_AND: About = About {
     name: "dls-and",
     about: "find both of two targets in a 2-D array: an AND of two Search eurekas vs two tokens",
     cutoff: "none (a check per row)",
-    source: "Imam's thesis Fig. 4.14 `DLS-AND` (issue 16)",
-    contenders: Contender::SEARCH_TOKIO,
-    prepare: prepare_and,
+    source: "Imam's thesis Fig. 4.14 `DLS-AND`",
 };
 
-/// Registry entry of `dls-or`.
-pub const INFO_OR: KernelInfo = KernelInfo {
+/// What `dls-or` is.
+pub const ABOUT_OR: About = About {
     name: "dls-or",
     about: "find either of two targets in a 2-D array: an OR of two Search eurekas vs two tokens",
     cutoff: "none (a check per row)",
-    source: "Imam's thesis Fig. 4.14 `DLS-OR` (issue 16)",
-    contenders: Contender::SEARCH_TOKIO,
-    prepare: prepare_or,
+    source: "Imam's thesis Fig. 4.14 `DLS-OR`",
 };
 
 /// Where each target of a query was found (row, column).
@@ -251,39 +246,12 @@ impl Counted for Dls {
     }
 }
 
-impl Instance for Dls {
+impl Work for Dls {
     fn input(&self) -> String {
         self.label.clone()
     }
     fn reset(&mut self) {
         self.last.clear();
-    }
-    fn serial(&mut self) {
-        let all = self.all;
-        self.run(|g, t, c| serial(g, t, all, c.map(|c| &**c)));
-    }
-    fn offshoot(&mut self) {
-        if self.all {
-            self.run(|g, t, c| eureka_and(g, t, c.map(|c| &**c)));
-        } else {
-            self.run(|g, t, c| eureka_or(g, t, c.map(|c| &**c)));
-        }
-    }
-    fn offshoot_ct(&mut self) {
-        let all = self.all;
-        self.run(|g, t, c| token(g, t, all, false, true, c.map(|c| &**c)));
-    }
-    fn offshoot_af(&mut self) {
-        let all = self.all;
-        self.run(|g, t, c| token(g, t, all, false, false, c.map(|c| &**c)));
-    }
-    fn rayon(&mut self) {
-        let all = self.all;
-        self.run(|g, t, c| token(g, t, all, true, true, c.map(|c| &**c)));
-    }
-    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
-        let all = self.all;
-        self.run(|g, t, c| tokio_rows(rt, g, t, all, c));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         // Each target occurs once: the oracle is where a linear search finds it.
@@ -332,7 +300,49 @@ impl Instance for Dls {
     }
 }
 
-fn prepare(size: Size, all: bool) -> Box<dyn Instance> {
+/// The declaration of the kernel's variants, each with its own input.
+fn declare(about: About, prepare: fn(Size, &Kernel<Dls>) -> Dls) -> KernelInfo {
+    Kernel::new_with(about, prepare, |k| {
+        let all = k.all;
+        k.run(|g, t, c| serial(g, t, all, c.map(|c| &**c)));
+    })
+    .offshoot(|k| {
+        if k.all {
+            k.run(|g, t, c| eureka_and(g, t, c.map(|c| &**c)));
+        } else {
+            k.run(|g, t, c| eureka_or(g, t, c.map(|c| &**c)));
+        }
+    })
+    .offshoot_ct(|k| {
+        let all = k.all;
+        k.run(|g, t, c| token(g, t, all, false, true, c.map(|c| &**c)));
+    })
+    .offshoot_af(|k| {
+        let all = k.all;
+        k.run(|g, t, c| token(g, t, all, false, false, c.map(|c| &**c)));
+    })
+    .rayon(|k| {
+        let all = k.all;
+        k.run(|g, t, c| token(g, t, all, true, true, c.map(|c| &**c)));
+    })
+    .tokio(|k, rt| {
+        let all = k.all;
+        k.run(|g, t, c| tokio_rows(rt, g, t, all, c));
+    })
+    .build()
+}
+
+/// The registry entry of `dls-and`.
+pub fn info_and() -> KernelInfo {
+    declare(ABOUT_AND, prepare_and)
+}
+
+/// The registry entry of `dls-or`.
+pub fn info_or() -> KernelInfo {
+    declare(ABOUT_OR, prepare_or)
+}
+
+fn prepare(size: Size, all: bool, kernel: &Kernel<Dls>) -> Dls {
     let (rows, cols, queries) = match size {
         Size::Test => (64, 64, 4),
         Size::Quick => (2000, 1000, 8),
@@ -349,17 +359,17 @@ fn prepare(size: Size, all: bool) -> Box<dyn Instance> {
         tally: None,
         label: String::new(),
     };
-    let visits = visits::line(&mut dls, INFO_AND.contenders, "rows scanned");
+    let visits = visits::line(kernel, &mut dls, "rows scanned");
     dls.label = format!("{rows}x{cols} array, {queries} queries of two targets; {visits}");
-    Box::new(dls)
+    dls
 }
 
-fn prepare_and(size: Size) -> Box<dyn Instance> {
-    prepare(size, true)
+fn prepare_and(size: Size, kernel: &Kernel<Dls>) -> Dls {
+    prepare(size, true, kernel)
 }
 
-fn prepare_or(size: Size) -> Box<dyn Instance> {
-    prepare(size, false)
+fn prepare_or(size: Size, kernel: &Kernel<Dls>) -> Dls {
+    prepare(size, false, kernel)
 }
 
 #[cfg(test)]
@@ -368,8 +378,8 @@ mod tests {
 
     #[test]
     fn every_contender_finds_enough() {
-        for prepare in [prepare_and, prepare_or] {
-            super::super::verify_contenders(prepare(Size::Test), Contender::SEARCH_TOKIO);
+        for info in [info_and(), info_or()] {
+            super::super::verify(&info);
         }
     }
 }

@@ -14,27 +14,23 @@
 
 use std::hint::black_box;
 
-use super::items::{ItemWork, ItemsInstance, Plan, Strategy};
-use super::{Instance, KernelInfo, Size};
+use super::items::{self, ItemWork, ItemsInstance, Plan, Strategy};
+use super::{About, KernelInfo, Size};
 
-/// Registry entry: `spawn` in a loop.
-pub const INFO_SPAWN: KernelInfo = KernelInfo {
+/// What the kernel is: `spawn` in a loop.
+pub const ABOUT_SPAWN: About = About {
     name: "empty-spawn",
     about: "10^6 empty tasks created by one task, offshoot: Scope::spawn in a loop",
     cutoff: "none (one task per call; chili: joins down to single calls)",
     source: "BoT (001) Empty, Natural",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare: |size| prepare(size, Strategy::Spawn),
 };
 
-/// Registry entry: one batch.
-pub const INFO_BATCH: KernelInfo = KernelInfo {
+/// What the kernel is: one batch.
+pub const ABOUT_BATCH: About = About {
     name: "empty-batch",
     about: "10^6 empty tasks created by one task, offshoot: one Scope::spawn_batch",
     cutoff: "none (one batch of all tasks; chili: joins down to single calls)",
     source: "BoT (001) Empty, Batch",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare: |size| prepare(size, Strategy::Batch),
 };
 
 /// The tasks' counters.
@@ -76,20 +72,30 @@ impl ItemWork for Empty {
     }
 }
 
-fn prepare(size: Size, offshoot: Strategy) -> Box<dyn Instance> {
+fn prepare(size: Size, offshoot: Strategy) -> ItemsInstance<Empty> {
     let n = match size {
         Size::Test => 10_000,
         Size::Quick => 400_000,
         Size::Full => 1_000_000,
     };
-    Box::new(ItemsInstance::new(
+    ItemsInstance::new(
         Empty { n },
         Plan {
             offshoot,
             rayon: Strategy::Spawn,
             chili_grain: 1,
         },
-    ))
+    )
+}
+
+/// The registry entry of `empty-spawn`.
+pub fn info_spawn() -> KernelInfo {
+    items::declare(ABOUT_SPAWN, |size| prepare(size, Strategy::Spawn))
+}
+
+/// The registry entry of `empty-batch`.
+pub fn info_batch() -> KernelInfo {
+    items::declare(ABOUT_BATCH, |size| prepare(size, Strategy::Batch))
 }
 
 #[cfg(test)]
@@ -98,8 +104,8 @@ mod tests {
 
     #[test]
     fn both_variants_agree_with_serial() {
-        for info in [INFO_SPAWN, INFO_BATCH] {
-            super::super::verify_all_contenders((info.prepare)(Size::Test));
+        for info in [info_spawn(), info_batch()] {
+            super::super::verify(&info);
         }
     }
 }

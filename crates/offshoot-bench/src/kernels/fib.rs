@@ -2,24 +2,23 @@
 //! fork at every call and no cutoff, so nearly all the time goes into the
 //! runtime's fork/join path: the pure overhead test.
 //!
-//! Inputs: test fib(18), quick fib(34), full fib(40).
+//! Inputs: test fib(18), quick fib(32), full fib(40).
 //! Cutoff: none (every call with n >= 2 forks).
 //! Source: the `fib` example of Cilk-5 (Frigo, Leiserson, Randall, PLDI 1998)
 //! and of every work-stealing paper since.
 //! Check: the serial answer must equal fib(n) computed by iteration.
 
-use super::plain::{Plain, Version};
-use super::{Instance, KernelInfo, Size};
+use super::plain::{self, call, scoped, Plain};
+use super::{About, Kernel, KernelInfo, Size};
+use crate::harness::Contender;
 use crate::par::{Fork, Offshoot, Rayon};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "fib",
     about: "n-th Fibonacci number by the doubly recursive definition, a fork per call",
     cutoff: "none",
     source: "Cilk-5 `fib` (Frigo, Leiserson, Randall 1998)",
-    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
-    prepare,
 };
 
 /// Plain recursion.
@@ -59,31 +58,32 @@ pub fn iterative(n: u64) -> u64 {
     a
 }
 
-/// fib(`n`) as a [`Plain`] kernel with the serial version and `offshoot`'s, the answer
-/// checked against [`iterative`] (shared with `futures-fib`, which adds its own peers).
-pub(crate) fn plain(n: u64, offshoot: Version<u64, u64>) -> Plain<u64, u64> {
-    Plain::new(
-        n,
-        format!("fib({n})"),
-        iterative(n),
-        "fib =",
-        |n| serial(*n),
-        offshoot,
-    )
+/// fib(`n`) as a [`Plain`] state, the answer checked against [`iterative`] (shared with
+/// `futures-fib`).
+pub(crate) fn plain(n: u64) -> Plain<u64, u64> {
+    Plain::new(n, format!("fib({n})"), iterative(n), "fib =")
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
-    let n = match size {
+/// The input at each size.
+fn n_of(size: Size) -> u64 {
+    match size {
         Size::Test => 18,
-        Size::Quick => 34,
+        Size::Quick => 32,
         Size::Full => 40,
-    };
-    Box::new(
-        plain(n, |n| par::<Offshoot>(*n))
-            .with_rayon(|n| par::<Rayon>(*n))
-            .with_chili(|s, n| chili(s, *n))
-            .with_peer_args(|n| vec![n.to_string()]),
-    )
+    }
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, |size| plain(n_of(size)), call(serial))
+        .offshoot(call(par::<Offshoot>))
+        .rayon(call(par::<Rayon>))
+        .chili(scoped(chili))
+        .peers(
+            Contender::PEERS,
+            plain::peer_args(|n: &u64| vec![n.to_string()]),
+        )
+        .build()
 }
 
 #[cfg(test)]
@@ -101,6 +101,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare(Size::Test));
+        super::super::verify(&info());
     }
 }

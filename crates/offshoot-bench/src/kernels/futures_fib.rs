@@ -40,37 +40,25 @@ use std::pin::Pin;
 use offshoot::sync::{spawn_future, with_future};
 
 use super::fib;
-use super::plain::{Plain, Version};
-use super::{Instance, KernelInfo, Size};
+use super::plain::{self, call, on_runtime, Plain};
+use super::{About, Kernel, KernelInfo, Size};
 use crate::harness::Contender;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "futures-fib",
     about: "n-th Fibonacci number where every call spawns a future for fib(n-1) and gets it",
     cutoff: "none",
     source: "Imam's thesis (002) §3.6.2, Fibonacci with futures, without the cutoff",
-    contenders: &[
-        Contender::Offshoot,
-        Contender::Tokio,
-        Contender::COpenmp,
-        Contender::Go,
-        Contender::Java,
-        Contender::COpenmpClang,
-        Contender::CppTbb,
-    ],
-    prepare,
 };
 
-/// Registry entry of the same program with scoped futures (`with_future`).
-pub const SCOPED_INFO: KernelInfo = KernelInfo {
+/// What the same program with scoped futures (`with_future`) is.
+pub const ABOUT_SCOPED: About = About {
     name: "scoped-futures-fib",
     about:
         "futures-fib with scoped futures: each call makes a with_future for fib(n-1) and gets it",
     cutoff: "none",
     source: "Imam's thesis (002) §3.6.2, Fibonacci with futures, without the cutoff",
-    contenders: &[Contender::Offshoot, Contender::Tokio],
-    prepare: prepare_scoped,
 };
 
 /// fib with a future per call; call inside an offshoot finish (or use
@@ -123,21 +111,33 @@ pub fn tokio(rt: &tokio::runtime::Runtime, n: u64) -> u64 {
         .expect("the root fib task panicked")
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
-    Box::new(prepare_with(size, |n| offshoot(*n)).with_peer_args(|n| vec![n.to_string()]))
-}
-
-fn prepare_scoped(size: Size) -> Box<dyn Instance> {
-    Box::new(prepare_with(size, |n| by_scoped_futures(*n)))
-}
-
-fn prepare_with(size: Size, offshoot: Version<u64, u64>) -> Plain<u64, u64> {
+fn prepare(size: Size) -> Plain<u64, u64> {
     let n = match size {
         Size::Test => 12,
         Size::Quick => 22,
         Size::Full => 27,
     };
-    fib::plain(n, offshoot).with_tokio(|rt, n| tokio(rt, *n))
+    fib::plain(n)
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, call(fib::serial))
+        .offshoot(call(offshoot))
+        .tokio(on_runtime(tokio))
+        .peers(
+            Contender::PEERS,
+            plain::peer_args(|n: &u64| vec![n.to_string()]),
+        )
+        .build()
+}
+
+/// The registry entry of the scoped futures' version.
+pub fn info_scoped() -> KernelInfo {
+    Kernel::new(ABOUT_SCOPED, prepare, call(fib::serial))
+        .offshoot(call(by_scoped_futures))
+        .tokio(on_runtime(tokio))
+        .build()
 }
 
 #[cfg(test)]
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
-        super::super::verify_contenders(prepare_scoped(Size::Test), SCOPED_INFO.contenders);
+        super::super::verify(&info());
+        super::super::verify(&info_scoped());
     }
 }

@@ -19,17 +19,15 @@
 //! Source: Cilk-5 `heat` (Frigo, Leiserson, Randall 1998).
 //! Check: the serial grid must be within 1e-9 of the exact solution.
 
-use super::{compare_slices, Instance, KernelInfo, Size};
+use super::{check_reference, About, Kernel, KernelInfo, Size, Work};
 use crate::par::{Fork, Offshoot, Rayon};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "heat",
     about: "2-D heat diffusion, five-point stencil over time steps, rows split recursively",
     cutoff: "stripes of at most 10 rows (Cilk-5 heat's leafmaxcol default)",
     source: "Cilk-5 `heat` (Frigo, Leiserson, Randall 1998)",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare,
 };
 
 /// Rows per leaf stripe.
@@ -237,40 +235,28 @@ struct Heat {
     reference: Option<Vec<f64>>,
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Heat {
     let (nx, ny, nt) = match size {
         Size::Test => (64, 32, 8),
         Size::Quick => (1024, 512, 40),
         Size::Full => (4096, 512, 100),
     };
     let p = Params::new(nx, ny, nt);
-    Box::new(Heat {
+    Heat {
         p,
         u: vec![0.0; nx * ny],
         v: vec![0.0; nx * ny],
         reference: None,
-    })
+    }
 }
 
-impl Instance for Heat {
+impl Work for Heat {
     fn input(&self) -> String {
         format!("{}x{} grid, {} steps", self.p.nx, self.p.ny, self.p.nt)
     }
     fn reset(&mut self) {
         init(&self.p, &mut self.u);
         self.v.fill(f64::NAN);
-    }
-    fn serial(&mut self) {
-        serial(&self.p, &mut self.u, &mut self.v);
-    }
-    fn offshoot(&mut self) {
-        par::<Offshoot>(&self.p, &mut self.u, &mut self.v);
-    }
-    fn rayon(&mut self) {
-        par::<Rayon>(&self.p, &mut self.u, &mut self.v);
-    }
-    fn chili(&mut self, s: &mut chili::Scope<'_>) {
-        chili(s, &self.p, &mut self.u, &mut self.v);
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let err = max_error(&self.p, &self.u);
@@ -283,12 +269,17 @@ impl Instance for Heat {
         Ok(())
     }
     fn check(&self) -> Result<(), String> {
-        let want = self
-            .reference
-            .as_ref()
-            .ok_or("no reference answer (serial run missing)")?;
-        compare_slices(&self.u, want)
+        check_reference(&self.u, &self.reference)
     }
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, |k| serial(&k.p, &mut k.u, &mut k.v))
+        .offshoot(|k| par::<Offshoot>(&k.p, &mut k.u, &mut k.v))
+        .rayon(|k| par::<Rayon>(&k.p, &mut k.u, &mut k.v))
+        .chili(|k, s| chili(s, &k.p, &mut k.u, &mut k.v))
+        .build()
 }
 
 #[cfg(test)]
@@ -310,6 +301,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare(Size::Test));
+        super::super::verify(&info());
     }
 }

@@ -230,7 +230,7 @@ impl Plan {
     }
 }
 
-/// The [`Instance`](super::Instance) of an [`ItemWork`] kernel.
+/// The state of an [`ItemWork`] kernel.
 pub struct ItemsInstance<W: ItemWork> {
     work: W,
     plan: Plan,
@@ -261,28 +261,60 @@ impl<W: ItemWork> ItemsInstance<W> {
     }
 }
 
-impl<W: ItemWork> super::Instance for ItemsInstance<W> {
+impl<W: ItemWork + 'static> ItemsInstance<W> {
+    fn run_serial(&mut self) {
+        self.run(|w, out| serial(out, |i, x| w.item(i, x)));
+    }
+    fn run_offshoot(&mut self) {
+        let s = self.plan.offshoot;
+        self.run(|w, out| offshoot(s, out, |i, x| w.item(i, x)));
+    }
+    fn run_rayon(&mut self) {
+        let s = self.plan.rayon;
+        self.run(|w, out| rayon(s, out, |i, x| w.item(i, x)));
+    }
+    fn run_chili(&mut self, scope: &mut chili::Scope<'_>) {
+        let g = self.plan.chili_grain;
+        self.run(|w, out| chili(scope, out, g, &|i, x| w.item(i, x)));
+    }
+}
+
+/// The declaration of an [`ItemWork`] kernel whose instance `prepare` builds: serial,
+/// offshoot, rayon and chili, each running every pass as the instance's [`Plan`] says.
+pub fn declare<W: ItemWork + 'static>(
+    about: super::About,
+    prepare: impl Fn(super::Size) -> ItemsInstance<W> + Send + Sync + 'static,
+) -> super::KernelInfo {
+    super::Kernel::new(about, prepare, ItemsInstance::run_serial)
+        .offshoot(ItemsInstance::run_offshoot)
+        .rayon(ItemsInstance::run_rayon)
+        .chili(ItemsInstance::run_chili)
+        .build()
+}
+
+/// The three variants of a kernel run as 001's Natural / Batch / Equal
+/// ([`Plan::natural_batch_or_equal`]: offshoot spawns per item, as one batch, or one task
+/// per worker on equal chunks), described by `abouts` in that order, each instance built by
+/// `prepare` with its strategy.
+pub fn natural_batch_equal<W: ItemWork + 'static>(
+    abouts: [super::About; 3],
+    prepare: fn(super::Size, Strategy) -> ItemsInstance<W>,
+) -> [super::KernelInfo; 3] {
+    let [rows, batch, chunks] = abouts;
+    [
+        declare(rows, move |size| prepare(size, Strategy::Spawn)),
+        declare(batch, move |size| prepare(size, Strategy::Batch)),
+        declare(chunks, move |size| prepare(size, Strategy::Chunks)),
+    ]
+}
+
+impl<W: ItemWork + 'static> super::Work for ItemsInstance<W> {
     fn input(&self) -> String {
         self.work.input()
     }
     fn reset(&mut self) {
         self.out = self.work.reset();
         self.last = None;
-    }
-    fn serial(&mut self) {
-        self.run(|w, out| serial(out, |i, x| w.item(i, x)));
-    }
-    fn offshoot(&mut self) {
-        let s = self.plan.offshoot;
-        self.run(|w, out| offshoot(s, out, |i, x| w.item(i, x)));
-    }
-    fn rayon(&mut self) {
-        let s = self.plan.rayon;
-        self.run(|w, out| rayon(s, out, |i, x| w.item(i, x)));
-    }
-    fn chili(&mut self, scope: &mut chili::Scope<'_>) {
-        let g = self.plan.chili_grain;
-        self.run(|w, out| chili(scope, out, g, &|i, x| w.item(i, x)));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let got = self

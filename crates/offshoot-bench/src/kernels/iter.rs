@@ -1,4 +1,4 @@
-//! The parallel-iterator pipelines users write (issue 12, item 3), each as a plain serial
+//! The parallel-iterator pipelines users write, each as a plain serial
 //! loop (the baseline), an offshoot `par_iter` pipeline and the same rayon pipeline,
 //! character for character apart from the import:
 //!
@@ -24,92 +24,69 @@
 use std::fmt::Debug;
 use std::hint::black_box;
 
-use super::{Answer, Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Answer, Kernel, KernelInfo, Size, Work};
 use crate::rng::SplitMix64;
 
-const CONTENDERS: &[Contender] = &[Contender::Offshoot, Contender::Rayon];
-
-/// Registry entry of `iter-sum`.
-pub const INFO_SUM: KernelInfo = KernelInfo {
+/// What `iter-sum` is.
+pub const ABOUT_SUM: About = About {
     name: "iter-sum",
     about: "(0..n).into_par_iter().map(|x| x * x % 7).sum() over 10^8 integers",
     cutoff: "none",
-    source: "issue 12 (parallel iterators as fast as the plain loop)",
-    contenders: CONTENDERS,
-    prepare: prepare_sum,
+    source: "parallel-iterator pipelines as users write them, against the plain loop",
 };
 
-/// Registry entry of `iter-dot`.
-pub const INFO_DOT: KernelInfo = KernelInfo {
+/// What `iter-dot` is.
+pub const ABOUT_DOT: About = About {
     name: "iter-dot",
     about: "dot product of two f64 slices of 10^7: zip, map, sum",
     cutoff: "none",
-    source: "issue 12 (parallel iterators as fast as the plain loop)",
-    contenders: CONTENDERS,
-    prepare: prepare_dot,
+    source: "parallel-iterator pipelines as users write them, against the plain loop",
 };
 
-/// Registry entry of `iter-filter-count`.
-pub const INFO_FILTER_COUNT: KernelInfo = KernelInfo {
+/// What `iter-filter-count` is.
+pub const ABOUT_FILTER_COUNT: About = About {
     name: "iter-filter-count",
     about: "count the multiples of 3 among 10^7 random u32s: filter, count",
     cutoff: "none",
-    source: "issue 12 (parallel iterators as fast as the plain loop)",
-    contenders: CONTENDERS,
-    prepare: prepare_filter_count,
+    source: "parallel-iterator pipelines as users write them, against the plain loop",
 };
 
-/// Registry entry of `iter-collect`.
-pub const INFO_COLLECT: KernelInfo = KernelInfo {
+/// What `iter-collect` is.
+pub const ABOUT_COLLECT: About = About {
     name: "iter-collect",
     about: "map 10^7 integers and collect them into a Vec, in order",
     cutoff: "none",
-    source: "issue 12 (parallel iterators as fast as the plain loop)",
-    contenders: CONTENDERS,
-    prepare: prepare_collect,
+    source: "parallel-iterator pipelines as users write them, against the plain loop",
 };
 
-/// Registry entry of `iter-minmax`.
-pub const INFO_MINMAX: KernelInfo = KernelInfo {
+/// What `iter-minmax` is.
+pub const ABOUT_MINMAX: About = About {
     name: "iter-minmax",
     about: "min_by_key over a slice of 4*10^6 structs (first of equal keys)",
     cutoff: "none",
-    source: "issue 12 (parallel iterators as fast as the plain loop)",
-    contenders: CONTENDERS,
-    prepare: prepare_minmax,
+    source: "parallel-iterator pipelines as users write them, against the plain loop",
 };
 
 /// One contender's version of a kernel.
-type Version<D, T> = fn(&D) -> T;
+pub(crate) type Version<D, T> = fn(&D) -> T;
 
-/// A prepared iterator kernel: its input and its versions.
-struct IterKernel<D, T> {
+/// A prepared iterator kernel's state: its input and its oracle.
+pub(crate) struct IterKernel<D, T> {
     data: D,
     label: String,
-    serial: Version<D, T>,
-    offshoot: Version<D, T>,
-    rayon: Version<D, T>,
     /// The independent check of the serial answer.
     oracle: Version<D, T>,
     out: Answer<T>,
 }
 
-impl<D: Send + Sync, T: Copy + PartialEq + Debug + Send> Instance for IterKernel<D, T> {
+impl<D: Send + Sync + 'static, T: Copy + PartialEq + Debug + Send + 'static> Work
+    for IterKernel<D, T>
+{
     fn input(&self) -> String {
         self.label.clone()
     }
     fn reset(&mut self) {
         self.out.clear();
-    }
-    fn serial(&mut self) {
-        self.out.set((self.serial)(black_box(&self.data)));
-    }
-    fn offshoot(&mut self) {
-        self.out.set((self.offshoot)(black_box(&self.data)));
-    }
-    fn rayon(&mut self) {
-        self.out.set((self.rayon)(black_box(&self.data)));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let want = (self.oracle)(&self.data);
@@ -126,23 +103,33 @@ impl<D: Send + Sync, T: Copy + PartialEq + Debug + Send> Instance for IterKernel
     }
 }
 
-/// A kernel of the `fn(&D) -> T` kind from its input, input line and versions (serial,
-/// offshoot, rayon, oracle); `iter_apps.rs` builds its kernels with it too.
-pub(crate) fn boxed<D: Send + Sync + 'static, T: Copy + PartialEq + Debug + Send + 'static>(
+/// A kernel's state from its input, input line and oracle; `iter_apps.rs` builds its
+/// kernels with it too.
+pub(crate) fn state<D, T: Copy + PartialEq + Debug + Send>(
     data: D,
     label: String,
-    versions: [Version<D, T>; 4],
-) -> Box<dyn Instance> {
-    let [serial, offshoot, rayon, oracle] = versions;
-    Box::new(IterKernel {
+    oracle: Version<D, T>,
+) -> IterKernel<D, T> {
+    IterKernel {
         data,
         label,
-        serial,
-        offshoot,
-        rayon,
         oracle,
         out: Answer::new(),
-    })
+    }
+}
+
+/// The declaration of an iterator kernel whose state `prepare` builds, with its serial,
+/// offshoot and rayon versions.
+pub(crate) fn declare<D: Send + Sync + 'static, T: Copy + PartialEq + Debug + Send + 'static>(
+    about: About,
+    prepare: fn(Size) -> IterKernel<D, T>,
+    [serial, offshoot, rayon]: [Version<D, T>; 3],
+) -> KernelInfo {
+    let call = |f: Version<D, T>| move |k: &mut IterKernel<D, T>| k.out.set(f(black_box(&k.data)));
+    Kernel::new(about, prepare, call(serial))
+        .offshoot(call(offshoot))
+        .rayon(call(rayon))
+        .build()
 }
 
 // ---- iter-sum ----
@@ -174,17 +161,13 @@ fn sum_oracle(n: &u64) -> u64 {
     n / 7 * PERIOD.iter().sum::<u64>() + PERIOD[..(n % 7) as usize].iter().sum::<u64>()
 }
 
-fn prepare_sum(size: Size) -> Box<dyn Instance> {
+fn prepare_sum(size: Size) -> IterKernel<u64, u64> {
     let n: u64 = match size {
         Size::Test => 100_000,
         Size::Quick => 20_000_000,
         Size::Full => 100_000_000,
     };
-    boxed(
-        n,
-        format!("{n} integers"),
-        [sum_serial, sum_offshoot, sum_rayon, sum_oracle],
-    )
+    state(n, format!("{n} integers"), sum_oracle)
 }
 
 // ---- iter-dot ----
@@ -225,7 +208,7 @@ fn dot_oracle(v: &Vectors) -> f64 {
     s as f64
 }
 
-fn prepare_dot(size: Size) -> Box<dyn Instance> {
+fn prepare_dot(size: Size) -> IterKernel<Vectors, f64> {
     let n = match size {
         Size::Test => 10_000,
         Size::Quick | Size::Full => 10_000_000,
@@ -233,11 +216,7 @@ fn prepare_dot(size: Size) -> Box<dyn Instance> {
     let mut rng = SplitMix64::new(12);
     let a = (0..n).map(|_| (rng.next_u64() % 1024) as f64).collect();
     let b = (0..n).map(|_| (rng.next_u64() % 1024) as f64).collect();
-    boxed(
-        Vectors { a, b },
-        format!("2 x {n} f64"),
-        [dot_serial, dot_offshoot, dot_rayon, dot_oracle],
-    )
+    state(Vectors { a, b }, format!("2 x {n} f64"), dot_oracle)
 }
 
 // ---- iter-filter-count ----
@@ -269,23 +248,14 @@ fn filter_count_oracle(v: &Vec<u32>) -> usize {
     v.len() - v.iter().filter(|x| **x % 3 != 0).count()
 }
 
-fn prepare_filter_count(size: Size) -> Box<dyn Instance> {
+fn prepare_filter_count(size: Size) -> IterKernel<Vec<u32>, usize> {
     let n = match size {
         Size::Test => 10_000,
         Size::Quick | Size::Full => 10_000_000,
     };
     let mut rng = SplitMix64::new(13);
     let v: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
-    boxed(
-        v,
-        format!("{n} u32"),
-        [
-            filter_count_serial,
-            filter_count_offshoot,
-            filter_count_rayon,
-            filter_count_oracle,
-        ],
-    )
+    state(v, format!("{n} u32"), filter_count_oracle)
 }
 
 // ---- iter-collect ----
@@ -333,21 +303,12 @@ fn collect_oracle(n: &u64) -> (usize, u64) {
     (*n as usize, h)
 }
 
-fn prepare_collect(size: Size) -> Box<dyn Instance> {
+fn prepare_collect(size: Size) -> IterKernel<u64, (usize, u64)> {
     let n: u64 = match size {
         Size::Test => 10_000,
         Size::Quick | Size::Full => 10_000_000,
     };
-    boxed(
-        n,
-        format!("{n} integers"),
-        [
-            collect_serial,
-            collect_offshoot,
-            collect_rayon,
-            collect_oracle,
-        ],
-    )
+    state(n, format!("{n} integers"), collect_oracle)
 }
 
 // ---- iter-minmax ----
@@ -389,7 +350,7 @@ fn minmax_oracle(v: &Vec<Item>) -> Option<u32> {
     v.iter().position(|it| it.key == min).map(|i| v[i].id)
 }
 
-fn prepare_minmax(size: Size) -> Box<dyn Instance> {
+fn prepare_minmax(size: Size) -> IterKernel<Vec<Item>, Option<u32>> {
     let n = match size {
         Size::Test => 10_000,
         Size::Quick | Size::Full => 4_000_000,
@@ -403,10 +364,55 @@ fn prepare_minmax(size: Size) -> Box<dyn Instance> {
             _payload: rng.next_u64(),
         })
         .collect();
-    boxed(
-        v,
-        format!("{n} structs"),
-        [minmax_serial, minmax_offshoot, minmax_rayon, minmax_oracle],
+    state(v, format!("{n} structs"), minmax_oracle)
+}
+
+/// The registry entry of `iter-sum`.
+pub fn info_sum() -> KernelInfo {
+    declare(
+        ABOUT_SUM,
+        prepare_sum,
+        [sum_serial, sum_offshoot, sum_rayon],
+    )
+}
+
+/// The registry entry of `iter-dot`.
+pub fn info_dot() -> KernelInfo {
+    declare(
+        ABOUT_DOT,
+        prepare_dot,
+        [dot_serial, dot_offshoot, dot_rayon],
+    )
+}
+
+/// The registry entry of `iter-filter-count`.
+pub fn info_filter_count() -> KernelInfo {
+    declare(
+        ABOUT_FILTER_COUNT,
+        prepare_filter_count,
+        [
+            filter_count_serial,
+            filter_count_offshoot,
+            filter_count_rayon,
+        ],
+    )
+}
+
+/// The registry entry of `iter-collect`.
+pub fn info_collect() -> KernelInfo {
+    declare(
+        ABOUT_COLLECT,
+        prepare_collect,
+        [collect_serial, collect_offshoot, collect_rayon],
+    )
+}
+
+/// The registry entry of `iter-minmax`.
+pub fn info_minmax() -> KernelInfo {
+    declare(
+        ABOUT_MINMAX,
+        prepare_minmax,
+        [minmax_serial, minmax_offshoot, minmax_rayon],
     )
 }
 
@@ -424,14 +430,14 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        for prepare in [
-            prepare_sum,
-            prepare_dot,
-            prepare_filter_count,
-            prepare_collect,
-            prepare_minmax,
+        for info in [
+            info_sum(),
+            info_dot(),
+            info_filter_count(),
+            info_collect(),
+            info_minmax(),
         ] {
-            super::super::verify_contenders(prepare(Size::Test), CONTENDERS);
+            super::super::verify(&info);
         }
     }
 }

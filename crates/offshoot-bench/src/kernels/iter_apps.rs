@@ -1,4 +1,4 @@
-//! Whole `par_iter` programs of the kinds rayon users port (issue 13's benchmarks), each as
+//! Whole `par_iter` programs of the kinds rayon users port (word counts, flattening, early exit), each as
 //! a plain serial program (the baseline), an offshoot pipeline and the same rayon pipeline,
 //! character for character apart from the import:
 //!
@@ -18,7 +18,7 @@
 //!
 //! Inputs (seeded): word-freq, lines of 1–16 words drawn with a skewed distribution from a
 //! vocabulary of 20,000 words, 2·10^4 words (test), 10^6 (quick), 10^7 (full); flat-map,
-//! 10^3 / 2·10^5 / 10^6 inner vectors of 0–100 `u32`s; find-first, 10^4 / 4·10^6 / 10^7
+//! 10^3 / 10^5 / 10^6 inner vectors of 0–100 `u32`s; find-first, 10^4 / 4·10^6 / 10^7
 //! items and 8 / 64 / 256 queries, each hit in the first 1% of the slice.
 //!
 //! Answers (computed inside each version, at a cost that is small next to the work: one
@@ -33,51 +33,41 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::iter::boxed;
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::iter::{declare, state, IterKernel};
+use super::{About, KernelInfo, Size};
 use crate::rng::SplitMix64;
 
-const CONTENDERS: &[Contender] = &[Contender::Offshoot, Contender::Rayon];
-
-/// Registry entry of `word-freq`.
-pub const INFO_WORD_FREQ: KernelInfo = KernelInfo {
+/// What `word-freq` is.
+pub const ABOUT_WORD_FREQ: About = About {
     name: "word-freq",
     about: "word-frequency count: par_lines, fold into HashMaps, reduce by merging",
     cutoff: "none",
-    source: "issue 13 (rayon programs as users write them)",
-    contenders: CONTENDERS,
-    prepare: prepare_word_freq,
+    source: "rayon programs as users write them",
 };
 
-/// Registry entry of `flat-map`.
-pub const INFO_FLAT_MAP: KernelInfo = KernelInfo {
+/// What `flat-map` is.
+pub const ABOUT_FLAT_MAP: About = About {
     name: "flat-map",
     about: "sum over nested Vec<u32>s: flat_map(par_iter), map, sum",
     cutoff: "none",
-    source: "issue 13 (rayon programs as users write them)",
-    contenders: CONTENDERS,
-    prepare: prepare_flat_map_sum,
+    source: "rayon programs as users write them",
 };
 
-/// Registry entry of `flat-map-collect`.
-pub const INFO_FLAT_MAP_COLLECT: KernelInfo = KernelInfo {
+/// What `flat-map-collect` is.
+pub const ABOUT_FLAT_MAP_COLLECT: About = About {
     name: "flat-map-collect",
     about: "flatten nested Vec<u32>s in order: flat_map(par_iter), collect",
     cutoff: "none",
-    source: "issue 13 (rayon programs as users write them)",
-    contenders: CONTENDERS,
-    prepare: prepare_flat_map,
+    source: "rayon programs as users write them",
 };
 
-/// Registry entry of `find-first`.
-pub const INFO_FIND_FIRST: KernelInfo = KernelInfo {
+/// What `find-first` is.
+pub const ABOUT_FIND_FIRST: About = About {
     name: "find-first",
     about: "find_first queries whose hits lie in the first 1% of a large slice",
     cutoff: "none",
-    source: "issue 13 (early exit: find_first must stop the other workers)",
-    contenders: CONTENDERS,
-    prepare: prepare_find_first,
+    source:
+        "rayon programs as users write them; early exit: find_first must stop the other workers",
 };
 
 // ---- word-freq ----
@@ -193,7 +183,7 @@ fn make_text(words: usize, seed: u64) -> String {
     text
 }
 
-fn prepare_word_freq(size: Size) -> Box<dyn Instance> {
+fn prepare_word_freq(size: Size) -> IterKernel<String, FreqDigest> {
     let words = match size {
         Size::Test => 20_000,
         Size::Quick => 1_000_000,
@@ -201,16 +191,7 @@ fn prepare_word_freq(size: Size) -> Box<dyn Instance> {
     };
     let text = make_text(words, 21);
     let label = format!("{words} words, {} lines", text.lines().count());
-    boxed(
-        text,
-        label,
-        [
-            word_freq_serial,
-            word_freq_offshoot,
-            word_freq_rayon,
-            word_freq_oracle,
-        ],
-    )
+    state(text, label, word_freq_oracle)
 }
 
 // ---- flat-map ----
@@ -296,7 +277,7 @@ fn flat_sum_oracle(vv: &Vec<Vec<u32>>) -> u64 {
 fn nested(size: Size) -> (Vec<Vec<u32>>, String) {
     let outer = match size {
         Size::Test => 1_000,
-        Size::Quick => 200_000,
+        Size::Quick => 100_000,
         Size::Full => 1_000_000,
     };
     let mut rng = SplitMix64::new(22);
@@ -310,32 +291,14 @@ fn nested(size: Size) -> (Vec<Vec<u32>>, String) {
     (vv, format!("{outer} vectors, {items} items"))
 }
 
-fn prepare_flat_map_sum(size: Size) -> Box<dyn Instance> {
+fn prepare_flat_map_sum(size: Size) -> IterKernel<Vec<Vec<u32>>, u64> {
     let (vv, label) = nested(size);
-    boxed(
-        vv,
-        label,
-        [
-            flat_sum_serial,
-            flat_sum_offshoot,
-            flat_sum_rayon,
-            flat_sum_oracle,
-        ],
-    )
+    state(vv, label, flat_sum_oracle)
 }
 
-fn prepare_flat_map(size: Size) -> Box<dyn Instance> {
+fn prepare_flat_map(size: Size) -> IterKernel<Vec<Vec<u32>>, (usize, u64)> {
     let (vv, label) = nested(size);
-    boxed(
-        vv,
-        label,
-        [
-            flat_map_serial,
-            flat_map_offshoot,
-            flat_map_rayon,
-            flat_map_oracle,
-        ],
-    )
+    state(vv, label, flat_map_oracle)
 }
 
 // ---- find-first ----
@@ -419,7 +382,7 @@ fn visited(h: &Haystack) -> [usize; 3] {
     ]
 }
 
-fn prepare_find_first(size: Size) -> Box<dyn Instance> {
+fn prepare_find_first(size: Size) -> IterKernel<Haystack, FoundDigest> {
     let (n, queries) = match size {
         Size::Test => (10_000, 8),
         Size::Quick => (4_000_000, 64),
@@ -452,15 +415,42 @@ fn prepare_find_first(size: Size) -> Box<dyn Instance> {
          offshoot {offshoot}, rayon {rayon} (global pools)",
         h.targets.len()
     );
-    boxed(
-        h,
-        label,
-        [
-            find_first_serial,
-            find_first_offshoot,
-            find_first_rayon,
-            find_first_oracle,
-        ],
+    state(h, label, find_first_oracle)
+}
+
+/// The registry entry of `word-freq`.
+pub fn info_word_freq() -> KernelInfo {
+    declare(
+        ABOUT_WORD_FREQ,
+        prepare_word_freq,
+        [word_freq_serial, word_freq_offshoot, word_freq_rayon],
+    )
+}
+
+/// The registry entry of `flat-map`.
+pub fn info_flat_map() -> KernelInfo {
+    declare(
+        ABOUT_FLAT_MAP,
+        prepare_flat_map_sum,
+        [flat_sum_serial, flat_sum_offshoot, flat_sum_rayon],
+    )
+}
+
+/// The registry entry of `flat-map-collect`.
+pub fn info_flat_map_collect() -> KernelInfo {
+    declare(
+        ABOUT_FLAT_MAP_COLLECT,
+        prepare_flat_map,
+        [flat_map_serial, flat_map_offshoot, flat_map_rayon],
+    )
+}
+
+/// The registry entry of `find-first`.
+pub fn info_find_first() -> KernelInfo {
+    declare(
+        ABOUT_FIND_FIRST,
+        prepare_find_first,
+        [find_first_serial, find_first_offshoot, find_first_rayon],
     )
 }
 
@@ -483,13 +473,13 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        for prepare in [
-            prepare_word_freq,
-            prepare_flat_map_sum,
-            prepare_flat_map,
-            prepare_find_first,
+        for info in [
+            info_word_freq(),
+            info_flat_map(),
+            info_flat_map_collect(),
+            info_find_first(),
         ] {
-            super::super::verify_contenders(prepare(Size::Test), CONTENDERS);
+            super::super::verify(&info);
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `jacobi-2d` / `jacobi-2d-coarse`: a 5-point Jacobi relaxation on an `n`×`n` grid for `t`
 //! sweeps, its rows split into bands, a task per band that meets the others at the end of
-//! every sweep (Imam's thesis ch. 3, the phaser kernels; issue 17). `jacobi-2d` has 64
+//! every sweep (Imam's thesis ch. 3, the phaser kernels). `jacobi-2d` has 64
 //! bands (32 tasks per worker on 2 workers), `jacobi-2d-coarse` 8 (4 per worker).
 //!
 //! Contenders, each computing the same cells in the same way (so the grids agree bit for
@@ -23,28 +23,23 @@ use std::cell::UnsafeCell;
 use std::sync::Arc;
 
 use super::bands::{self, Steps};
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Kernel, KernelInfo, Size, Work};
 use crate::par;
 
-/// Registry entry of `jacobi-2d` (64 bands).
-pub const INFO: KernelInfo = KernelInfo {
+/// What `jacobi-2d` (64 bands) is.
+pub const ABOUT: About = About {
     name: "jacobi-2d",
     about: "Jacobi relaxation, 64 bands meeting after every sweep: phasers vs a fork-join per sweep, tokio and OS-thread barriers",
     cutoff: "64 bands of rows",
-    source: "Imam's thesis ch. 3 (phasers; SOR/Jacobi stencils) (issue 17)",
-    contenders: Contender::PHASER,
-    prepare: prepare_fine,
+    source: "Imam's thesis ch. 3 (phasers; SOR/Jacobi stencils)",
 };
 
-/// Registry entry of `jacobi-2d-coarse` (8 bands).
-pub const INFO_COARSE: KernelInfo = KernelInfo {
+/// What `jacobi-2d-coarse` (8 bands) is.
+pub const ABOUT_COARSE: About = About {
     name: "jacobi-2d-coarse",
     about: "Jacobi relaxation, 8 bands meeting after every sweep: phasers vs a fork-join per sweep, tokio and OS-thread barriers",
     cutoff: "8 bands of rows",
-    source: "Imam's thesis ch. 3 (phasers; SOR/Jacobi stencils) (issue 17)",
-    contenders: Contender::PHASER,
-    prepare: prepare_coarse,
+    source: "Imam's thesis ch. 3 (phasers; SOR/Jacobi stencils)",
 };
 
 /// Two `n`×`n` buffers shared by the band tasks.
@@ -136,7 +131,7 @@ struct Jacobi {
     reference: Option<Vec<f64>>,
 }
 
-impl Instance for Jacobi {
+impl Work for Jacobi {
     fn input(&self) -> String {
         format!(
             "{}x{} grid, {} sweeps, {} bands",
@@ -146,69 +141,81 @@ impl Instance for Jacobi {
     fn reset(&mut self) {
         self.last.clear();
     }
-    fn serial(&mut self) {
-        let g = Grids::new(self.n);
-        bands::serial(&g, self.t);
-        self.last = g.result(self.t);
-    }
-    fn offshoot(&mut self) {
-        let g = Grids::new(self.n);
-        bands::phasers(&g, self.t, self.bands);
-        self.last = g.result(self.t);
-    }
-    fn offshoot_fj(&mut self) {
-        let g = Grids::new(self.n);
-        bands::per_step::<par::Offshoot>(&g, self.t, self.bands);
-        self.last = g.result(self.t);
-    }
-    fn rayon(&mut self) {
-        let g = Grids::new(self.n);
-        bands::per_step::<par::Rayon>(&g, self.t, self.bands);
-        self.last = g.result(self.t);
-    }
-    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
-        let g = Arc::new(Grids::new(self.n));
-        bands::tokio_barrier(rt, g.clone(), self.t, self.bands);
-        self.last = g.result(self.t);
-    }
-    fn threads(&mut self) {
-        let g = Grids::new(self.n);
-        bands::threads_barrier(&g, self.t, self.bands);
-        self.last = g.result(self.t);
-    }
     fn accept_reference(&mut self) -> Result<(), String> {
         super::compare_slices(&self.last, &reference(self.n, self.t))?;
         self.reference = Some(self.last.clone());
         Ok(())
     }
     fn check(&self) -> Result<(), String> {
-        match &self.reference {
-            None => Err("no reference".into()),
-            Some(r) => super::compare_slices(&self.last, r),
-        }
+        super::check_reference(&self.last, &self.reference)
     }
 }
 
-fn prepare(size: Size, bands: usize) -> Box<dyn Instance> {
+/// The declaration of the kernel's variants, each with its own input.
+fn declare(about: About, prepare: fn(Size) -> Jacobi) -> KernelInfo {
+    Kernel::new(about, prepare, |k| {
+        let g = Grids::new(k.n);
+        bands::serial(&g, k.t);
+        k.last = g.result(k.t);
+    })
+    .offshoot(|k| {
+        let g = Grids::new(k.n);
+        bands::phasers(&g, k.t, k.bands);
+        k.last = g.result(k.t);
+    })
+    .offshoot_fj(|k| {
+        let g = Grids::new(k.n);
+        bands::per_step::<par::Offshoot>(&g, k.t, k.bands);
+        k.last = g.result(k.t);
+    })
+    .rayon(|k| {
+        let g = Grids::new(k.n);
+        bands::per_step::<par::Rayon>(&g, k.t, k.bands);
+        k.last = g.result(k.t);
+    })
+    .tokio(|k, rt| {
+        let g = Arc::new(Grids::new(k.n));
+        bands::tokio_barrier(rt, g.clone(), k.t, k.bands);
+        k.last = g.result(k.t);
+    })
+    .threads(|k| {
+        let g = Grids::new(k.n);
+        bands::threads_barrier(&g, k.t, k.bands);
+        k.last = g.result(k.t);
+    })
+    .build()
+}
+
+/// The registry entry of `jacobi-2d`.
+pub fn info() -> KernelInfo {
+    declare(ABOUT, prepare_fine)
+}
+
+/// The registry entry of `jacobi-2d-coarse`.
+pub fn info_coarse() -> KernelInfo {
+    declare(ABOUT_COARSE, prepare_coarse)
+}
+
+fn prepare(size: Size, bands: usize) -> Jacobi {
     let (n, t) = match size {
         Size::Test => (24, 4),
         Size::Quick => (400, 40),
         Size::Full => (1500, 100),
     };
-    Box::new(Jacobi {
+    Jacobi {
         n,
         t,
         bands,
         last: Vec::new(),
         reference: None,
-    })
+    }
 }
 
-fn prepare_fine(size: Size) -> Box<dyn Instance> {
+fn prepare_fine(size: Size) -> Jacobi {
     prepare(size, 64)
 }
 
-fn prepare_coarse(size: Size) -> Box<dyn Instance> {
+fn prepare_coarse(size: Size) -> Jacobi {
     prepare(size, 8)
 }
 
@@ -218,8 +225,8 @@ mod tests {
 
     #[test]
     fn every_contender_computes_the_serial_grid() {
-        for prepare in [prepare_fine, prepare_coarse] {
-            super::super::verify_contenders(prepare(Size::Test), Contender::PHASER);
+        for info in [info(), info_coarse()] {
+            super::super::verify(&info);
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `kmeans`: Lloyd's k-means on integer points for a fixed number of iterations, with the
 //! per-iteration sums as a reduction (Imam's thesis ch. 3, KMEANS with phaser
-//! accumulators; issue 17).
+//! accumulators).
 //!
 //! Each iteration assigns every point to its nearest centroid (squared distance, ties to
 //! the lower index), sums the points of each cluster and moves each centroid to its
@@ -28,19 +28,16 @@ use std::sync::{Arc, Barrier, Mutex};
 
 use offshoot::phaser::{Mode, PhaseAccumulator, Phaser};
 
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Kernel, KernelInfo, Size, Work};
 use crate::par::{self, ParLoop};
 use crate::rng::SplitMix64;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "kmeans",
     about: "k-means, 16 tasks summing their points per iteration: phaser accumulators vs a fork-join reduction per iteration and OS threads with barriers",
     cutoff: "16 chunks of points",
-    source: "Imam's thesis ch. 3 (KMEANS with phaser accumulators) (issue 17)",
-    contenders: Contender::PHASER,
-    prepare,
+    source: "Imam's thesis ch. 3 (KMEANS with phaser accumulators)",
 };
 
 /// Clusters.
@@ -225,7 +222,7 @@ struct Kmeans {
     reference: Option<[Point; K]>,
 }
 
-impl Instance for Kmeans {
+impl Work for Kmeans {
     fn input(&self) -> String {
         format!(
             "{} points, {K} clusters, {} iterations, {TASKS} tasks",
@@ -235,24 +232,6 @@ impl Instance for Kmeans {
     }
     fn reset(&mut self) {
         self.last = None;
-    }
-    fn serial(&mut self) {
-        self.last = Some(serial(&self.points, self.iters));
-    }
-    fn offshoot(&mut self) {
-        self.last = Some(phasers(&self.points, self.iters));
-    }
-    fn offshoot_fj(&mut self) {
-        self.last = Some(per_iteration::<par::Offshoot>(&self.points, self.iters));
-    }
-    fn rayon(&mut self) {
-        self.last = Some(per_iteration::<par::Rayon>(&self.points, self.iters));
-    }
-    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
-        self.last = Some(tokio_barrier(rt, &self.points, self.iters));
-    }
-    fn threads(&mut self) {
-        self.last = Some(threads_barrier(&self.points, self.iters));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         // The oracle: the same iterations with the sums taken in a second, independent way
@@ -285,7 +264,20 @@ impl Instance for Kmeans {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, |k| {
+        k.last = Some(serial(&k.points, k.iters))
+    })
+    .offshoot(|k| k.last = Some(phasers(&k.points, k.iters)))
+    .offshoot_fj(|k| k.last = Some(per_iteration::<par::Offshoot>(&k.points, k.iters)))
+    .rayon(|k| k.last = Some(per_iteration::<par::Rayon>(&k.points, k.iters)))
+    .tokio(|k, rt| k.last = Some(tokio_barrier(rt, &k.points, k.iters)))
+    .threads(|k| k.last = Some(threads_barrier(&k.points, k.iters)))
+    .build()
+}
+
+fn prepare(size: Size) -> Kmeans {
     let (n, iters) = match size {
         Size::Test => (2_000, 3),
         Size::Quick => (200_000, 10),
@@ -295,12 +287,12 @@ fn prepare(size: Size) -> Box<dyn Instance> {
     let points = (0..n)
         .map(|_| (rng.range_i64(0, 1_000_000), rng.range_i64(0, 1_000_000)))
         .collect();
-    Box::new(Kmeans {
+    Kmeans {
         points,
         iters,
         last: None,
         reference: None,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -309,6 +301,6 @@ mod tests {
 
     #[test]
     fn every_contender_finds_the_serial_centroids() {
-        super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
+        super::super::verify(&info());
     }
 }

@@ -15,8 +15,8 @@
 //! 90..=110, value = weight * 5 ± 25, like the items of Cilk's example
 //! inputs), capacity 40% of the total weight. How hard such an instance is
 //! for this bound varies wildly from seed to seed, so the seeds are fixed:
-//! test 16 items (seed 0), quick 41 items (seed 4, about 40 ms serially on
-//! the reference machine), full 62 items (seed 4, about 0.2 s).
+//! test 16 items (seed 0), quick 41 items (seed 4), full 62 items (seed 4);
+//! their serial times are in docs/BENCH-MEASUREMENTS.md.
 //! Cutoff: none.
 //! Source: the `knapsack` example of Cilk-5 (Frigo, Leiserson, Randall 1998),
 //! also in BOTS.
@@ -24,18 +24,17 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use super::{Answer, Instance, KernelInfo, Size};
+use super::{About, Answer, Kernel, KernelInfo, Size, Work};
+use crate::harness::Contender;
 use crate::par::{Fork, Offshoot, Rayon};
 use crate::rng::SplitMix64;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "knapsack",
     about: "0/1 knapsack by branch and bound with a shared best-so-far bound",
     cutoff: "none",
     source: "Cilk-5 `knapsack` (Frigo, Leiserson, Randall 1998), BOTS",
-    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
-    prepare,
 };
 
 /// One item.
@@ -225,34 +224,22 @@ pub(crate) fn accept_optimum(
     })
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Knapsack {
     let (items, capacity) = sized(size);
-    Box::new(Knapsack {
+    Knapsack {
         params: params(size),
         items,
         capacity,
         out: Answer::new(),
-    })
+    }
 }
 
-impl Instance for Knapsack {
+impl Work for Knapsack {
     fn input(&self) -> String {
         format!("{} items, capacity {}", self.items.len(), self.capacity)
     }
     fn reset(&mut self) {
         self.out.clear();
-    }
-    fn serial(&mut self) {
-        self.out.set(serial(&self.items, self.capacity));
-    }
-    fn offshoot(&mut self) {
-        self.out.set(par::<Offshoot>(&self.items, self.capacity));
-    }
-    fn rayon(&mut self) {
-        self.out.set(par::<Rayon>(&self.items, self.capacity));
-    }
-    fn chili(&mut self, s: &mut chili::Scope<'_>) {
-        self.out.set(chili(s, &self.items, self.capacity));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         accept_optimum(&mut self.out, &self.items, self.capacity)
@@ -260,17 +247,26 @@ impl Instance for Knapsack {
     fn check(&self) -> Result<(), String> {
         self.out.check()
     }
-    fn peer_input(&self) -> Result<crate::peers::PeerInput, String> {
-        let best = self
-            .out
-            .reference()
-            .ok_or("no reference answer (serial run missing)")?;
-        let (n, seed) = self.params;
-        Ok(crate::peers::PeerInput {
-            args: vec![n.to_string(), seed.to_string()],
-            answer: best.to_string(),
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, |k| k.out.set(serial(&k.items, k.capacity)))
+        .offshoot(|k| k.out.set(par::<Offshoot>(&k.items, k.capacity)))
+        .rayon(|k| k.out.set(par::<Rayon>(&k.items, k.capacity)))
+        .chili(|k, s| k.out.set(chili(s, &k.items, k.capacity)))
+        .peers(Contender::PEERS, |k| {
+            let best = k
+                .out
+                .reference()
+                .ok_or("no reference answer (serial run missing)")?;
+            let (n, seed) = k.params;
+            Ok(crate::peers::PeerInput {
+                args: vec![n.to_string(), seed.to_string()],
+                answer: best.to_string(),
+            })
         })
-    }
+        .build()
 }
 
 #[cfg(test)]
@@ -307,6 +303,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare(Size::Test));
+        super::super::verify(&info());
     }
 }

@@ -20,19 +20,16 @@ use std::sync::Arc;
 
 use super::knapsack::{accept_optimum, par, par_visiting, serial, serial_visiting, sized, Item};
 use super::visits::{self, Counted, Tally};
-use super::{Answer, Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Answer, Kernel, KernelInfo, Size, Work};
 use crate::par::{Offshoot, Rayon};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "knapsack-bb",
     about:
         "0/1 knapsack branch and bound: the bound as a Maxima eureka vs a hand-written atomic bound",
     cutoff: "none",
-    source: "Imam's thesis Fig. 4.14 `Knapsack-BB` on Cilk-5's `knapsack` (issue 16)",
-    contenders: &[Contender::Offshoot, Contender::OffshootCt, Contender::Rayon],
-    prepare,
+    source: "Imam's thesis Fig. 4.14 `Knapsack-BB` on Cilk-5's `knapsack`",
 };
 
 /// Branch and bound with the best-so-far in a Maxima eureka.
@@ -107,7 +104,7 @@ impl Counted for KnapsackBb {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size, kernel: &Kernel<KnapsackBb>) -> KnapsackBb {
     let (items, capacity) = sized(size);
     let mut k = KnapsackBb {
         items,
@@ -116,11 +113,11 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         tally: None,
         visits: String::new(),
     };
-    k.visits = visits::line(&mut k, INFO.contenders, "nodes expanded");
-    Box::new(k)
+    k.visits = visits::line(kernel, &mut k, "nodes expanded");
+    k
 }
 
-impl Instance for KnapsackBb {
+impl Work for KnapsackBb {
     fn input(&self) -> String {
         format!(
             "{} items, capacity {}; {}",
@@ -132,20 +129,6 @@ impl Instance for KnapsackBb {
     fn reset(&mut self) {
         self.out.clear();
     }
-    fn serial(&mut self) {
-        self.run(serial, |i, c, v| serial_visiting(i, c, &v));
-    }
-    fn offshoot(&mut self) {
-        self.run(eureka_bb, |i, c, v| eureka_bb_visiting(i, c, &v));
-    }
-    fn offshoot_ct(&mut self) {
-        self.run(par::<Offshoot>, |i, c, v| {
-            par_visiting::<Offshoot, _>(i, c, &v)
-        });
-    }
-    fn rayon(&mut self) {
-        self.run(par::<Rayon>, |i, c, v| par_visiting::<Rayon, _>(i, c, &v));
-    }
     fn accept_reference(&mut self) -> Result<(), String> {
         accept_optimum(&mut self.out, &self.items, self.capacity)
     }
@@ -154,12 +137,27 @@ impl Instance for KnapsackBb {
     }
 }
 
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new_with(ABOUT, prepare, |k| {
+        k.run(serial, |i, c, v| serial_visiting(i, c, &v))
+    })
+    .offshoot(|k| k.run(eureka_bb, |i, c, v| eureka_bb_visiting(i, c, &v)))
+    .offshoot_ct(|k| {
+        k.run(par::<Offshoot>, |i, c, v| {
+            par_visiting::<Offshoot, _>(i, c, &v)
+        });
+    })
+    .rayon(|k| k.run(par::<Rayon>, |i, c, v| par_visiting::<Rayon, _>(i, c, &v)))
+    .build()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn every_contender_finds_the_optimum() {
-        super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
+        super::super::verify(&info());
     }
 }

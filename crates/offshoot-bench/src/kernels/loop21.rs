@@ -14,44 +14,38 @@
 //!
 //! Every element of `px` gets its 25 products added in the same order (k ascending) by
 //! every contender, so the results agree bit for bit. Inputs: test N = 1001, quick
-//! N = 100001, full N = 200001. Check: the serial result equals, exactly, the product computed by the
+//! N = 50001, full N = 200001. Check: the serial result equals, exactly, the product computed by the
 //! original Livermore loop order (k outermost, then the column, then the row), which adds
 //! the same products to each element in the same order.
 
-use super::items::{ItemWork, ItemsInstance, Plan, Strategy};
-use super::{Instance, KernelInfo, Size};
+use super::items::{self, ItemWork, ItemsInstance, Plan, Strategy};
+use super::{About, KernelInfo, Size};
 use crate::rng::SplitMix64;
 
 const M: usize = 25;
 
-/// Registry entry: one task per row.
-pub const INFO_ROWS: KernelInfo = KernelInfo {
+/// What the kernel is: one task per row.
+pub const ABOUT_ROWS: About = About {
     name: "loop21-rows",
     about: "Livermore 21: N x 25 by 25 x 25 product, offshoot: one spawn per row",
     cutoff: "none (one task per row; chili: single rows)",
     source: "BoT (001) Loop 21, Natural",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare: |size| prepare(size, Strategy::Spawn),
 };
 
-/// Registry entry: the rows as one batch.
-pub const INFO_BATCH: KernelInfo = KernelInfo {
+/// What the kernel is: the rows as one batch.
+pub const ABOUT_BATCH: About = About {
     name: "loop21-batch",
     about: "Livermore 21: N x 25 by 25 x 25 product, offshoot: one spawn_batch",
     cutoff: "none (one batch of N tasks; chili: single rows)",
     source: "BoT (001) Loop 21, Batch",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare: |size| prepare(size, Strategy::Batch),
 };
 
-/// Registry entry: one chunk per worker.
-pub const INFO_CHUNKS: KernelInfo = KernelInfo {
+/// What the kernel is: one chunk per worker.
+pub const ABOUT_CHUNKS: About = About {
     name: "loop21-chunks",
     about: "Livermore 21: N x 25 by 25 x 25 product, one equal chunk per worker",
     cutoff: "N / workers rows per task (chili: N / cores)",
     source: "BoT (001) Loop 21, Equal",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare: |size| prepare(size, Strategy::Chunks),
 };
 
 /// The matrices.
@@ -107,19 +101,24 @@ impl ItemWork for Loop21 {
     }
 }
 
-fn prepare(size: Size, offshoot: Strategy) -> Box<dyn Instance> {
+fn prepare(size: Size, offshoot: Strategy) -> ItemsInstance<Loop21> {
     let n = match size {
         Size::Test => 1001,
-        Size::Quick => 100_001,
+        Size::Quick => 50_001,
         Size::Full => 200_001,
     };
     let mut rng = SplitMix64::new(2101);
     let vy = (0..n).map(|_| [(); M].map(|_| rng.next_f64())).collect();
     let cx = [(); M].map(|_| [(); M].map(|_| rng.next_f64()));
-    Box::new(ItemsInstance::new(
+    ItemsInstance::new(
         Loop21 { n, vy, cx },
         Plan::natural_batch_or_equal(offshoot, n),
-    ))
+    )
+}
+
+/// The registry entries: rows, batch, chunks.
+pub fn infos() -> [KernelInfo; 3] {
+    items::natural_batch_equal([ABOUT_ROWS, ABOUT_BATCH, ABOUT_CHUNKS], prepare)
 }
 
 #[cfg(test)]
@@ -128,8 +127,8 @@ mod tests {
 
     #[test]
     fn every_variant_agrees_with_serial() {
-        for info in [INFO_ROWS, INFO_BATCH, INFO_CHUNKS] {
-            super::super::verify_all_contenders((info.prepare)(Size::Test));
+        for info in infos() {
+            super::super::verify(&info);
         }
     }
 }

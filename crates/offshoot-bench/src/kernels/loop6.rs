@@ -21,40 +21,34 @@
 //! Check: the serial result equals, exactly, the passes recomputed with the loops
 //! interchanged (k outermost), which adds the same products to each item in the same order.
 
-use super::items::{ItemWork, ItemsInstance, Plan, Strategy};
-use super::{Instance, KernelInfo, Size};
+use super::items::{self, ItemWork, ItemsInstance, Plan, Strategy};
+use super::{About, KernelInfo, Size};
 use crate::rng::SplitMix64;
 
 const TABLE: usize = 1024;
 
-/// Registry entry: one task per item.
-pub const INFO_ROWS: KernelInfo = KernelInfo {
+/// What the kernel is: one task per item.
+pub const ABOUT_ROWS: About = About {
     name: "loop6-rows",
     about: "Livermore 6 recurrence, N = 7500, items of growing cost, offshoot: one spawn per item",
     cutoff: "none (one task per item; chili: single items)",
     source: "BoT (001) Loop 6, Natural",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare: |size| prepare(size, Strategy::Spawn),
 };
 
-/// Registry entry: the items as one batch.
-pub const INFO_BATCH: KernelInfo = KernelInfo {
+/// What the kernel is: the items as one batch.
+pub const ABOUT_BATCH: About = About {
     name: "loop6-batch",
     about: "Livermore 6 recurrence, N = 7500, items of growing cost, offshoot: one spawn_batch",
     cutoff: "none (one batch of N tasks; chili: single items)",
     source: "BoT (001) Loop 6, Batch",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare: |size| prepare(size, Strategy::Batch),
 };
 
-/// Registry entry: one chunk per worker.
-pub const INFO_CHUNKS: KernelInfo = KernelInfo {
+/// What the kernel is: one chunk per worker.
+pub const ABOUT_CHUNKS: About = About {
     name: "loop6-chunks",
     about: "Livermore 6 recurrence, N = 7500, items of growing cost, one equal chunk per worker",
     cutoff: "N / workers items per task (chili: N / cores)",
     source: "BoT (001) Loop 6, Equal",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare: |size| prepare(size, Strategy::Chunks),
 };
 
 /// The recurrence.
@@ -122,7 +116,7 @@ impl ItemWork for Loop6 {
     }
 }
 
-fn prepare(size: Size, offshoot: Strategy) -> Box<dyn Instance> {
+fn prepare(size: Size, offshoot: Strategy) -> ItemsInstance<Loop6> {
     let (n, passes) = match size {
         Size::Test => (300, 2),
         Size::Quick => (7500, 2),
@@ -131,7 +125,7 @@ fn prepare(size: Size, offshoot: Strategy) -> Box<dyn Instance> {
     let mut rng = SplitMix64::new(606);
     // Small coefficients keep the vector bounded: each sum has fewer than N terms.
     let b = (0..TABLE).map(|_| rng.next_f64() / n as f64).collect();
-    Box::new(ItemsInstance::new(
+    ItemsInstance::new(
         Loop6 {
             n,
             passes,
@@ -139,7 +133,12 @@ fn prepare(size: Size, offshoot: Strategy) -> Box<dyn Instance> {
             w: Vec::new(),
         },
         Plan::natural_batch_or_equal(offshoot, n),
-    ))
+    )
+}
+
+/// The registry entries: rows, batch, chunks.
+pub fn infos() -> [KernelInfo; 3] {
+    items::natural_batch_equal([ABOUT_ROWS, ABOUT_BATCH, ABOUT_CHUNKS], prepare)
 }
 
 #[cfg(test)]
@@ -148,8 +147,8 @@ mod tests {
 
     #[test]
     fn every_variant_agrees_with_serial() {
-        for info in [INFO_ROWS, INFO_BATCH, INFO_CHUNKS] {
-            super::super::verify_all_contenders((info.prepare)(Size::Test));
+        for info in infos() {
+            super::super::verify(&info);
         }
     }
 }

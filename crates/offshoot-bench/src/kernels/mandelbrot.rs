@@ -13,17 +13,15 @@
 //! version whose arithmetic is the same operation by operation (so the counts agree
 //! exactly), and the image must be symmetric about the real axis.
 
-use super::items::{ItemWork, ItemsInstance, Plan, Strategy};
-use super::{Instance, KernelInfo, Size};
+use super::items::{self, ItemWork, ItemsInstance, Plan, Strategy};
+use super::{About, KernelInfo, Size};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "mandelbrot",
     about: "Mandelbrot escape counts over a 1000x1000 grid, one row per item (imbalanced rows)",
     cutoff: "none (chili: single rows)",
     source: "OPA thesis ch.6 / ch.9 loops (000)",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare,
 };
 
 /// The grid and the iteration limit.
@@ -114,7 +112,7 @@ impl ItemWork for Mandelbrot {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> ItemsInstance<Mandelbrot> {
     let (side, limit) = match size {
         Size::Test => (64, 100),
         Size::Quick => (500, 256),
@@ -125,14 +123,19 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         height: side,
         limit,
     };
-    Box::new(ItemsInstance::new(
+    ItemsInstance::new(
         work,
         Plan {
             offshoot: Strategy::Loop,
             rayon: Strategy::Loop,
             chili_grain: 1,
         },
-    ))
+    )
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    items::declare(ABOUT, prepare)
 }
 
 #[cfg(test)]
@@ -148,6 +151,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare(Size::Test));
+        super::super::verify(&info());
     }
 }

@@ -22,18 +22,17 @@
 //! Source: Cilk-5 `notempmul` (Frigo, Leiserson, Randall 1998).
 //! Check: the serial product must equal, bit for bit, the naive triple loop.
 
-use super::{compare_slices, Instance, KernelInfo, Size};
+use super::{check_reference, compare_slices, About, Kernel, KernelInfo, Size, Work};
+use crate::harness::Contender;
 use crate::par::{Fork, Offshoot, Rayon};
 use crate::rng::SplitMix64;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "matmul",
     about: "recursive divide-and-conquer f64 matrix multiply over quadrants, no temporaries",
     cutoff: "16x16 leaf blocks (Cilk-5 `notempmul`/`blockedmul` block edge)",
     source: "Cilk-5 `notempmul` (Frigo, Leiserson, Randall 1998)",
-    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
-    prepare,
 };
 
 /// Edge of a leaf block.
@@ -195,7 +194,7 @@ struct MatMul {
     reference: Option<Vec<f64>>,
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> MatMul {
     let n = match size {
         Size::Test => 64,
         Size::Quick => 512,
@@ -204,7 +203,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
     let mut rng = SplitMix64::new(SEED);
     let a_rows: Vec<f64> = (0..n * n).map(|_| rng.next_f64()).collect();
     let b_rows: Vec<f64> = (0..n * n).map(|_| rng.next_f64()).collect();
-    Box::new(MatMul {
+    MatMul {
         n,
         a: to_quadtree(n, &a_rows),
         b: to_quadtree(n, &b_rows),
@@ -212,27 +211,15 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         b_rows,
         c: vec![f64::NAN; n * n],
         reference: None,
-    })
+    }
 }
 
-impl Instance for MatMul {
+impl Work for MatMul {
     fn input(&self) -> String {
         format!("{n}x{n} f64", n = self.n)
     }
     fn reset(&mut self) {
         self.c.fill(f64::NAN);
-    }
-    fn serial(&mut self) {
-        serial(&mut self.c, &self.a, &self.b, false);
-    }
-    fn offshoot(&mut self) {
-        par::<Offshoot>(&mut self.c, &self.a, &self.b, false);
-    }
-    fn rayon(&mut self) {
-        par::<Rayon>(&mut self.c, &self.a, &self.b, false);
-    }
-    fn chili(&mut self, s: &mut chili::Scope<'_>) {
-        chili(s, &mut self.c, &self.a, &self.b, false);
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let want = to_quadtree(self.n, &naive(self.n, &self.a_rows, &self.b_rows));
@@ -241,23 +228,28 @@ impl Instance for MatMul {
         self.reference = Some(want);
         Ok(())
     }
-    fn peer_input(&self) -> Result<crate::peers::PeerInput, String> {
-        let want = self
-            .reference
-            .as_ref()
-            .ok_or("no reference answer (serial run missing)")?;
-        Ok(crate::peers::PeerInput {
-            args: vec![self.n.to_string(), SEED.to_string()],
-            answer: digest(want),
-        })
-    }
     fn check(&self) -> Result<(), String> {
-        let want = self
-            .reference
-            .as_ref()
-            .ok_or("no reference answer (serial run missing)")?;
-        compare_slices(&self.c, want)
+        check_reference(&self.c, &self.reference)
     }
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, |k| serial(&mut k.c, &k.a, &k.b, false))
+        .offshoot(|k| par::<Offshoot>(&mut k.c, &k.a, &k.b, false))
+        .rayon(|k| par::<Rayon>(&mut k.c, &k.a, &k.b, false))
+        .chili(|k, s| chili(s, &mut k.c, &k.a, &k.b, false))
+        .peers(Contender::PEERS, |k| {
+            let want = k
+                .reference
+                .as_ref()
+                .ok_or("no reference answer (serial run missing)")?;
+            Ok(crate::peers::PeerInput {
+                args: vec![k.n.to_string(), SEED.to_string()],
+                answer: digest(want),
+            })
+        })
+        .build()
 }
 
 #[cfg(test)]
@@ -305,6 +297,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare(Size::Test));
+        super::super::verify(&info());
     }
 }

@@ -1,26 +1,26 @@
 //! The benchmark kernels and the interface the harness drives them through.
 //!
 //! Each kernel lives in its own file with a plain serial version (no runtime,
-//! no closures), its parallel versions and its answer check. Every contender
-//! of a kernel runs the same algorithm on the same input with the same
-//! cutoffs.
+//! no closures), its parallel versions, its answer check and its declaration: one
+//! [`Kernel`] (see `declare.rs`) that gives each of its contenders the function that runs
+//! it. Its contender list ([`KernelInfo::contenders`]) is derived from that declaration, so
+//! the harness and the reports run and show exactly the contenders a kernel has a function
+//! for. Every contender of a kernel runs the same algorithm on the same input with the same
+//! cutoffs; a new kernel is one file and one line in [`all`].
 //!
 //! Contenders: the fork-join kernels (most of the suite) have one parallel
 //! version generic over [`crate::par::Fork`] (used for offshoot and rayon) and
 //! one for chili. The kernels of `offshoot::sync` (`futures-fib`, `ring`,
 //! `monitor-buffer`) wait on each other, which rayon and chili have no
 //! construct for; their peers are tokio (futures) and plain OS threads with
-//! `std::sync` (the blocking baseline). [`KernelInfo::contenders`] lists the
-//! parallel contenders a kernel has; the harness runs and reports only those,
-//! and the [`Instance`] methods of the others are never called (their default
-//! bodies panic, naming the kernel's mistake).
+//! `std::sync` (the blocking baseline).
 //!
 //! Peers in other languages ([`crate::peers`]: `c-openmp`, `go`, `java`, `c-openmp-clang`,
-//! `cpp-tbb`) run the same algorithm on the same input as external programs; a kernel that
-//! lists them ([`Contender::FORK_JOIN_PEERS`]: `fib`, `nqueens`, `par-for`, `matmul`,
-//! `tree-sum`, `knapsack`, `cilksort`, `uts`, `uts-bin`; and of the waiting kernels
-//! `futures-fib`, with every peer, and `ring`, with `go` and `java`) gives them their arguments and expected answer through
-//! [`Instance::peer_input`].
+//! `cpp-tbb`) run the same algorithm on the same input as external programs; a kernel whose
+//! declaration names them ([`Kernel::peers`], [`crate::harness::Contender::PEERS`]: `fib`,
+//! `nqueens`, `par-for`, `matmul`, `tree-sum`, `knapsack`, `cilksort`, `uts`, `uts-bin`; and
+//! of the waiting kernels `futures-fib`, with every peer, and `ring`, with `go` and `java`)
+//! gives them their arguments and expected answer there.
 //!
 //! Order of work: offshoot's and rayon's `join(a, b)` run `a` on the calling
 //! worker and offer `b` to others; chili's `Scope::join(a, b)` runs `b` itself
@@ -30,11 +30,11 @@
 //! pruning and for memory locality).
 //!
 //! Invariants the harness relies on:
-//! - [`Instance::reset`] is untimed and restores the input, so every run
+//! - [`Work::reset`] is untimed and restores the input, so every run
 //!   starts from the same state; it also forgets the previous answer, so a
-//!   contender that produced nothing cannot pass [`Instance::check`].
+//!   contender that produced nothing cannot pass [`Work::check`].
 //! - The first run of an instance is a serial run followed by
-//!   [`Instance::accept_reference`], which validates the serial answer
+//!   [`Work::accept_reference`], which validates the serial answer
 //!   against an independent oracle (known values, a DP, std's sort, the naive
 //!   product, ...) and stores it; every later run is compared with it.
 
@@ -42,6 +42,7 @@ mod bands;
 pub mod bellman_ford;
 pub mod cilksort;
 pub mod cs;
+mod declare;
 pub mod dls;
 pub mod empty;
 pub mod fib;
@@ -87,7 +88,7 @@ mod visits;
 
 use std::fmt::Debug;
 
-use crate::harness::Contender;
+pub use declare::{About, Instance, Kernel, KernelInfo, Work};
 
 /// Input size class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,174 +101,76 @@ pub enum Size {
     Full,
 }
 
-/// Static description of a kernel, shown in every report.
-#[derive(Clone, Copy)]
-pub struct KernelInfo {
-    /// Name used on the command line (`--kernels`).
-    pub name: &'static str,
-    /// What it computes, in one sentence.
-    pub about: &'static str,
-    /// The cutoff used by every contender ("none" when there is none).
-    pub cutoff: &'static str,
-    /// Where the kernel comes from.
-    pub source: &'static str,
-    /// Its parallel contenders, in the order of [`Contender::PARALLEL`]
-    /// (serial always runs): [`Contender::FORK_JOIN`] for the fork-join
-    /// kernels.
-    pub contenders: &'static [Contender],
-    /// Builds an instance (untimed): input generation and any setup.
-    pub prepare: fn(Size) -> Box<dyn Instance>,
-}
-
-/// A prepared kernel input that every contender can run.
-pub trait Instance: Send {
-    /// A short description of the input, e.g. `fib(32)`.
-    fn input(&self) -> String;
-    /// Untimed: restores the input and forgets the last answer.
-    fn reset(&mut self);
-    /// The plain serial program.
-    fn serial(&mut self);
-    /// The offshoot version; the harness calls it inside `ThreadPool::run`.
-    fn offshoot(&mut self);
-    /// offshoot with a hand-threaded cancellation token (search kernels).
-    fn offshoot_ct(&mut self) {
-        missing(Contender::OffshootCt);
-    }
-    /// offshoot with no termination (search kernels).
-    fn offshoot_af(&mut self) {
-        missing(Contender::OffshootAf);
-    }
-    /// offshoot with a fork-join per step, rayon's way (phaser kernels).
-    fn offshoot_fj(&mut self) {
-        missing(Contender::OffshootFj);
-    }
-    /// offshoot's plain actors instead of selectors (selector kernels).
-    fn offshoot_actors(&mut self) {
-        missing(Contender::OffshootActors);
-    }
-    /// offshoot's tasks and channels instead of actors (actor kernels).
-    fn offshoot_tasks(&mut self) {
-        missing(Contender::OffshootTasks);
-    }
-    /// The rayon version; the harness calls it inside `ThreadPool::install`.
-    fn rayon(&mut self) {
-        missing(Contender::Rayon);
-    }
-    /// The chili version, given a scope of the chili pool.
-    fn chili(&mut self, scope: &mut chili::Scope<'_>) {
-        let _ = scope;
-        missing(Contender::Chili);
-    }
-    /// The tokio version, given the runtime (it calls `rt.block_on` itself).
-    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
-        let _ = rt;
-        missing(Contender::Tokio);
-    }
-    /// The kameo version (Savina kernels), given the tokio runtime (it calls
-    /// `rt.block_on` itself).
-    fn kameo(&mut self, rt: &tokio::runtime::Runtime) {
-        let _ = rt;
-        missing(Contender::Kameo);
-    }
-    /// The version on plain OS threads with `std::sync` (the blocking
-    /// baseline); it starts and joins its own threads.
-    fn threads(&mut self) {
-        missing(Contender::Threads);
-    }
-    /// Untimed, after [`Instance::accept_reference`]: the arguments and the expected answer
-    /// of the peers in other languages ([`crate::peers`]), for a kernel whose
-    /// [`KernelInfo::contenders`] lists one.
-    fn peer_input(&self) -> Result<crate::peers::PeerInput, String> {
-        Err("this kernel has no peer version".to_string())
-    }
-    /// Untimed: validates the last (serial) answer against an independent
-    /// oracle and keeps it as the reference for [`Instance::check`].
-    fn accept_reference(&mut self) -> Result<(), String>;
-    /// Untimed: compares the last answer with the reference.
-    fn check(&self) -> Result<(), String>;
-}
-
-/// The body of an [`Instance`] method for a contender the kernel does not
-/// have: reached only if [`KernelInfo::contenders`] lists it by mistake.
-pub(crate) fn missing(contender: Contender) -> ! {
-    panic!(
-        "this kernel has no {} version, but its KernelInfo::contenders lists it",
-        contender.name()
-    )
-}
-
 /// Every kernel, in report order.
 pub fn all() -> Vec<KernelInfo> {
     vec![
-        fib::INFO,
-        nqueens::INFO,
-        nqueens_undo::INFO,
-        knapsack::INFO,
-        cilksort::INFO,
-        par_sort::INFO,
-        par_sort::INFO_UNSTABLE,
-        sort_halves::INFO,
-        matmul::INFO,
-        heat::INFO,
-        uts::INFO,
-        uts::INFO_BINOMIAL,
-        tree_sum::INFO,
-        par_for::INFO,
-        iter::INFO_SUM,
-        iter::INFO_DOT,
-        iter::INFO_FILTER_COUNT,
-        iter::INFO_COLLECT,
-        iter::INFO_MINMAX,
-        iter_apps::INFO_WORD_FREQ,
-        iter_apps::INFO_FLAT_MAP,
-        iter_apps::INFO_FLAT_MAP_COLLECT,
-        iter_apps::INFO_FIND_FIRST,
-        stencil::INFO,
-        jacobi::INFO,
-        jacobi::INFO_COARSE,
-        kmeans::INFO,
-        sor::INFO,
-        bellman_ford::INFO,
-        moldyn::INFO,
-        sls::INFO,
-        knapsack_bb::INFO,
-        tsp::INFO,
-        sudoku::INFO,
-        dls::INFO_AND,
-        dls::INFO_OR,
-        cs::INFO,
-        uts_goal::INFO,
-        nqueens_firstk::INFO,
-        pentomino::INFO,
-        pentomino_copy::INFO,
-        mandelbrot::INFO,
-        nbody::INFO,
-        futures_fib::INFO,
-        futures_fib::SCOPED_INFO,
-        ring::INFO,
-        monitor_buffer::INFO,
-        savina::pingpong::INFO,
-        savina::counting::INFO,
-        savina::fjthroughput::INFO,
-        savina::thread_ring::INFO,
-        savina::bank::INFO,
-        savina::bounded_buffer::INFO,
-        savina::logistic_map::INFO,
-        savina::filter_bank::INFO,
-        savina::chameneos::INFO,
-        savina::big::INFO,
-        savina::dictionary::INFO,
-        savina::sorted_list::INFO,
-        savina::nqueens_prio::INFO,
-        empty::INFO_SPAWN,
-        empty::INFO_BATCH,
-        loop21::INFO_ROWS,
-        loop21::INFO_BATCH,
-        loop21::INFO_CHUNKS,
-        loop6::INFO_ROWS,
-        loop6::INFO_BATCH,
-        loop6::INFO_CHUNKS,
+        fib::info(),
+        nqueens::info(),
+        nqueens_undo::info(),
+        knapsack::info(),
+        cilksort::info(),
+        par_sort::info(),
+        par_sort::info_unstable(),
+        sort_halves::info(),
+        matmul::info(),
+        heat::info(),
+        uts::info(),
+        uts::info_binomial(),
+        tree_sum::info(),
+        par_for::info(),
+        iter::info_sum(),
+        iter::info_dot(),
+        iter::info_filter_count(),
+        iter::info_collect(),
+        iter::info_minmax(),
+        iter_apps::info_word_freq(),
+        iter_apps::info_flat_map(),
+        iter_apps::info_flat_map_collect(),
+        iter_apps::info_find_first(),
+        stencil::info(),
+        jacobi::info(),
+        jacobi::info_coarse(),
+        kmeans::info(),
+        sor::info(),
+        bellman_ford::info(),
+        moldyn::info(),
+        sls::info(),
+        knapsack_bb::info(),
+        tsp::info(),
+        sudoku::info(),
+        dls::info_and(),
+        dls::info_or(),
+        cs::info(),
+        uts_goal::info(),
+        nqueens_firstk::info(),
+        pentomino::info(),
+        pentomino_copy::info(),
+        mandelbrot::info(),
+        nbody::info(),
+        futures_fib::info(),
+        futures_fib::info_scoped(),
+        ring::info(),
+        monitor_buffer::info(),
+        savina::pingpong::info(),
+        savina::counting::info(),
+        savina::fjthroughput::info(),
+        savina::thread_ring::info(),
+        savina::bank::info(),
+        savina::bounded_buffer::info(),
+        savina::logistic_map::info(),
+        savina::filter_bank::info(),
+        savina::chameneos::info(),
+        savina::big::info(),
+        savina::dictionary::info(),
+        savina::sorted_list::info(),
+        savina::nqueens_prio::info(),
+        empty::info_spawn(),
+        empty::info_batch(),
     ]
+    .into_iter()
+    .chain(loop21::infos())
+    .chain(loop6::infos())
+    .collect()
 }
 
 /// The kernel called `name`, if any.
@@ -358,29 +261,25 @@ pub(crate) fn compare_slices<T: PartialEq + Debug>(got: &[T], want: &[T]) -> Res
     }
 }
 
-/// Test helper: runs serial, accepts it, then every fork-join contender on 1
-/// and 2 workers, checking each answer.
+/// Test helper: prepares `kernel` at the test size, runs serial, accepts it, then every
+/// contender its declaration gives a function on 1 and 2 workers (the unpooled ones once),
+/// checking each answer. The peers in other languages are left to `peers`' tests, which
+/// build them.
 #[cfg(test)]
-pub(crate) fn verify_all_contenders(inst: Box<dyn Instance>) {
-    verify_contenders(inst, Contender::FORK_JOIN);
-}
-
-/// Test helper: runs serial, accepts it, then every contender of
-/// `contenders` on 1 and 2 workers (the unpooled ones once), checking each
-/// answer. The peers in other languages are left to `peers`' tests, which build them.
-#[cfg(test)]
-pub(crate) fn verify_contenders(mut inst: Box<dyn Instance>, contenders: &[Contender]) {
-    use crate::harness::{run_unpooled, Pools};
+pub(crate) fn verify(kernel: &KernelInfo) {
+    use crate::harness::{Contender, Pools};
+    let mut inst = kernel.prepare(Size::Test);
     inst.reset();
-    inst.serial();
+    inst.run(Contender::Serial, None);
     inst.accept_reference()
         .unwrap_or_else(|e| panic!("{}: serial answer rejected: {e}", inst.input()));
     let failed = |inst: &dyn Instance, who: String, e: String| -> ! {
         panic!("{}: {who}: {e}", inst.input())
     };
+    let contenders = kernel.contenders();
     for &contender in contenders.iter().filter(|c| !c.pooled()) {
         inst.reset();
-        run_unpooled(&mut *inst, contender);
+        inst.run(contender, None);
         if let Err(e) = inst.check() {
             failed(&*inst, contender.name().to_string(), e);
         }
@@ -389,7 +288,7 @@ pub(crate) fn verify_contenders(mut inst: Box<dyn Instance>, contenders: &[Conte
         let pools = Pools::new(workers).expect("pools");
         for &contender in contenders.iter().filter(|c| c.pooled() && !c.is_peer()) {
             inst.reset();
-            pools.run(&mut *inst, contender);
+            inst.run(contender, Some(&pools));
             if let Err(e) = inst.check() {
                 failed(
                     &*inst,
@@ -406,24 +305,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_kernel_lists_its_contenders_once_in_report_order() {
+    fn every_kernel_has_a_name_of_its_own_and_an_offshoot_version() {
         let mut names = std::collections::HashSet::new();
         for k in all() {
             assert!(names.insert(k.name), "{}: name used twice", k.name);
-            assert!(!k.contenders.is_empty(), "{}: no contenders", k.name);
-            let positions: Vec<usize> = k
-                .contenders
-                .iter()
-                .map(|c| {
-                    Contender::PARALLEL
-                        .iter()
-                        .position(|p| p == c)
-                        .unwrap_or_else(|| panic!("{}: {} is not parallel", k.name, c.name()))
-                })
-                .collect();
             assert!(
-                positions.windows(2).all(|w| w[0] < w[1]),
-                "{}: contenders out of order or repeated",
+                k.contenders().iter().any(|c| c.is_offshoot()),
+                "{}: no offshoot version",
                 k.name
             );
         }

@@ -1,6 +1,6 @@
 //! `moldyn`: molecular dynamics of `n` particles in a periodic cube under a Lennard-Jones
 //! potential with a cutoff, velocity Verlet time steps, after the Java Grande Forum MolDyn
-//! benchmark (Imam's thesis ch. 3, the phaser kernels; issue 17). The particles are split
+//! benchmark (Imam's thesis ch. 3, the phaser kernels). The particles are split
 //! into 64 bands (32 tasks per worker on 2 workers), a task per band.
 //!
 //! Each time step has three phases, with a phase boundary after the first and the second:
@@ -62,18 +62,15 @@ use std::sync::{Arc, Mutex};
 
 use offshoot::phaser::{Mode, PhaseAccumulator, Phaser};
 
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Kernel, KernelInfo, Size, Work};
 use crate::rng::SplitMix64;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "moldyn",
     about: "Lennard-Jones molecular dynamics, 64 bands of particles meeting twice a time step: phasers vs a fork-join per phase, tokio and OS-thread barriers",
     cutoff: "64 bands of particles",
-    source: "Imam's thesis ch. 3 (phasers; JGF MolDyn) (issue 17)",
-    contenders: Contender::PHASER,
-    prepare,
+    source: "Imam's thesis ch. 3 (phasers; JGF MolDyn)",
 };
 
 /// Tasks (bands of particles); the particle count is a multiple of it.
@@ -666,7 +663,7 @@ struct Moldyn {
     reference: Option<Outcome>,
 }
 
-impl Instance for Moldyn {
+impl Work for Moldyn {
     fn input(&self) -> String {
         format!(
             "{} particles, {} steps, {TASKS} bands",
@@ -676,24 +673,6 @@ impl Instance for Moldyn {
     }
     fn reset(&mut self) {
         self.last = None;
-    }
-    fn serial(&mut self) {
-        self.last = Some(serial(&self.start, self.steps));
-    }
-    fn offshoot(&mut self) {
-        self.last = Some(phasers(&self.start, self.steps));
-    }
-    fn offshoot_fj(&mut self) {
-        self.last = Some(offshoot_per_phase(&self.start, self.steps));
-    }
-    fn rayon(&mut self) {
-        self.last = Some(rayon_per_phase(&self.start, self.steps));
-    }
-    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
-        self.last = Some(tokio_barrier(rt, &self.start, self.steps));
-    }
-    fn threads(&mut self) {
-        self.last = Some(threads_barrier(&self.start, self.steps));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let got = self
@@ -720,7 +699,18 @@ impl Instance for Moldyn {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, |k| k.last = Some(serial(&k.start, k.steps)))
+        .offshoot(|k| k.last = Some(phasers(&k.start, k.steps)))
+        .offshoot_fj(|k| k.last = Some(offshoot_per_phase(&k.start, k.steps)))
+        .rayon(|k| k.last = Some(rayon_per_phase(&k.start, k.steps)))
+        .tokio(|k, rt| k.last = Some(tokio_barrier(rt, &k.start, k.steps)))
+        .threads(|k| k.last = Some(threads_barrier(&k.start, k.steps)))
+        .build()
+}
+
+fn prepare(size: Size) -> Moldyn {
     let (cells, steps) = match size {
         Size::Test => (4, 2),
         Size::Quick => (8, 2),
@@ -728,12 +718,12 @@ fn prepare(size: Size) -> Box<dyn Instance> {
     };
     let start = lattice(cells, 0.01);
     assert_eq!(start.pos.len() % TASKS, 0, "bands of equal size");
-    Box::new(Moldyn {
+    Moldyn {
         start,
         steps,
         last: None,
         reference: None,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -742,7 +732,7 @@ mod tests {
 
     #[test]
     fn every_contender_computes_the_serial_run() {
-        super::super::verify_contenders(prepare(Size::Test), Contender::PHASER);
+        super::super::verify(&info());
     }
 
     /// The force, potential and count of two particles `r` apart along x, in a box of 10.

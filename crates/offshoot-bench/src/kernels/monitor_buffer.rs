@@ -29,19 +29,16 @@ use std::hint::black_box;
 
 use offshoot::sync::Monitor;
 
-use super::plain::Plain;
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::plain::{call, Plain};
+use super::{About, Kernel, KernelInfo, Size};
 use crate::par::Spawn;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "monitor-buffer",
     about: "producers and consumers over a 16-slot bounded buffer guarded by a monitor",
     cutoff: "none",
     source: "the bounded buffer of monitors (Hoare 1974); 002 ch. 2-3 waiting tasks",
-    contenders: &[Contender::Offshoot, Contender::Threads],
-    prepare,
 };
 
 /// Slots in the buffer.
@@ -245,7 +242,7 @@ pub fn threads(team: Team) -> Checksum {
     total.into_inner().expect("total poisoned")
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<Team, Checksum> {
     let (producers, consumers, items) = match size {
         Size::Test => (3, 3, 200),
         Size::Quick => (8, 8, 5_000),
@@ -259,17 +256,15 @@ fn prepare(size: Size) -> Box<dyn Instance> {
     let label =
         format!("{producers} producers × {items} items, {consumers} consumers, {CAPACITY} slots");
     let want = Checksum::of_range(producers * items);
-    Box::new(
-        Plain::new(
-            team,
-            label,
-            want,
-            "checksum",
-            |t| serial(*t),
-            |t| offshoot(*t),
-        )
-        .with_threads(|t| threads(*t)),
-    )
+    Plain::new(team, label, want, "checksum")
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, call(serial))
+        .offshoot(call(offshoot))
+        .threads(call(threads))
+        .build()
 }
 
 #[cfg(test)]
@@ -294,6 +289,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
+        super::super::verify(&info());
     }
 }

@@ -17,18 +17,16 @@
 //! order 1; rounding differences of ~1e-16 per sum grow far less than that in a few
 //! steps of dt = 1e-3).
 
-use super::items::{ItemWork, ItemsInstance, Plan, Strategy};
-use super::{Instance, KernelInfo, Size};
+use super::items::{self, ItemWork, ItemsInstance, Plan, Strategy};
+use super::{About, KernelInfo, Size};
 use crate::rng::SplitMix64;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "nbody",
     about: "direct O(N^2) gravity, N = 1024 bodies, one item per body per step",
     cutoff: "none (chili: 8 bodies)",
     source: "OPA thesis ch.9 loops (000)",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare,
 };
 
 const DT: f64 = 1e-3;
@@ -129,7 +127,7 @@ impl ItemWork for NBody {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> ItemsInstance<NBody> {
     let (n, steps) = match size {
         Size::Test => (64, 2),
         Size::Quick => (1024, 10),
@@ -142,14 +140,19 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         vel: Vec::new(),
         mass: Vec::new(),
     };
-    Box::new(ItemsInstance::new(
+    ItemsInstance::new(
         work,
         Plan {
             offshoot: Strategy::Loop,
             rayon: Strategy::Loop,
             chili_grain: 8,
         },
-    ))
+    )
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    items::declare(ABOUT, prepare)
 }
 
 #[cfg(test)]
@@ -158,6 +161,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare(Size::Test));
+        super::super::verify(&info());
     }
 }

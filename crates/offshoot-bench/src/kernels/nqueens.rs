@@ -13,18 +13,17 @@
 //! BOTS `nqueens` (Duran et al. 2009), here counting all solutions.
 //! Check: the serial count must equal OEIS A000170(n).
 
-use super::plain::Plain;
-use super::{Answer, Instance, KernelInfo, Size};
+use super::plain::{self, call, scoped, Plain};
+use super::{About, Answer, Kernel, KernelInfo, Size};
+use crate::harness::Contender;
 use crate::par::{Fork, Offshoot, Rayon};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "nqueens",
     about: "count all solutions of the n-queens problem, a fork per placement",
     cutoff: "none",
     source: "Cilk-5 `queens`, BOTS `nqueens`; counts from OEIS A000170",
-    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
-    prepare,
 };
 
 /// OEIS A000170: number of solutions for n = 0, 1, 2, ...
@@ -140,20 +139,22 @@ pub(crate) fn accept_oeis(out: &mut Answer<u64>, n: u32) -> Result<(), String> {
     out.accept(|got| check_oeis(&n, got))
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<u32, u64> {
     let n = board_size(size);
-    Box::new(
-        Plain::checked(
-            n,
-            format!("n = {n}"),
-            check_oeis,
-            |n| serial(*n),
-            |n| par::<Offshoot>(*n),
+    Plain::checked(n, format!("n = {n}"), check_oeis)
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, call(serial))
+        .offshoot(call(par::<Offshoot>))
+        .rayon(call(par::<Rayon>))
+        .chili(scoped(chili))
+        .peers(
+            Contender::PEERS,
+            plain::peer_args(|n: &u32| vec![n.to_string()]),
         )
-        .with_rayon(|n| par::<Rayon>(*n))
-        .with_chili(|s, n| chili(s, *n))
-        .with_peer_args(|n| vec![n.to_string()]),
-    )
+        .build()
 }
 
 #[cfg(test)]
@@ -176,6 +177,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare(Size::Test));
+        super::super::verify(&info());
     }
 }

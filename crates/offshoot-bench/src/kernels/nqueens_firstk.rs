@@ -22,18 +22,15 @@ use std::sync::{Arc, Mutex};
 use offshoot::eureka::{self, Count, Eureka};
 
 use super::visits::{self, Counted, Tally};
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Kernel, KernelInfo, Size, Work};
 use crate::par::{Fork, Offshoot, Rayon};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "nqueens-firstk",
     about: "the first k solutions of n-queens: a Count(k) eureka vs a token, no termination, rayon::join with a token",
     cutoff: "none",
-    source: "Imam's thesis Fig. 4.14 `NQueens-FirstK` (issue 16)",
-    contenders: Contender::SEARCH,
-    prepare,
+    source: "Imam's thesis Fig. 4.14 `NQueens-FirstK`",
 };
 
 /// A solution: the column of each row's queen, row by row (n <= 16; a copy per
@@ -246,27 +243,12 @@ fn valid(n: u32, b: &Board) -> bool {
         })
 }
 
-impl Instance for FirstK {
+impl Work for FirstK {
     fn input(&self) -> String {
         format!("n={}, first k={}; {}", self.n, self.k, self.visits)
     }
     fn reset(&mut self) {
         self.last.clear();
-    }
-    fn serial(&mut self) {
-        self.last = serial(self.n, self.k, visits::one_query(&self.tally));
-    }
-    fn offshoot(&mut self) {
-        self.last = eureka_firstk(self.n, self.k, visits::one_query(&self.tally));
-    }
-    fn offshoot_ct(&mut self) {
-        self.last = token_firstk::<Offshoot>(self.n, self.k, visits::one_query(&self.tally));
-    }
-    fn offshoot_af(&mut self) {
-        self.last = all_then_firstk(self.n, self.k, visits::one_query(&self.tally));
-    }
-    fn rayon(&mut self) {
-        self.last = token_firstk::<Rayon>(self.n, self.k, visits::one_query(&self.tally));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let all = super::nqueens::KNOWN[self.n as usize] as usize;
@@ -292,7 +274,19 @@ impl Instance for FirstK {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new_with(ABOUT, prepare, |f| {
+        f.last = serial(f.n, f.k, visits::one_query(&f.tally))
+    })
+    .offshoot(|f| f.last = eureka_firstk(f.n, f.k, visits::one_query(&f.tally)))
+    .offshoot_ct(|f| f.last = token_firstk::<Offshoot>(f.n, f.k, visits::one_query(&f.tally)))
+    .offshoot_af(|f| f.last = all_then_firstk(f.n, f.k, visits::one_query(&f.tally)))
+    .rayon(|f| f.last = token_firstk::<Rayon>(f.n, f.k, visits::one_query(&f.tally)))
+    .build()
+}
+
+fn prepare(size: Size, kernel: &Kernel<FirstK>) -> FirstK {
     let (n, k) = match size {
         Size::Test => (8, 10),
         Size::Quick => (13, 1000),
@@ -306,8 +300,8 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         tally: None,
         visits: String::new(),
     };
-    firstk.visits = visits::line(&mut firstk, INFO.contenders, "placements");
-    Box::new(firstk)
+    firstk.visits = visits::line(kernel, &mut firstk, "placements");
+    firstk
 }
 
 #[cfg(test)]
@@ -316,6 +310,6 @@ mod tests {
 
     #[test]
     fn every_contender_finds_what_serial_finds() {
-        super::super::verify_contenders(prepare(Size::Test), Contender::SEARCH);
+        super::super::verify(&info());
     }
 }

@@ -18,7 +18,7 @@
 use std::hint::black_box;
 
 use super::nqueens::{accept_oeis, board_size};
-use super::{Answer, Instance, KernelInfo, Size};
+use super::{About, Answer, Kernel, KernelInfo, Size, Work};
 use crate::par::{Fork, Rayon};
 
 #[path = "../../../offshoot/examples/shared/nqueens.rs"]
@@ -26,15 +26,13 @@ mod solver;
 
 use solver::Board;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "nqueens-undo",
     about: "n-queens on an array board: one shared board with spawn-request handlers and \
             undo-redo (offshoot) against a board copy per child (rayon, chili)",
     cutoff: "none",
     source: "Yasugi et al. (004) search programs; counts from OEIS A000170",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare,
 };
 
 /// The safe columns of the next row, in an array on the stack, and their number.
@@ -103,39 +101,19 @@ struct NQueensUndo {
     out: Answer<u64>,
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
-    Box::new(NQueensUndo {
+fn prepare(size: Size) -> NQueensUndo {
+    NQueensUndo {
         n: board_size(size) as usize,
         out: Answer::new(),
-    })
+    }
 }
 
-impl Instance for NQueensUndo {
+impl Work for NQueensUndo {
     fn input(&self) -> String {
         format!("n = {}", self.n)
     }
     fn reset(&mut self) {
         self.out.clear();
-    }
-    fn serial(&mut self) {
-        self.out
-            .set(solver::serial(&mut Board::new(black_box(self.n))));
-    }
-    fn offshoot(&mut self) {
-        let (s, after) = solver::solve(black_box(self.n));
-        assert_eq!(
-            after.next_free(0, self.n),
-            Some(0),
-            "the shared board must end empty"
-        );
-        self.out.set(s);
-    }
-    fn rayon(&mut self) {
-        self.out
-            .set(copying::<Rayon>(&Board::new(black_box(self.n))));
-    }
-    fn chili(&mut self, sc: &mut chili::Scope<'_>) {
-        self.out.set(chili(sc, &Board::new(black_box(self.n))));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         accept_oeis(&mut self.out, self.n as u32)
@@ -143,6 +121,27 @@ impl Instance for NQueensUndo {
     fn check(&self) -> Result<(), String> {
         self.out.check()
     }
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, |k| {
+        k.out.set(solver::serial(&mut Board::new(black_box(k.n))));
+    })
+    .offshoot(|k| {
+        let (s, after) = solver::solve(black_box(k.n));
+        assert_eq!(
+            after.next_free(0, k.n),
+            Some(0),
+            "the shared board must end empty"
+        );
+        k.out.set(s);
+    })
+    .rayon(|k| {
+        k.out.set(copying::<Rayon>(&Board::new(black_box(k.n))));
+    })
+    .chili(|k, sc| k.out.set(chili(sc, &Board::new(black_box(k.n)))))
+    .build()
 }
 
 #[cfg(test)]
@@ -159,6 +158,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare(Size::Test));
+        super::super::verify(&info());
     }
 }

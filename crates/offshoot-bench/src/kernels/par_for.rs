@@ -7,23 +7,22 @@
 //! - chili: chili has no loop API; a user writes a recursive halving with `Scope::join`
 //!   down to blocks of 4096 iterations (the only contender with a cutoff, which chili needs).
 //!
-//! Inputs: test 10^5, quick and full 10^8 iterations. Source: issue 5's `par-for`
-//! (000 ch.6's forall loops). Check: the sum computed again by an independent loop that
+//! Inputs: test 10^5, quick and full 10^8 iterations. Source: the forall
+//! loops of OPA (000 ch.6), with a body that costs next to nothing. Check: the sum computed again by an independent loop that
 //! walks the range backwards.
 
 use rayon::prelude::*;
 
-use super::plain::Plain;
-use super::{Instance, KernelInfo, Size};
+use super::plain::{self, call, scoped, Plain};
+use super::{About, Kernel, KernelInfo, Size};
+use crate::harness::Contender;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "par-for",
     about: "sum a trivial function of the index over 10^8 iterations",
     cutoff: "none (chili: blocks of 4096, it has no loop API)",
-    source: "issue 5 / OPA forall loops (000 ch.6)",
-    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
-    prepare,
+    source: "the forall loops of OPA (000 ch.6): a loop with a trivial body",
 };
 
 const CHILI_BLOCK: usize = 4096;
@@ -69,24 +68,25 @@ fn oracle(n: usize) -> u64 {
     (0..n).rev().fold(0u64, |a, i| a.wrapping_add(f(i)))
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<usize, u64> {
     let n = match size {
         Size::Test => 100_000,
         Size::Quick | Size::Full => 100_000_000,
     };
-    Box::new(
-        Plain::new(
-            n,
-            format!("{n} iterations"),
-            oracle(n),
-            "sum =",
-            |n| serial(*n),
-            |n| offshoot(*n),
+    Plain::new(n, format!("{n} iterations"), oracle(n), "sum =")
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, call(serial))
+        .offshoot(call(offshoot))
+        .rayon(call(rayon))
+        .chili(scoped(|s, n| chili(s, 0, n)))
+        .peers(
+            Contender::PEERS,
+            plain::peer_args(|n: &usize| vec![n.to_string()]),
         )
-        .with_rayon(|n| rayon(*n))
-        .with_chili(|s, n| chili(s, 0, *n))
-        .with_peer_args(|n| vec![n.to_string()]),
-    )
+        .build()
 }
 
 #[cfg(test)]
@@ -101,6 +101,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare(Size::Test));
+        super::super::verify(&info());
     }
 }

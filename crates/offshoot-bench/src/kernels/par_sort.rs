@@ -12,27 +12,22 @@
 //! Check: the serial output must be sorted and hold the input's keys (same
 //! count, sum and xor of mixed keys); every later output must equal it.
 
-use super::{check_reference, cilksort::keys, Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{check_reference, cilksort::keys, About, Kernel, KernelInfo, Size, Work};
 
-/// Registry entry of the stable sort.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the stable sort is.
+pub const ABOUT: About = About {
     name: "par-sort",
     about: "stable sort of random u64 keys with each library's sort",
     cutoff: "each library's own (offshoot: std's sort on leaves of at least 4096 keys)",
     source: "rayon's `ParallelSliceMut::par_sort`; std's `slice::sort` as serial",
-    contenders: &[Contender::Offshoot, Contender::Rayon],
-    prepare: prepare_stable,
 };
 
-/// Registry entry of the unstable sort.
-pub const INFO_UNSTABLE: KernelInfo = KernelInfo {
+/// What the unstable sort is.
+pub const ABOUT_UNSTABLE: About = About {
     name: "par-sort-unstable",
     about: "unstable sort of random u64 keys with each library's sort",
     cutoff: "each library's own (offshoot: std's sort_unstable on leaves of at least 4096 keys)",
     source: "rayon's `ParallelSliceMut::par_sort_unstable`; std's `slice::sort_unstable` as serial",
-    contenders: &[Contender::Offshoot, Contender::Rayon],
-    prepare: prepare_unstable,
 };
 
 struct SortKernel {
@@ -42,26 +37,26 @@ struct SortKernel {
     reference: Option<Vec<u64>>,
 }
 
-fn prepare(size: Size, stable: bool) -> Box<dyn Instance> {
+fn prepare(size: Size, stable: bool) -> SortKernel {
     let n = match size {
         Size::Test => 50_000,
         Size::Quick => 1_000_000,
         Size::Full => 10_000_000,
     };
     let input = keys(n, 0x5047 + stable as u64);
-    Box::new(SortKernel {
+    SortKernel {
         stable,
         data: input.clone(),
         input,
         reference: None,
-    })
+    }
 }
 
-fn prepare_stable(size: Size) -> Box<dyn Instance> {
+fn prepare_stable(size: Size) -> SortKernel {
     prepare(size, true)
 }
 
-fn prepare_unstable(size: Size) -> Box<dyn Instance> {
+fn prepare_unstable(size: Size) -> SortKernel {
     prepare(size, false)
 }
 
@@ -89,35 +84,12 @@ fn fingerprint(v: &[u64]) -> (usize, u64, u64) {
     })
 }
 
-impl Instance for SortKernel {
+impl Work for SortKernel {
     fn input(&self) -> String {
         format!("{} random u64 keys", self.input.len())
     }
     fn reset(&mut self) {
         self.data.copy_from_slice(&self.input);
-    }
-    fn serial(&mut self) {
-        if self.stable {
-            self.data.sort();
-        } else {
-            self.data.sort_unstable();
-        }
-    }
-    fn offshoot(&mut self) {
-        use offshoot::slice::ParallelSliceMut;
-        if self.stable {
-            self.data.par_sort();
-        } else {
-            self.data.par_sort_unstable();
-        }
-    }
-    fn rayon(&mut self) {
-        use rayon::slice::ParallelSliceMut;
-        if self.stable {
-            self.data.par_sort();
-        } else {
-            self.data.par_sort_unstable();
-        }
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         sorted_permutation(&self.data, &self.input, "the serial output")?;
@@ -129,14 +101,52 @@ impl Instance for SortKernel {
     }
 }
 
+/// The declaration of the kernel's variants, each with its own input.
+fn declare(about: About, prepare: fn(Size) -> SortKernel) -> KernelInfo {
+    Kernel::new(about, prepare, |k| {
+        if k.stable {
+            k.data.sort();
+        } else {
+            k.data.sort_unstable();
+        }
+    })
+    .offshoot(|k| {
+        use offshoot::slice::ParallelSliceMut;
+        if k.stable {
+            k.data.par_sort();
+        } else {
+            k.data.par_sort_unstable();
+        }
+    })
+    .rayon(|k| {
+        use rayon::slice::ParallelSliceMut;
+        if k.stable {
+            k.data.par_sort();
+        } else {
+            k.data.par_sort_unstable();
+        }
+    })
+    .build()
+}
+
+/// The registry entry of `par-sort`.
+pub fn info() -> KernelInfo {
+    declare(ABOUT, prepare_stable)
+}
+
+/// The registry entry of `par-sort-unstable`.
+pub fn info_unstable() -> KernelInfo {
+    declare(ABOUT_UNSTABLE, prepare_unstable)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_contenders(prepare_stable(Size::Test), INFO.contenders);
-        super::super::verify_contenders(prepare_unstable(Size::Test), INFO_UNSTABLE.contenders);
+        super::super::verify(&info());
+        super::super::verify(&info_unstable());
     }
 
     #[test]

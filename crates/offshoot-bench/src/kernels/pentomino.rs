@@ -12,14 +12,14 @@
 //! The solver (board, pieces, serial and handler versions) is `crates/offshoot/examples/shared/pentomino.rs`,
 //! the same file the `pentomino` example runs.
 //!
-//! Inputs: test 3×20 (8 solutions), quick 4×15 (1,472), full 6×10 (9,356, i.e. 2,339 up to
+//! Inputs: test and quick 3×20 (8 solutions), full 6×10 (9,356, i.e. 2,339 up to
 //! symmetry). Cutoff: none.
 //! Source: Yasugi et al. 004, Fig. 9 and Tables 2 and 4.
 //! Check: the serial count must equal the known count for the board.
 
 use std::hint::black_box;
 
-use super::{Answer, Instance, KernelInfo, Size};
+use super::{About, Answer, Kernel, KernelInfo, Size, Work};
 use crate::par::{Fork, Offshoot, Rayon};
 
 #[path = "../../../offshoot/examples/shared/pentomino.rs"]
@@ -27,15 +27,13 @@ pub(crate) mod solver;
 
 use solver::{known_solutions, Board, Shapes, PIECES};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "pentomino",
     about: "all pentomino tilings of a 60-cell board: one shared board with spawn-request \
             handlers and undo-redo (offshoot) against a board copy per child (rayon, chili)",
     cutoff: "none",
     source: "Yasugi et al. (004) Fig. 9",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare: |size| Box::new(Pentomino::new(size, Variant::Handlers)),
 };
 
 /// Which offshoot program the instance runs.
@@ -126,7 +124,7 @@ impl Pentomino {
     pub(crate) fn new(size: Size, variant: Variant) -> Pentomino {
         let rows = match size {
             Size::Test => 3,
-            Size::Quick => 4,
+            Size::Quick => 3,
             Size::Full => 6,
         };
         Pentomino {
@@ -138,36 +136,12 @@ impl Pentomino {
     }
 }
 
-impl Instance for Pentomino {
+impl Work for Pentomino {
     fn input(&self) -> String {
         format!("{}×{} board", self.rows, 60 / self.rows)
     }
     fn reset(&mut self) {
         self.out.clear();
-    }
-    fn serial(&mut self) {
-        let mut b = Board::new(black_box(self.rows));
-        self.out.set(solver::serial(&mut b, &self.shapes, 0));
-    }
-    fn offshoot(&mut self) {
-        let rows = black_box(self.rows);
-        let n = match self.variant {
-            Variant::Handlers => {
-                let (n, after) = solver::solve(rows, &self.shapes);
-                assert_eq!(after.used, 0, "the shared board must end empty");
-                n
-            }
-            Variant::Copying => copying::<Offshoot>(&Board::new(rows), &self.shapes, 0),
-        };
-        self.out.set(n);
-    }
-    fn rayon(&mut self) {
-        let b = Board::new(black_box(self.rows));
-        self.out.set(copying::<Rayon>(&b, &self.shapes, 0));
-    }
-    fn chili(&mut self, sc: &mut chili::Scope<'_>) {
-        let b = Board::new(black_box(self.rows));
-        self.out.set(chili(sc, &b, &self.shapes, 0));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let want = known_solutions(self.rows).ok_or("no known count for this board")?;
@@ -182,6 +156,41 @@ impl Instance for Pentomino {
     fn check(&self) -> Result<(), String> {
         self.out.check()
     }
+}
+
+/// The declaration of the kernel and of `pentomino-copy`, which differ in their input's
+/// [`Variant`].
+pub(crate) fn declare(about: About, prepare: fn(Size) -> Pentomino) -> KernelInfo {
+    Kernel::new(about, prepare, |k| {
+        let mut b = Board::new(black_box(k.rows));
+        k.out.set(solver::serial(&mut b, &k.shapes, 0));
+    })
+    .offshoot(|k| {
+        let rows = black_box(k.rows);
+        let n = match k.variant {
+            Variant::Handlers => {
+                let (n, after) = solver::solve(rows, &k.shapes);
+                assert_eq!(after.used, 0, "the shared board must end empty");
+                n
+            }
+            Variant::Copying => copying::<Offshoot>(&Board::new(rows), &k.shapes, 0),
+        };
+        k.out.set(n);
+    })
+    .rayon(|k| {
+        let b = Board::new(black_box(k.rows));
+        k.out.set(copying::<Rayon>(&b, &k.shapes, 0));
+    })
+    .chili(|k, sc| {
+        let b = Board::new(black_box(k.rows));
+        k.out.set(chili(sc, &b, &k.shapes, 0));
+    })
+    .build()
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    declare(ABOUT, |size| Pentomino::new(size, Variant::Handlers))
 }
 
 #[cfg(test)]
@@ -207,9 +216,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(Box::new(Pentomino::new(
-            Size::Test,
-            Variant::Handlers,
-        )));
+        super::super::verify(&info());
     }
 }

@@ -6,21 +6,20 @@
 //! Inputs, cutoff, source and check: as `pentomino`.
 
 use super::pentomino::{Pentomino, Variant};
-use super::{KernelInfo, Size};
+use super::{About, KernelInfo};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "pentomino-copy",
     about: "pentomino with a board copy per child on offshoot too (for the undo-redo vs \
             copying ratio)",
     cutoff: "none",
     source: "Yasugi et al. (004) Fig. 9, Table 4 (Cilk1)",
-    contenders: crate::harness::Contender::FORK_JOIN,
-    prepare,
 };
 
-fn prepare(size: Size) -> Box<dyn super::Instance> {
-    Box::new(Pentomino::new(size, Variant::Copying))
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    super::pentomino::declare(ABOUT, |size| Pentomino::new(size, Variant::Copying))
 }
 
 #[cfg(test)]
@@ -29,6 +28,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare(Size::Test));
+        super::super::verify(&info());
     }
 }

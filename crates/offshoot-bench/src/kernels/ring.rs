@@ -35,24 +35,17 @@
 
 use std::hint::black_box;
 
-use super::plain::Plain;
-use super::{Instance, KernelInfo, Size};
+use super::plain::{self, call, Plain};
+use super::{About, Kernel, KernelInfo, Size};
 use crate::harness::Contender;
 use crate::par::Spawn;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "ring",
     about: "64 tasks in a ring pass a token on, each waiting for the one before it",
     cutoff: "none",
     source: "Imam's thesis (002) Figure 3.1, the ring of waiting tasks",
-    contenders: &[
-        Contender::Offshoot,
-        Contender::Threads,
-        Contender::Go,
-        Contender::Java,
-    ],
-    prepare,
 };
 
 /// Tasks in the ring.
@@ -193,7 +186,7 @@ pub fn threads(r: Rounds) -> u64 {
     r.sum(threads_round)
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<Rounds, u64> {
     let (rounds, laps) = match size {
         Size::Test => (2, 5),
         Size::Quick => (4, 50),
@@ -202,18 +195,19 @@ fn prepare(size: Size) -> Box<dyn Instance> {
     let r = Rounds { rounds, laps };
     let label = format!("{TASKS} tasks, {rounds} rounds × {laps} laps");
     let what = "sum of the final tokens";
-    Box::new(
-        Plain::new(
-            r,
-            label,
-            r.expected(),
-            what,
-            |r| serial(*r),
-            |r| offshoot(*r),
+    Plain::new(r, label, r.expected(), what)
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, call(serial))
+        .offshoot(call(offshoot))
+        .threads(call(threads))
+        .peers(
+            &[Contender::Go, Contender::Java],
+            plain::peer_args(|r: &Rounds| vec![r.rounds.to_string(), r.laps.to_string()]),
         )
-        .with_threads(|r| threads(*r))
-        .with_peer_args(|r| vec![r.rounds.to_string(), r.laps.to_string()]),
-    )
+        .build()
 }
 
 #[cfg(test)]
@@ -229,6 +223,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
+        super::super::verify(&info());
     }
 }

@@ -27,17 +27,14 @@ use offshoot::eureka::{self, Eureka, Search};
 
 use super::tokio_rows;
 use super::visits::{self, Counted, Tally};
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Kernel, KernelInfo, Size, Work};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "sls",
     about: "find a target in a large 2-D array: a Search eureka vs a token, no termination, rayon's find_map_any",
     cutoff: "none (a check per row)",
-    source: "Imam's thesis Fig. 4.14 `SLS` (issue 16)",
-    contenders: Contender::SEARCH_TOKIO,
-    prepare,
+    source: "Imam's thesis Fig. 4.14 `SLS`",
 };
 
 struct Grid {
@@ -176,33 +173,12 @@ impl Counted for Sls {
     }
 }
 
-impl Instance for Sls {
+impl Work for Sls {
     fn input(&self) -> String {
         self.label.clone()
     }
     fn reset(&mut self) {
         self.last.clear();
-    }
-    fn serial(&mut self) {
-        self.run(serial);
-    }
-    fn offshoot(&mut self) {
-        self.run(eureka_search);
-    }
-    fn offshoot_ct(&mut self) {
-        self.run(token_search);
-    }
-    fn offshoot_af(&mut self) {
-        self.run(full_search);
-    }
-    fn rayon(&mut self) {
-        self.run(rayon_search);
-    }
-    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
-        let g = &self.grid;
-        self.last = visits::per_query(&self.targets, self.tally.as_ref(), |&t, c| {
-            tokio_search(rt, g, t, c)
-        });
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let g = &self.grid;
@@ -224,7 +200,23 @@ impl Instance for Sls {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new_with(ABOUT, prepare, |k| k.run(serial))
+        .offshoot(|k| k.run(eureka_search))
+        .offshoot_ct(|k| k.run(token_search))
+        .offshoot_af(|k| k.run(full_search))
+        .rayon(|k| k.run(rayon_search))
+        .tokio(|k, rt| {
+            let g = &k.grid;
+            k.last = visits::per_query(&k.targets, k.tally.as_ref(), |&t, c| {
+                tokio_search(rt, g, t, c)
+            });
+        })
+        .build()
+}
+
+fn prepare(size: Size, kernel: &Kernel<Sls>) -> Sls {
     let (rows, cols, queries) = match size {
         Size::Test => (64, 64, 4),
         Size::Quick => (2000, 1000, 12),
@@ -239,9 +231,9 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         reference: None,
         tally: None,
     };
-    let visits = visits::line(&mut sls, INFO.contenders, "rows scanned");
+    let visits = visits::line(kernel, &mut sls, "rows scanned");
     sls.label = format!("{rows}x{cols} array, {queries} queries; {visits}");
-    Box::new(sls)
+    sls
 }
 
 #[cfg(test)]
@@ -250,6 +242,6 @@ mod tests {
 
     #[test]
     fn every_contender_finds_what_serial_finds() {
-        super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
+        super::super::verify(&info());
     }
 }

@@ -1,6 +1,6 @@
 //! `sor`: successive over-relaxation on an `n`×`n` grid, in place, for a fixed number of
 //! iterations (the Java Grande Forum SOR benchmark, which Imam's thesis ch. 3 runs with
-//! phasers; issue 17), red-black ordered: each iteration is a red half-sweep (the interior
+//! phasers), red-black ordered: each iteration is a red half-sweep (the interior
 //! cells with `i + j` even) then a black one (`i + j` odd), each cell becoming
 //! `ω/4 · (up + down + left + right) + (1 − ω) · itself` with ω = 1.25. A cell's four
 //! neighbours have the other colour, so a half-sweep reads one colour and writes the other:
@@ -29,19 +29,16 @@ use std::cell::UnsafeCell;
 use std::sync::Arc;
 
 use super::bands::{self, Steps};
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Kernel, KernelInfo, Size, Work};
 use crate::par;
 use crate::rng::SplitMix64;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "sor",
     about: "red-black SOR, 64 bands meeting after every half-sweep: phasers vs a fork-join per half-sweep, tokio and OS-thread barriers",
     cutoff: "64 bands of rows",
-    source: "Imam's thesis ch. 3 (phasers) (issue 17); Java Grande Forum SOR, red-black ordered",
-    contenders: Contender::PHASER,
-    prepare,
+    source: "Imam's thesis ch. 3 (phasers); Java Grande Forum SOR, red-black ordered",
 };
 
 /// The over-relaxation factor (JGF's).
@@ -172,7 +169,7 @@ impl Sor {
     }
 }
 
-impl Instance for Sor {
+impl Work for Sor {
     fn input(&self) -> String {
         format!(
             "{}x{} grid, {} iterations, {BANDS} bands",
@@ -184,30 +181,6 @@ impl Instance for Sor {
             .expect("no task holds the grid between runs")
             .load(&self.init);
         self.ran = false;
-    }
-    fn serial(&mut self) {
-        bands::serial(&*self.grid, self.steps());
-        self.ran = true;
-    }
-    fn offshoot(&mut self) {
-        bands::phasers(&*self.grid, self.steps(), BANDS);
-        self.ran = true;
-    }
-    fn offshoot_fj(&mut self) {
-        bands::per_step::<par::Offshoot>(&*self.grid, self.steps(), BANDS);
-        self.ran = true;
-    }
-    fn rayon(&mut self) {
-        bands::per_step::<par::Rayon>(&*self.grid, self.steps(), BANDS);
-        self.ran = true;
-    }
-    fn tokio(&mut self, rt: &tokio::runtime::Runtime) {
-        bands::tokio_barrier(rt, self.grid.clone(), self.steps(), BANDS);
-        self.ran = true;
-    }
-    fn threads(&mut self) {
-        bands::threads_barrier(&*self.grid, self.steps(), BANDS);
-        self.ran = true;
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         if !self.ran {
@@ -226,21 +199,50 @@ impl Instance for Sor {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, |k| {
+        bands::serial(&*k.grid, k.steps());
+        k.ran = true;
+    })
+    .offshoot(|k| {
+        bands::phasers(&*k.grid, k.steps(), BANDS);
+        k.ran = true;
+    })
+    .offshoot_fj(|k| {
+        bands::per_step::<par::Offshoot>(&*k.grid, k.steps(), BANDS);
+        k.ran = true;
+    })
+    .rayon(|k| {
+        bands::per_step::<par::Rayon>(&*k.grid, k.steps(), BANDS);
+        k.ran = true;
+    })
+    .tokio(|k, rt| {
+        bands::tokio_barrier(rt, k.grid.clone(), k.steps(), BANDS);
+        k.ran = true;
+    })
+    .threads(|k| {
+        bands::threads_barrier(&*k.grid, k.steps(), BANDS);
+        k.ran = true;
+    })
+    .build()
+}
+
+fn prepare(size: Size) -> Sor {
     let (n, iters) = match size {
         Size::Test => (24, 4),
         Size::Quick => (600, 50),
         Size::Full => (1000, 100),
     };
     let init = random_grid(n);
-    Box::new(Sor {
+    Sor {
         n,
         iters,
         grid: Arc::new(Grid::new(&init, n)),
         init,
         ran: false,
         reference: None,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -249,7 +251,7 @@ mod tests {
 
     #[test]
     fn every_contender_computes_the_serial_grid() {
-        super::super::verify_contenders(prepare(Size::Test), Contender::PHASER);
+        super::super::verify(&info());
     }
 
     #[test]

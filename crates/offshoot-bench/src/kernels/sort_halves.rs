@@ -8,7 +8,7 @@
 //! until that call returns, and by then the caller runs the second half
 //! itself. The kernel shows whether the second worker gets the second half.
 //!
-//! Inputs: keys from a seeded SplitMix64: test 20,000, quick 2,000,000, full
+//! Inputs: keys from a seeded SplitMix64: test 20,000, quick 1,000,000, full
 //! 20,000,000.
 //! Cutoffs: none (one join; each half is one call of std's sort).
 //! Check: each half sorted and holding its input's keys; every contender's
@@ -17,19 +17,17 @@
 use std::hint::black_box;
 
 use super::{
-    check_reference, cilksort::keys, par_sort::sorted_permutation, Instance, KernelInfo, Size,
+    check_reference, cilksort::keys, par_sort::sorted_permutation, About, Kernel, KernelInfo, Size,
+    Work,
 };
-use crate::harness::Contender;
 use crate::par::{Fork, Offshoot, Rayon};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "sort-halves",
     about: "one join of two serial calls: std's sort_unstable on each half of random u64 keys",
     cutoff: "none (one join of two serial sorts)",
     source: "the coarse `join(|| left.sort(), || right.sort())` of user code",
-    contenders: Contender::FORK_JOIN,
-    prepare,
 };
 
 struct Halves {
@@ -38,18 +36,18 @@ struct Halves {
     reference: Option<Vec<u64>>,
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Halves {
     let n = match size {
         Size::Test => 20_000,
-        Size::Quick => 2_000_000,
+        Size::Quick => 1_000_000,
         Size::Full => 20_000_000,
     };
     let input = keys(n, 0x4841_4C46);
-    Box::new(Halves {
+    Halves {
         data: input.clone(),
         input,
         reference: None,
-    })
+    }
 }
 
 /// Sorts both halves of `v`, forking once with `J`.
@@ -58,28 +56,12 @@ pub fn par<J: Fork>(v: &mut [u64]) {
     J::join(|| left.sort_unstable(), || right.sort_unstable());
 }
 
-impl Instance for Halves {
+impl Work for Halves {
     fn input(&self) -> String {
         format!("{} random u64 keys in two halves", self.input.len())
     }
     fn reset(&mut self) {
         self.data.copy_from_slice(&self.input);
-    }
-    fn serial(&mut self) {
-        let (left, right) = black_box(&mut self.data[..]).split_at_mut(self.input.len() / 2);
-        left.sort_unstable();
-        right.sort_unstable();
-    }
-    fn offshoot(&mut self) {
-        par::<Offshoot>(black_box(&mut self.data));
-    }
-    fn rayon(&mut self) {
-        par::<Rayon>(black_box(&mut self.data));
-    }
-    fn chili(&mut self, s: &mut chili::Scope<'_>) {
-        let (left, right) = black_box(&mut self.data[..]).split_at_mut(self.input.len() / 2);
-        // chili runs its second closure itself and offers the first (see mod.rs).
-        s.join(|_| right.sort_unstable(), |_| left.sort_unstable());
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         let mid = self.input.len() / 2;
@@ -101,13 +83,30 @@ impl Instance for Halves {
     }
 }
 
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, |k| {
+        let (left, right) = black_box(&mut k.data[..]).split_at_mut(k.input.len() / 2);
+        left.sort_unstable();
+        right.sort_unstable();
+    })
+    .offshoot(|k| par::<Offshoot>(black_box(&mut k.data)))
+    .rayon(|k| par::<Rayon>(black_box(&mut k.data)))
+    .chili(|k, s| {
+        let (left, right) = black_box(&mut k.data[..]).split_at_mut(k.input.len() / 2);
+        // chili runs its second closure itself and offers the first (see mod.rs).
+        s.join(|_| right.sort_unstable(), |_| left.sort_unstable());
+    })
+    .build()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare(Size::Test));
+        super::super::verify(&info());
     }
 
     #[test]

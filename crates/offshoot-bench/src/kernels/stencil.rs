@@ -1,5 +1,5 @@
 //! `stencil`: a 2-D Jacobi relaxation over the rows of a grid with `par_chunks_mut`
-//! (issue 13's stencil benchmark): each of `steps` steps writes every cell of a new grid
+//! (the stencil of rayon's slice sources, as a user writes it): each of `steps` steps writes every cell of a new grid
 //! from the old one, `u' = 0.25 * ((up + down) + (left + right))` inside, the old value on
 //! the border; then the grids swap.
 //!
@@ -16,18 +16,15 @@
 
 use std::hint::black_box;
 
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Kernel, KernelInfo, Size, Work};
 use crate::rng::SplitMix64;
 
-/// Registry entry of `stencil`.
-pub const INFO: KernelInfo = KernelInfo {
+/// What `stencil` is.
+pub const ABOUT: About = About {
     name: "stencil",
     about: "2-D Jacobi steps over the rows of a grid: par_chunks_mut(w).enumerate().for_each",
     cutoff: "none (one chunk per row)",
-    source: "issue 13 (rayon's slice sources: a par_chunks_mut stencil)",
-    contenders: &[Contender::Offshoot, Contender::Rayon],
-    prepare,
+    source: "rayon's slice sources as users write them: a par_chunks_mut stencil",
 };
 
 /// Row `i` of the step from `src` (the whole old grid, rows of `w`) into `row`.
@@ -135,7 +132,7 @@ fn same_bits(a: &[f64], b: &[f64]) -> Result<(), String> {
     }
 }
 
-impl Instance for Stencil {
+impl Work for Stencil {
     fn input(&self) -> String {
         let w = self.grid.w;
         format!(
@@ -146,15 +143,6 @@ impl Instance for Stencil {
     }
     fn reset(&mut self) {
         self.grid.cur.copy_from_slice(&self.input);
-    }
-    fn serial(&mut self) {
-        self.run(serial);
-    }
-    fn offshoot(&mut self) {
-        self.run(offshoot);
-    }
-    fn rayon(&mut self) {
-        self.run(rayon);
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         same_bits(
@@ -170,7 +158,15 @@ impl Instance for Stencil {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, |k| k.run(serial))
+        .offshoot(|k| k.run(offshoot))
+        .rayon(|k| k.run(rayon))
+        .build()
+}
+
+fn prepare(size: Size) -> Stencil {
     let (h, w, steps) = match size {
         Size::Test => (40, 33, 3),
         Size::Quick => (1000, 1000, 10),
@@ -178,7 +174,7 @@ fn prepare(size: Size) -> Box<dyn Instance> {
     };
     let mut rng = SplitMix64::new(13);
     let input: Vec<f64> = (0..h * w).map(|_| (rng.next_u64() % 1024) as f64).collect();
-    Box::new(Stencil {
+    Stencil {
         grid: Grid {
             w,
             steps,
@@ -187,5 +183,5 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         },
         input,
         reference: None,
-    })
+    }
 }

@@ -15,8 +15,8 @@
 //!
 //! Inputs: published hard puzzles (17-clue puzzles of Gordon Royle's collection and
 //! puzzles from Peter Norvig's "hardest" list, as quoted in his essay "Solving Every
-//! Sudoku Puzzle"), each with a unique solution; test: the 2 easiest, quick: 8 of middle
-//! hardness (ranks 5–12 of the 16), full: all 16.
+//! Sudoku Puzzle"), each with a unique solution; test: the 2 easiest, quick: 4 of middle
+//! hardness (ranks 9–12 of the 16), full: all 16.
 //! Check: each answer is a filled grid that keeps every clue and has each digit once per
 //! row, column and box. The input line reports nodes visited per puzzle, and those started
 //! after the solution was offered (see `visits`).
@@ -25,18 +25,15 @@ use std::sync::Arc;
 
 use super::first;
 use super::visits::{self, Counted, Tally};
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Kernel, KernelInfo, Size, Work};
 use crate::par::{Fork, Offshoot, Rayon};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "sudoku",
     about: "solve hard sudoku puzzles by backtracking: a Search eureka vs a token, no termination, rayon::join with a token",
     cutoff: "none",
-    source: "Imam's thesis Fig. 4.14 `Sudoku` (issue 16)",
-    contenders: Contender::SEARCH,
-    prepare,
+    source: "Imam's thesis Fig. 4.14 `Sudoku`",
 };
 
 /// The puzzles, row by row, `.` for an empty cell; the hardest for this solver first (the
@@ -242,27 +239,12 @@ impl Counted for Sudoku {
     }
 }
 
-impl Instance for Sudoku {
+impl Work for Sudoku {
     fn input(&self) -> String {
         format!("{} hard puzzles; {}", self.puzzles.len(), self.visits)
     }
     fn reset(&mut self) {
         self.last.clear();
-    }
-    fn serial(&mut self) {
-        self.run(serial);
-    }
-    fn offshoot(&mut self) {
-        self.run(eureka_solve);
-    }
-    fn offshoot_ct(&mut self) {
-        self.run(|p, c| token_solve::<Offshoot>(p, true, c));
-    }
-    fn offshoot_af(&mut self) {
-        self.run(|p, c| token_solve::<Offshoot>(p, false, c));
-    }
-    fn rayon(&mut self) {
-        self.run(|p, c| token_solve::<Rayon>(p, true, c));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         // The oracle is the check itself (each puzzle has a solution: see the test).
@@ -289,11 +271,21 @@ impl Instance for Sudoku {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new_with(ABOUT, prepare, |k| k.run(serial))
+        .offshoot(|k| k.run(eureka_solve))
+        .offshoot_ct(|k| k.run(|p, c| token_solve::<Offshoot>(p, true, c)))
+        .offshoot_af(|k| k.run(|p, c| token_solve::<Offshoot>(p, false, c)))
+        .rayon(|k| k.run(|p, c| token_solve::<Rayon>(p, true, c)))
+        .build()
+}
+
+fn prepare(size: Size, kernel: &Kernel<Sudoku>) -> Sudoku {
     // The list is hardest first.
     let chosen = match size {
         Size::Test => &PUZZLES[14..],
-        Size::Quick => &PUZZLES[4..12],
+        Size::Quick => &PUZZLES[8..12],
         Size::Full => &PUZZLES[..],
     };
     let mut s = Sudoku {
@@ -305,8 +297,8 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         tally: None,
         visits: String::new(),
     };
-    s.visits = visits::line(&mut s, INFO.contenders, "nodes visited");
-    Box::new(s)
+    s.visits = visits::line(kernel, &mut s, "nodes visited");
+    s
 }
 
 #[cfg(test)]
@@ -315,7 +307,7 @@ mod tests {
 
     #[test]
     fn every_contender_solves_every_puzzle() {
-        super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
+        super::super::verify(&info());
     }
 
     #[test]

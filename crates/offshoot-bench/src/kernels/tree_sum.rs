@@ -8,25 +8,24 @@
 //! 1, children 2i and 2i+1) holds the value i. The parallel versions fork
 //! (join) on the two subtrees of every node that has two children.
 //!
-//! Inputs: depth (levels) test 12, quick 22 (4.2 M nodes), full 26 (67 M
+//! Inputs: depth (levels) test 12, quick 21 (2.1 M nodes), full 26 (67 M
 //! nodes, about 2.1 GB).
 //! Cutoff: none.
 //! Source: the binary-tree sum of Spice and chili's benchmarks; heartbeat
 //! scheduling (Acar, Charguéraud, Guatto, Rainey, Sieczkowski, PLDI 2018).
 //! Check: the serial sum must equal N(N+1)/2 with N = 2^depth - 1.
 
-use super::plain::Plain;
-use super::{Instance, KernelInfo, Size};
+use super::plain::{self, by_ref, scoped_ref, Plain};
+use super::{About, Kernel, KernelInfo, Size};
+use crate::harness::Contender;
 use crate::par::{Fork, Offshoot, Rayon};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "tree-sum",
     about: "sum over a balanced binary tree of heap-allocated nodes, a fork per inner node",
     cutoff: "none",
     source: "Spice / chili binary-tree sum; heartbeat scheduling (Acar et al. 2018)",
-    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
-    prepare,
 };
 
 /// A heap-allocated tree node.
@@ -108,26 +107,27 @@ fn depth_of(t: &Node) -> u32 {
     depth
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<Node, u64> {
     let depth = match size {
         Size::Test => 12,
-        Size::Quick => 22,
+        Size::Quick => 21,
         Size::Full => 26,
     };
     let label = format!("depth {depth} ({} nodes)", (1u64 << depth) - 1);
-    Box::new(
-        Plain::new(
-            build(depth),
-            label,
-            expected(depth),
-            "sum",
-            |t| serial(t),
-            |t| par::<Offshoot>(t),
+    Plain::new(*build(depth), label, expected(depth), "sum")
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new(ABOUT, prepare, by_ref(serial))
+        .offshoot(by_ref(par::<Offshoot>))
+        .rayon(by_ref(par::<Rayon>))
+        .chili(scoped_ref(chili))
+        .peers(
+            Contender::PEERS,
+            plain::peer_args(|t: &Node| vec![depth_of(t).to_string()]),
         )
-        .with_rayon(|t| par::<Rayon>(t))
-        .with_chili(|s, t| chili(s, t))
-        .with_peer_args(|t| vec![depth_of(t).to_string()]),
-    )
+        .build()
 }
 
 #[cfg(test)]
@@ -144,6 +144,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare(Size::Test));
+        super::super::verify(&info());
     }
 }

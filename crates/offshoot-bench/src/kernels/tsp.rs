@@ -28,19 +28,16 @@ use std::sync::{Arc, Mutex};
 use offshoot::eureka::{self, Eureka, Minima};
 
 use super::visits::{self, Counted, Tally};
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Kernel, KernelInfo, Size, Work};
 use crate::par::{Fork, Offshoot, Rayon};
 use crate::rng::SplitMix64;
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "tsp",
     about: "shortest round trip by branch and bound: the best tour as a Minima eureka vs a hand-written atomic bound",
     cutoff: "none",
-    source: "Imam's thesis Fig. 4.14 `TSP` (issue 16)",
-    contenders: &[Contender::Offshoot, Contender::OffshootCt, Contender::Rayon],
-    prepare,
+    source: "Imam's thesis Fig. 4.14 `TSP`",
 };
 
 /// The most cities an instance may have (a tour fits a `[u8; MAX]`, a set a `u32`).
@@ -320,30 +317,12 @@ impl Counted for Tsp {
     }
 }
 
-impl Instance for Tsp {
+impl Work for Tsp {
     fn input(&self) -> String {
         format!("{} cities; {}", self.cities.n, self.visits)
     }
     fn reset(&mut self) {
         self.last = None;
-    }
-    fn serial(&mut self) {
-        self.last = Some(serial(&self.cities, visits::one_query(&self.tally)));
-    }
-    fn offshoot(&mut self) {
-        self.last = Some(eureka_tsp(&self.cities, visits::one_query(&self.tally)));
-    }
-    fn offshoot_ct(&mut self) {
-        self.last = Some(token_tsp::<Offshoot>(
-            &self.cities,
-            visits::one_query(&self.tally),
-        ));
-    }
-    fn rayon(&mut self) {
-        self.last = Some(token_tsp::<Rayon>(
-            &self.cities,
-            visits::one_query(&self.tally),
-        ));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         self.optimum = Some(held_karp(&self.cities));
@@ -376,7 +355,25 @@ impl Instance for Tsp {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new_with(ABOUT, prepare, |k| {
+        k.last = Some(serial(&k.cities, visits::one_query(&k.tally)))
+    })
+    .offshoot(|k| k.last = Some(eureka_tsp(&k.cities, visits::one_query(&k.tally))))
+    .offshoot_ct(|k| {
+        k.last = Some(token_tsp::<Offshoot>(
+            &k.cities,
+            visits::one_query(&k.tally),
+        ));
+    })
+    .rayon(|k| {
+        k.last = Some(token_tsp::<Rayon>(&k.cities, visits::one_query(&k.tally)));
+    })
+    .build()
+}
+
+fn prepare(size: Size, kernel: &Kernel<Tsp>) -> Tsp {
     let n = match size {
         Size::Test => 8,
         Size::Quick => 15,
@@ -389,8 +386,8 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         tally: None,
         visits: String::new(),
     };
-    tsp.visits = visits::line(&mut tsp, INFO.contenders, "nodes expanded");
-    Box::new(tsp)
+    tsp.visits = visits::line(kernel, &mut tsp, "nodes expanded");
+    tsp
 }
 
 #[cfg(test)]
@@ -399,7 +396,7 @@ mod tests {
 
     #[test]
     fn every_contender_finds_the_optimum() {
-        super::super::verify_contenders(prepare(Size::Test), INFO.contenders);
+        super::super::verify(&info());
     }
 
     #[test]

@@ -40,28 +40,25 @@
 
 use sha1::{Digest, Sha1};
 
-use super::plain::Plain;
-use super::{Instance, KernelInfo, Size};
+use super::plain::{self, by_ref, scoped_ref, Plain};
+use super::{About, Kernel, KernelInfo, Size};
+use crate::harness::Contender;
 use crate::par::{Fork, Offshoot, Rayon};
 
-/// Registry entry for the geometric trees.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is for the geometric trees.
+pub const ABOUT: About = About {
     name: "uts",
     about: "Unbalanced Tree Search, geometric tree (T1 in full mode), SHA-1 splittable RNG",
     cutoff: "none",
     source: "UTS (Olivier et al., LCPC 2006), sample tree T1",
-    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
-    prepare: prepare_geometric,
 };
 
-/// Registry entry for the binomial trees.
-pub const INFO_BINOMIAL: KernelInfo = KernelInfo {
+/// What the kernel is for the binomial trees.
+pub const ABOUT_BINOMIAL: About = About {
     name: "uts-bin",
     about: "Unbalanced Tree Search, binomial tree (T3 in full mode), SHA-1 splittable RNG",
     cutoff: "none",
     source: "UTS (Olivier et al., LCPC 2006), sample tree T3",
-    contenders: crate::harness::Contender::FORK_JOIN_PEERS,
-    prepare: prepare_binomial,
 };
 
 /// The reference's limit on the number of children (but a binomial root).
@@ -470,7 +467,7 @@ pub fn check_published(tree: &Tree, got: Counts) -> Result<(), String> {
     }
 }
 
-fn prepare_geometric(size: Size) -> Box<dyn Instance> {
+fn prepare_geometric(size: Size) -> Plain<Tree, Counts> {
     prepare_tree(match size {
         Size::Test => Tree::DEFAULT,
         Size::Quick => Tree::T1_DEPTH8,
@@ -478,7 +475,7 @@ fn prepare_geometric(size: Size) -> Box<dyn Instance> {
     })
 }
 
-fn prepare_binomial(size: Size) -> Box<dyn Instance> {
+fn prepare_binomial(size: Size) -> Plain<Tree, Counts> {
     prepare_tree(match size {
         Size::Test => Tree::SMALL_BINOMIAL,
         Size::Quick => Tree::T3_ROOT60,
@@ -486,20 +483,40 @@ fn prepare_binomial(size: Size) -> Box<dyn Instance> {
     })
 }
 
-fn prepare_tree(tree: Tree) -> Box<dyn Instance> {
+fn prepare_tree(tree: Tree) -> Plain<Tree, Counts> {
     let published = if tree.published.is_some() {
         "published"
     } else {
         "unpublished"
     };
     let label = format!("{} ({}; {published})", tree.name, tree.flags());
-    Box::new(
-        Plain::checked(tree, label, check_published, serial, par::<Offshoot>)
-            .with_rayon(par::<Rayon>)
-            .with_chili(chili)
-            .with_peer_args(peer_args)
-            .with_peer_answer(|c| format!("{}/{}/{}", c.nodes, c.leaves, c.depth)),
-    )
+    Plain::checked(tree, label, check_published)
+}
+
+/// The registry entry of the geometric tree.
+pub fn info() -> KernelInfo {
+    declare(ABOUT, prepare_geometric)
+}
+
+/// The registry entry of the binomial tree.
+pub fn info_binomial() -> KernelInfo {
+    declare(ABOUT_BINOMIAL, prepare_binomial)
+}
+
+/// Both trees' kernel: every contender walks the tree; the peers answer
+/// `nodes/leaves/depth`.
+fn declare(about: About, prepare: fn(Size) -> Plain<Tree, Counts>) -> KernelInfo {
+    Kernel::new(about, prepare, by_ref(serial))
+        .offshoot(by_ref(par::<Offshoot>))
+        .rayon(by_ref(par::<Rayon>))
+        .chili(scoped_ref(chili))
+        .peers(
+            Contender::PEERS,
+            plain::peer_args_answer(peer_args, |c: &Counts| {
+                format!("{}/{}/{}", c.nodes, c.leaves, c.depth)
+            }),
+        )
+        .build()
 }
 
 /// The peers' arguments: the tree's parameters in the order `-t -a -d -b -r -m -q -f`
@@ -551,7 +568,7 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        super::super::verify_all_contenders(prepare_geometric(Size::Test));
-        super::super::verify_all_contenders(prepare_binomial(Size::Test));
+        super::super::verify(&info());
+        super::super::verify(&info_binomial());
     }
 }

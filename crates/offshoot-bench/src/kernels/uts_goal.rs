@@ -22,18 +22,15 @@ use std::sync::Arc;
 use super::first;
 use super::uts::{Node, Tree};
 use super::visits::{self, Counted, Tally};
-use super::{Instance, KernelInfo, Size};
-use crate::harness::Contender;
+use super::{About, Kernel, KernelInfo, Size, Work};
 use crate::par::{Fork, Offshoot, Rayon};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "uts-goal",
     about: "find any goal node of the UTS T1 tree: a Search eureka vs a token, no termination, rayon::join with a token",
     cutoff: "none",
-    source: "Imam's thesis Fig. 4.14 `UTS-Goal` on UTS T1 (Olivier et al. 2006) (issue 16)",
-    contenders: Contender::SEARCH,
-    prepare,
+    source: "Imam's thesis Fig. 4.14 `UTS-Goal` on UTS T1 (Olivier et al. 2006)",
 };
 
 /// One node in this many is a goal.
@@ -116,7 +113,7 @@ impl Counted for UtsGoal {
     }
 }
 
-impl Instance for UtsGoal {
+impl Work for UtsGoal {
     fn input(&self) -> String {
         format!(
             "{} ({}), a goal in {GOAL_EVERY} nodes; {}",
@@ -127,33 +124,6 @@ impl Instance for UtsGoal {
     }
     fn reset(&mut self) {
         self.last = None;
-    }
-    fn serial(&mut self) {
-        self.last = Some(serial(&self.tree, visits::one_query(&self.tally)));
-    }
-    fn offshoot(&mut self) {
-        self.last = Some(eureka_goal(&self.tree, visits::one_query(&self.tally)));
-    }
-    fn offshoot_ct(&mut self) {
-        self.last = Some(token_goal::<Offshoot>(
-            &self.tree,
-            true,
-            visits::one_query(&self.tally),
-        ));
-    }
-    fn offshoot_af(&mut self) {
-        self.last = Some(token_goal::<Offshoot>(
-            &self.tree,
-            false,
-            visits::one_query(&self.tally),
-        ));
-    }
-    fn rayon(&mut self) {
-        self.last = Some(token_goal::<Rayon>(
-            &self.tree,
-            true,
-            visits::one_query(&self.tally),
-        ));
     }
     fn accept_reference(&mut self) -> Result<(), String> {
         // The oracle: whether any node of the tree is a goal, by a full count.
@@ -174,6 +144,36 @@ impl Instance for UtsGoal {
     }
 }
 
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    Kernel::new_with(ABOUT, prepare, |k| {
+        k.last = Some(serial(&k.tree, visits::one_query(&k.tally)))
+    })
+    .offshoot(|k| k.last = Some(eureka_goal(&k.tree, visits::one_query(&k.tally))))
+    .offshoot_ct(|k| {
+        k.last = Some(token_goal::<Offshoot>(
+            &k.tree,
+            true,
+            visits::one_query(&k.tally),
+        ));
+    })
+    .offshoot_af(|k| {
+        k.last = Some(token_goal::<Offshoot>(
+            &k.tree,
+            false,
+            visits::one_query(&k.tally),
+        ));
+    })
+    .rayon(|k| {
+        k.last = Some(token_goal::<Rayon>(
+            &k.tree,
+            true,
+            visits::one_query(&k.tally),
+        ));
+    })
+    .build()
+}
+
 /// Whether any node is a goal, visiting the whole tree (the oracle).
 fn token_goal_serial_all(tree: &Tree, any: &mut bool) {
     fn visit(tree: &Tree, node: &Node, any: &mut bool) {
@@ -185,7 +185,7 @@ fn token_goal_serial_all(tree: &Tree, any: &mut bool) {
     visit(tree, &tree.root(), any);
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size, kernel: &Kernel<UtsGoal>) -> UtsGoal {
     let mut uts = UtsGoal {
         tree: match size {
             Size::Test => Tree::DEFAULT,
@@ -197,8 +197,8 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         tally: None,
         visits: String::new(),
     };
-    uts.visits = visits::line(&mut uts, INFO.contenders, "nodes visited");
-    Box::new(uts)
+    uts.visits = visits::line(kernel, &mut uts, "nodes visited");
+    uts
 }
 
 #[cfg(test)]
@@ -207,6 +207,6 @@ mod tests {
 
     #[test]
     fn every_contender_finds_a_goal_or_none() {
-        super::super::verify_contenders(prepare(Size::Test), Contender::SEARCH);
+        super::super::verify(&info());
     }
 }

@@ -1,6 +1,6 @@
 //! Work done by each contender of a search kernel: how many units (nodes, rows,
 //! placements) it visited, and how many of them it started after the search was
-//! resolved — the waste a termination mechanism is there to bound (issue 16: at most
+//! resolved — the waste a termination mechanism is there to bound (at most
 //! `(workers − 1) ×` the work between two checks).
 //!
 //! A search kernel keeps an `Option<Arc<Tally>>` that is `None` in every timed run (its visit
@@ -18,7 +18,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::Instance;
+use super::{Kernel, Work};
 use crate::harness::{Contender, Pools};
 
 /// Visit counts of one contender's run (see the module docs).
@@ -91,22 +91,22 @@ pub(crate) fn one_query(tally: &Option<Arc<Tally>>) -> Option<&Tally> {
 }
 
 /// A search kernel's instance whose runs can be counted.
-pub(crate) trait Counted: Instance {
+pub(crate) trait Counted: Work {
     /// The tally its contenders report to: `None` except during [`line`].
     fn tally(&mut self) -> &mut Option<Arc<Tally>>;
 }
 
-/// Runs serial and each of `contenders` once, counting, on pools of every core of this
-/// machine; returns "`unit` per query (started after the resolution) on N workers: serial
-/// a, offshoot b (c), …". Untimed; leaves the instance uncounted and reset.
-pub(crate) fn line<K: Counted>(inst: &mut K, contenders: &[Contender], unit: &str) -> String {
+/// Runs serial and each of `kernel`'s contenders once on `inst`, counting, on pools of every
+/// core of this machine; returns "`unit` per query (started after the resolution) on N
+/// workers: serial a, offshoot b (c), …". Untimed; leaves the instance uncounted and reset.
+pub(crate) fn line<K: Counted>(kernel: &Kernel<K>, inst: &mut K, unit: &str) -> String {
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let pools = Pools::new(workers).expect("pools for the visit count");
     let mut parts = Vec::new();
-    for &c in std::iter::once(&Contender::Serial).chain(contenders) {
+    for c in std::iter::once(Contender::Serial).chain(kernel.contenders()) {
         *inst.tally() = Some(Arc::new(Tally::default()));
         inst.reset();
-        pools.run(inst, c);
+        kernel.run(inst, c, Some(&pools));
         let (visits, late) = inst.tally().take().expect("still counting").per_query();
         parts.push(if c == Contender::Serial {
             format!("serial {visits}")

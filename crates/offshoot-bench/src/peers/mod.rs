@@ -1,13 +1,13 @@
 //! Peers in other languages: external programs that run a kernel's own serial and parallel
 //! versions in their language, timed by the harness round by round beside the Rust
-//! contenders (issue 20).
+//! contenders.
 //!
 //! # The protocol
 //!
 //! A peer is one program per language and runtime (`peers/c/omp.c`: C with OpenMP tasks, the
 //! [`Contender::COpenmp`] contender; `peers/go/`: Go with a goroutine per fork, or channels
 //! where the tasks wait on each other, the [`Contender::Go`] contender;
-//! `peers/java/Peer.java`: Java's `ForkJoinPool` with `RecursiveTask`s and a parallel
+//! `peers/java/`: Java's `ForkJoinPool` with `RecursiveTask`s and a parallel
 //! stream, or `CompletableFuture`s and blocking queues where the tasks wait on each other, the
 //! [`Contender::Java`] contender; `peers/cpp/tbb.cpp`: C++ with oneTBB's
 //! `parallel_invoke`, `task_group` and `parallel_reduce`, the [`Contender::CppTbb`]
@@ -34,7 +34,7 @@
 //!   (untimed), with its own port of the suite's SplitMix64.
 //! - The kernels with peers: the fork-join kernels `fib`, `nqueens`, `par-for`, `matmul`,
 //!   `tree-sum`, `knapsack`, `cilksort`, `uts` and `uts-bin` (those listing
-//!   [`Contender::FORK_JOIN_PEERS`]: every peer), and two whose tasks wait on each other:
+//!   [`Contender::PEERS`]: every peer), and two whose tasks wait on each other:
 //!   `futures-fib` (every peer: a goroutine per future with a channel as the future; an
 //!   OpenMP task per future with `depend(out)` and `taskwait depend(in)` as the get, in both
 //!   C builds; a oneTBB `task_group` per future, its `wait` as the get; a
@@ -86,7 +86,8 @@
 //! # Building
 //!
 //! The peer's sources are compiled into the binary (`include_str!`; the C and C++ peers'
-//! include `peers/c/peer_common.h`, which they share); before a run the suite writes them next
+//! include `peers/c/peer_common.h`, which they share, and its header per kernel family,
+//! `peers/c/common_*.h`); before a run the suite writes them next
 //! to the binary, under `<target>/<profile>/peers/`, and builds them there once (`gcc -O2
 //! -fopenmp -ffp-contract=off -I <folder> ... -lm`, or `$CC`; `go build` with the installed
 //! toolchain only, `GOTOOLCHAIN=local`, no proxy: the Go peer uses the standard library alone,
@@ -325,17 +326,41 @@ struct Recipe {
     toolchain: fn() -> Result<String, String>,
 }
 
-/// What the C and C++ peers share (the protocol, the inputs, the serial versions): written
-/// beside their source, so it is part of their cache key, and found by `-I` that folder.
-const PEER_COMMON_H: (&str, &str) = ("peer_common.h", include_str!("../../peers/c/peer_common.h"));
+/// A peer's source file `name` in `peers/<folder>/`, as (name, text).
+macro_rules! source {
+    ($folder:literal, $name:literal) => {
+        (
+            $name,
+            include_str!(concat!("../../peers/", $folder, "/", $name)),
+        )
+    };
+}
+
+/// The files of a C or C++ peer: its `sources`, then what the C and C++ peers share (the
+/// protocol in `peer_common.h`, the inputs and serial versions in a header per kernel family,
+/// which it includes), written beside the sources, so they are part of their cache key, and
+/// found by `-I` that folder.
+macro_rules! with_common_headers {
+    ($($source:expr),*) => {
+        &[
+            $($source,)*
+            source!("c", "peer_common.h"),
+            source!("c", "common_fib.h"),
+            source!("c", "common_nqueens.h"),
+            source!("c", "common_parfor.h"),
+            source!("c", "common_matmul.h"),
+            source!("c", "common_treesum.h"),
+            source!("c", "common_knapsack.h"),
+            source!("c", "common_cilksort.h"),
+            source!("c", "common_uts.h"),
+        ]
+    };
+}
 
 const RECIPES: &[Recipe] = &[
     Recipe {
         contender: Contender::COpenmp,
-        files: &[
-            ("omp.c", include_str!("../../peers/c/omp.c")),
-            PEER_COMMON_H,
-        ],
+        files: with_common_headers!(source!("c", "omp.c")),
         build: build_c_openmp,
         toolchain: c_toolchain,
     },
@@ -343,32 +368,36 @@ const RECIPES: &[Recipe] = &[
         contender: Contender::Go,
         files: &[
             ("go.mod", include_str!("../../peers/go/go.mod")),
-            ("main.go", include_str!("../../peers/go/main.go")),
+            source!("go", "main.go"),
+            source!("go", "common.go"),
+            source!("go", "fib.go"),
+            source!("go", "ring.go"),
+            source!("go", "nqueens.go"),
+            source!("go", "parfor.go"),
+            source!("go", "matmul.go"),
+            source!("go", "treesum.go"),
+            source!("go", "knapsack.go"),
+            source!("go", "cilksort.go"),
+            source!("go", "uts.go"),
         ],
         build: build_go,
         toolchain: go_toolchain,
     },
     Recipe {
         contender: Contender::Java,
-        files: &[("Peer.java", JAVA_SOURCE)],
+        files: JAVA_SOURCES,
         build: build_java,
         toolchain: java_toolchain,
     },
     Recipe {
         contender: Contender::COpenmpClang,
-        files: &[
-            ("omp.c", include_str!("../../peers/c/omp.c")),
-            PEER_COMMON_H,
-        ],
+        files: with_common_headers!(source!("c", "omp.c")),
         build: |src, exe| native::CLANG_OPENMP.build(src, exe),
         toolchain: || native::CLANG_OPENMP.toolchain(),
     },
     Recipe {
         contender: Contender::CppTbb,
-        files: &[
-            ("tbb.cpp", include_str!("../../peers/cpp/tbb.cpp")),
-            PEER_COMMON_H,
-        ],
+        files: with_common_headers!(source!("cpp", "tbb.cpp")),
         build: |src, exe| native::GXX_TBB.build(src, exe),
         toolchain: || native::GXX_TBB.toolchain(),
     },
@@ -443,8 +472,19 @@ fn build_go(src: &Path, exe: &Path) -> Result<(), String> {
     ))
 }
 
-/// The Java peer's one source file.
-const JAVA_SOURCE: &str = include_str!("../../peers/java/Peer.java");
+/// The Java peer's source files (package `peer`): the driver and a class per kernel family.
+const JAVA_SOURCES: &[(&str, &str)] = &[
+    source!("java", "Peer.java"),
+    source!("java", "FibKernels.java"),
+    source!("java", "RingKernels.java"),
+    source!("java", "NQueensKernels.java"),
+    source!("java", "ParForKernels.java"),
+    source!("java", "MatMulKernels.java"),
+    source!("java", "TreeSumKernels.java"),
+    source!("java", "KnapsackKernels.java"),
+    source!("java", "CilksortKernels.java"),
+    source!("java", "UtsKernels.java"),
+];
 
 /// The JVM's options for the Java peer: a 64 MiB thread stack (the recursive kernels'
 /// depth, a `ForkJoinPool` worker's stack grows further with the tasks it runs while it
@@ -492,22 +532,24 @@ fn sh_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// Compiles `Peer.java` (`javac -d`) into a class folder beside `exe`, named by a hash of the
-/// source and the toolchain, and writes `exe`: a shell script that runs those classes on the
-/// JVM with [`JAVA_FLAGS`], finding the folder beside itself.
+/// Compiles the Java sources (`javac -d`) into a class folder beside `exe`, named by a hash of
+/// the sources and the toolchain, and writes `exe`: a shell script that runs those classes
+/// (`peer.Peer`) on the JVM with [`JAVA_FLAGS`], finding the folder beside itself.
 fn build_java(src: &Path, exe: &Path) -> Result<(), String> {
     let dir = exe.parent().ok_or("the peer has no folder")?;
-    let key = fnv1a(format!("{}\n{JAVA_SOURCE}", java_toolchain()?).as_bytes());
+    let sources: String = JAVA_SOURCES.iter().map(|(_, text)| *text).collect();
+    let key = fnv1a(format!("{}\n{sources}", java_toolchain()?).as_bytes());
     let classes = format!("java-classes-{key:016x}");
     let target = dir.join(&classes);
-    if !target.join("Peer.class").is_file() {
+    let main_class = Path::new("peer").join("Peer.class");
+    if !target.join(&main_class).is_file() {
         // Compile under a name of this process's own, as `build` does with the executable.
         let tmp = dir.join(format!("{classes}.{}.tmp", std::process::id()));
         let javac = java_tool("javac");
         let out = Command::new(&javac)
             .arg("-d")
             .arg(&tmp)
-            .arg(src.join("Peer.java"))
+            .args(JAVA_SOURCES.iter().map(|(name, _)| src.join(name)))
             .output()
             .map_err(|e| format!("running `{}`: {e}", javac.display()))?;
         if !out.status.success() {
@@ -521,14 +563,14 @@ fn build_java(src: &Path, exe: &Path) -> Result<(), String> {
         // Another build may have put the same classes in place meanwhile: keep either.
         if std::fs::rename(&tmp, &target).is_err() {
             let _ = std::fs::remove_dir_all(&tmp);
-            if !target.join("Peer.class").is_file() {
+            if !target.join(&main_class).is_file() {
                 return Err(format!("moving the classes to {}", target.display()));
             }
         }
     }
     let script = format!(
         "#!/bin/sh\n# offshoot-bench's java peer, built by the suite (crates/offshoot-bench/src/peers)\n\
-         exec {} {} -cp \"${{0%/*}}/{classes}\" Peer \"$@\"\n",
+         exec {} {} -cp \"${{0%/*}}/{classes}\" peer.Peer \"$@\"\n",
         sh_quote(&java_tool("java").to_string_lossy()),
         JAVA_FLAGS.join(" ")
     );
@@ -716,8 +758,41 @@ mod tests {
                 }
             }
         }
-        // omp.c (gcc and clang) and tbb.cpp include peer_common.h.
-        assert_eq!(checked, 3);
+        // omp.c (gcc and clang) and tbb.cpp include peer_common.h, which includes the 8
+        // family headers.
+        assert_eq!(checked, 3 * (1 + 8));
+    }
+
+    /// A kernel family's file added to `peers/go/`, `peers/java/` or (a header) `peers/c/` but
+    /// not to its recipe would not be built (Go would miss its kernels, javac its classes, the
+    /// C and C++ compilers the header).
+    #[test]
+    fn every_go_java_and_c_header_source_is_in_its_recipe() {
+        for (contender, folder, ending) in [
+            (Contender::Go, "go", ".go"),
+            (Contender::Java, "java", ".java"),
+            (Contender::COpenmp, "c", ".h"),
+            (Contender::CppTbb, "c", ".h"),
+        ] {
+            let recipe = RECIPES.iter().find(|r| r.contender == contender).unwrap();
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("peers")
+                .join(folder);
+            let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(ending))
+                .collect();
+            let mut listed: Vec<String> = recipe
+                .files
+                .iter()
+                .map(|(n, _)| n.to_string())
+                .filter(|n| n.ends_with(ending))
+                .collect();
+            on_disk.sort();
+            listed.sort();
+            assert_eq!(listed, on_disk, "the {folder} recipe's sources");
+        }
     }
 
     #[test]
@@ -866,14 +941,14 @@ mod tests {
         };
         let with_peer: Vec<_> = kernels::all()
             .into_iter()
-            .filter(|k| k.contenders.contains(&peer))
+            .filter(|k| k.contenders().contains(&peer))
             .collect();
         let names: Vec<&str> = with_peer.iter().map(|k| k.name).collect();
         assert_eq!(names, kernels, "the kernels with a {} peer", peer.name());
         for k in with_peer {
-            let mut inst = (k.prepare)(Size::Test);
+            let mut inst = k.prepare(Size::Test);
             inst.reset();
-            inst.serial();
+            inst.run(Contender::Serial, None);
             inst.accept_reference().unwrap();
             let input = inst.peer_input().unwrap();
             for workers in [1, 2] {
@@ -885,7 +960,7 @@ mod tests {
         }
     }
 
-    /// The fork-join kernels with peers ([`Contender::FORK_JOIN_PEERS`]), in report order.
+    /// The fork-join kernels with every peer ([`Contender::PEERS`]), in report order.
     const FORK_JOIN: [&str; 9] = [
         "fib", "nqueens", "knapsack", "cilksort", "matmul", "uts", "uts-bin", "tree-sum", "par-for",
     ];

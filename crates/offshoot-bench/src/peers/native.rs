@@ -151,7 +151,7 @@ impl Native {
 
     /// Compiles the source file in the folder `src` into `exe`:
     /// `<compiler> <flags> -I <src> -o <exe> <source> <libs>` (`-I`: the headers written
-    /// beside the source, `peer_common.h`).
+    /// beside the source, `peer_common.h` and its family headers).
     pub(super) fn build(&self, src: &Path, exe: &Path) -> Result<(), String> {
         let compiler = self.compiler();
         let out = Command::new(&compiler)

@@ -43,18 +43,16 @@ use std::sync::Arc;
 use offshoot::actor::{self, ActorRef, Selector, SelectorContext, SelectorRef};
 
 use super::mesh::{self, Member, Sink};
-use super::{mix, CONTENDERS};
-use crate::kernels::plain::Plain;
-use crate::kernels::{Instance, KernelInfo, Size};
+use super::mix;
+use crate::kernels::plain::{call, on_runtime, Plain};
+use crate::kernels::{About, KernelInfo, Size};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "bank",
     about: "a teller's transfers between account actors, each a request and a reply",
     cutoff: "none",
     source: "Savina (shamsimam/savina) Bank Transaction",
-    contenders: CONTENDERS,
-    prepare,
 };
 
 /// Every account's balance at the start.
@@ -352,7 +350,7 @@ pub fn offshoot_tasks(b: Bank) -> Books {
     books(b.transfers, accounts.iter().map(|a| a.balance))
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<Bank, Books> {
     let (accounts, transfers) = match size {
         Size::Test => (8, 200),
         Size::Quick => (64, 5_000),
@@ -362,19 +360,16 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         accounts,
         transfers,
     };
-    Box::new(
-        Plain::checked(
-            b,
-            format!("{accounts} accounts, {transfers} transfers"),
-            check,
-            |b| serial(*b),
-            |b| offshoot(*b),
-        )
-        .with_offshoot_tasks(|b| offshoot_tasks(*b))
-        .with_tokio(|rt, b| tokio(rt, *b))
-        .with_kameo(|rt, b| kameo(rt, *b))
-        .with_threads(|b| threads(*b)),
+    Plain::checked(
+        b,
+        format!("{accounts} accounts, {transfers} transfers"),
+        check,
     )
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    super::declare!(ABOUT, prepare)
 }
 
 #[cfg(test)]
@@ -414,6 +409,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+        crate::kernels::verify(&info());
     }
 }

@@ -36,18 +36,16 @@
 use std::hint::black_box;
 
 use super::mesh::{self, Member};
-use super::{mix, CONTENDERS};
-use crate::kernels::plain::Plain;
-use crate::kernels::{Instance, KernelInfo, Size};
+use super::mix;
+use crate::kernels::plain::{call, on_runtime, Plain};
+use crate::kernels::{About, KernelInfo, Size};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "big",
     about: "N actors ping pseudo-random neighbours M times each, every ping answered by a pong",
     cutoff: "none",
     source: "Savina (shamsimam/savina) Big",
-    contenders: CONTENDERS,
-    prepare,
 };
 
 /// N actors, M pings each.
@@ -236,26 +234,19 @@ pub fn threads(b: Big) -> Counts {
     total(mesh::threads(nodes, starts, b.actors))
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<Big, Counts> {
     let (actors, pings) = match size {
         Size::Test => (6, 20),
         Size::Quick => (32, 400),
         Size::Full => (120, 4_000),
     };
     let b = Big { actors, pings };
-    Box::new(
-        Plain::checked(
-            b,
-            format!("{actors} actors, {pings} pings each"),
-            check,
-            |b| serial(*b),
-            |b| offshoot(*b),
-        )
-        .with_offshoot_tasks(|b| offshoot_tasks(*b))
-        .with_tokio(|rt, b| tokio(rt, *b))
-        .with_kameo(|rt, b| kameo(rt, *b))
-        .with_threads(|b| threads(*b)),
-    )
+    Plain::checked(b, format!("{actors} actors, {pings} pings each"), check)
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    super::declare!(ABOUT, prepare)
 }
 
 #[cfg(test)]
@@ -294,6 +285,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+        crate::kernels::verify(&info());
     }
 }

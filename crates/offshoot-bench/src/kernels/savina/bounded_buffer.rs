@@ -41,19 +41,17 @@ use offshoot::actor::{self, Actor, ActorRef, Context, Selector, SelectorContext,
 
 use super::{
     cast, drain, ended, joined, mix, spawn_kameo, spawn_kameo_ended, spawn_ractor, stopped, tell,
-    After, KRef, KSummer, RSummer, CONTENDERS, GONE,
+    After, KRef, KSummer, RSummer, GONE,
 };
-use crate::kernels::plain::Plain;
-use crate::kernels::{Instance, KernelInfo, Size};
+use crate::kernels::plain::{call, on_runtime, Plain};
+use crate::kernels::{About, KernelInfo, Size};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "bounded-buffer",
     about: "producers and consumers meet at a manager's bounded buffer with guards",
     cutoff: "none",
     source: "Savina (shamsimam/savina) Producer-Consumer with Bounded Buffer; Imam's thesis (002) bounded buffer with guards",
-    contenders: CONTENDERS,
-    prepare,
 };
 
 /// P producers, C consumers, I items each, capacity B.
@@ -597,7 +595,7 @@ pub fn threads(s: Shop) -> u64 {
     })
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<Shop, u64> {
     let (producers, consumers, items, capacity) = match size {
         Size::Test => (2, 3, 50, 4),
         Size::Quick => (4, 4, 2_500, 16),
@@ -609,21 +607,18 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         items,
         capacity,
     };
-    Box::new(
-        Plain::checked(
-            s,
-            format!(
-                "{producers} producers × {items} items, {consumers} consumers, capacity {capacity}"
-            ),
-            check,
-            |s| serial(*s),
-            |s| offshoot(*s),
-        )
-        .with_offshoot_tasks(|s| offshoot_tasks(*s))
-        .with_tokio(|rt, s| tokio(rt, *s))
-        .with_kameo(|rt, s| kameo(rt, *s))
-        .with_threads(|s| threads(*s)),
+    Plain::checked(
+        s,
+        format!(
+            "{producers} producers × {items} items, {consumers} consumers, capacity {capacity}"
+        ),
+        check,
     )
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    super::declare!(ABOUT, prepare)
 }
 
 #[cfg(test)]
@@ -656,6 +651,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+        crate::kernels::verify(&info());
     }
 }

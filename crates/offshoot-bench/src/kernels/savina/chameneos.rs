@@ -44,19 +44,17 @@ use std::sync::Arc;
 use offshoot::actor::{self, Actor, ActorRef, Context};
 use offshoot::sync::Promise;
 
-use super::{cast, joined, spawn_kameo, spawn_ractor, stopped, tell, KRef, CONTENDERS, GONE};
-use crate::kernels::plain::Plain;
-use crate::kernels::{Instance, KernelInfo, Size};
+use super::{cast, joined, spawn_kameo, spawn_ractor, stopped, tell, KRef, GONE};
+use crate::kernels::plain::{call, on_runtime, Plain};
+use crate::kernels::{About, KernelInfo, Size};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "chameneos",
     about:
         "a mall actor pairs creature actors for M meetings; each pair takes the complement colour",
     cutoff: "none",
     source: "Savina (shamsimam/savina) Chameneos",
-    contenders: CONTENDERS,
-    prepare,
 };
 
 /// C creatures, M meetings.
@@ -599,7 +597,7 @@ pub fn offshoot_tasks(m: Mall) -> Tally {
     census.tally()
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<Mall, Tally> {
     let (creatures, meetings) = match size {
         Size::Test => (5, 100),
         Size::Quick => (10, 4_000),
@@ -609,19 +607,16 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         creatures,
         meetings,
     };
-    Box::new(
-        Plain::checked(
-            m,
-            format!("{creatures} creatures, {meetings} meetings"),
-            check,
-            |m| serial(*m),
-            |m| offshoot(*m),
-        )
-        .with_offshoot_tasks(|m| offshoot_tasks(*m))
-        .with_tokio(|rt, m| tokio(rt, *m))
-        .with_kameo(|rt, m| kameo(rt, *m))
-        .with_threads(|m| threads(*m)),
+    Plain::checked(
+        m,
+        format!("{creatures} creatures, {meetings} meetings"),
+        check,
     )
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    super::declare!(ABOUT, prepare)
 }
 
 #[cfg(test)]
@@ -660,6 +655,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+        crate::kernels::verify(&info());
     }
 }

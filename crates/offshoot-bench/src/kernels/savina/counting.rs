@@ -27,18 +27,16 @@ use std::sync::mpsc;
 
 use offshoot::actor::{self, Actor, Context};
 
-use super::{cast, joined, spawn_kameo, spawn_ractor, stopped, tell, CONTENDERS, GONE};
-use crate::kernels::plain::Plain;
-use crate::kernels::{Instance, KernelInfo, Size};
+use super::{cast, joined, spawn_kameo, spawn_ractor, stopped, tell, GONE};
+use crate::kernels::plain::{call, on_runtime, Plain};
+use crate::kernels::{About, KernelInfo, Size};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "counting",
     about: "a producer sends N increments to a counter actor, then asks for the total",
     cutoff: "none",
     source: "Savina (shamsimam/savina) Counting Actor",
-    contenders: CONTENDERS,
-    prepare,
 };
 
 /// The oracle: N(N-1)/2.
@@ -233,26 +231,18 @@ pub fn offshoot_tasks(n: u64) -> u64 {
     })
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<u64, u64> {
     let n = match size {
         Size::Test => 1_000,
         Size::Quick => 100_000,
         Size::Full => 1_000_000,
     };
-    Box::new(
-        Plain::new(
-            n,
-            format!("{n} increments"),
-            expected(n),
-            "total",
-            |n| serial(*n),
-            |n| offshoot(*n),
-        )
-        .with_offshoot_tasks(|n| offshoot_tasks(*n))
-        .with_tokio(|rt, n| tokio(rt, *n))
-        .with_kameo(|rt, n| kameo(rt, *n))
-        .with_threads(|n| threads(*n)),
-    )
+    Plain::new(n, format!("{n} increments"), expected(n), "total")
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    super::declare!(ABOUT, prepare)
 }
 
 #[cfg(test)]
@@ -280,6 +270,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+        crate::kernels::verify(&info());
     }
 }

@@ -29,19 +29,18 @@
 use std::collections::HashMap;
 use std::hint::black_box;
 
+use super::mix;
 use super::rw::{self, Store, Workload};
-use super::{mix, SELECTOR_CONTENDERS};
-use crate::kernels::{Instance, KernelInfo, Size};
+use crate::kernels::plain::Plain;
+use crate::kernels::{About, KernelInfo, Size};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "dictionary",
     about:
         "clients get and put their keys at a dictionary server; gets in parallel, puts exclusive",
     cutoff: "none",
     source: "Savina (shamsimam/savina) Concurrent Dictionary; Imam's thesis (002) reader-writer",
-    contenders: SELECTOR_CONTENDERS,
-    prepare,
 };
 
 /// W clients, R requests each, K keys each, `writes` percent puts.
@@ -115,7 +114,7 @@ impl Workload for Dict {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<Dict, rw::Answer> {
     let (clients, requests, keys) = match size {
         Size::Test => (3, 40, 16),
         Size::Quick => (8, 500, 256),
@@ -127,10 +126,15 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         keys,
         writes: 10,
     };
-    rw::instance(
+    rw::state(
         d,
         format!("{clients} clients, {requests} requests each, {keys} keys each, 10% puts"),
     )
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    rw::declare(ABOUT, prepare)
 }
 
 #[cfg(test)]
@@ -164,6 +168,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+        crate::kernels::verify(&info());
     }
 }

@@ -43,19 +43,17 @@ use offshoot::actor::{Mailbox, SelectorRef};
 
 use super::{
     cast, drained, joined, mix, spawn_kameo, spawn_ractor, stopped, tell, Bits, FloatOut, KRef,
-    GONE, SELECTOR_CONTENDERS,
+    GONE,
 };
-use crate::kernels::plain::Plain;
-use crate::kernels::{Instance, KernelInfo, Size};
+use crate::kernels::plain::{call, on_runtime, Plain};
+use crate::kernels::{About, KernelInfo, Size};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "filter-bank",
     about: "samples flow through 8 branches of FIR-filter actors; a combiner joins one output of each",
     cutoff: "none",
     source: "Savina (shamsimam/savina) FilterBank; Imam's thesis (002) ch. 5 join of sources with selectors",
-    contenders: SELECTOR_CONTENDERS,
-    prepare,
 };
 
 /// B, the number of branches (one combiner mailbox each, at most 64).
@@ -616,7 +614,7 @@ pub fn offshoot_tasks(bank: Bank) -> Bits {
     })
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<Bank, Bits> {
     let (samples, stages, taps) = match size {
         Size::Test => (40, 2, 8),
         Size::Quick => (2_000, 2, 32),
@@ -627,20 +625,16 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         stages,
         taps,
     };
-    Box::new(
-        Plain::checked(
-            bank,
-            format!("{samples} samples, {BRANCHES} branches × {stages} stages of {taps} taps"),
-            check,
-            |b| serial(*b),
-            |b| offshoot(*b),
-        )
-        .with_offshoot_actors(|b| offshoot_actors(*b))
-        .with_offshoot_tasks(|b| offshoot_tasks(*b))
-        .with_tokio(|rt, b| tokio(rt, *b))
-        .with_kameo(|rt, b| kameo(rt, *b))
-        .with_threads(|b| threads(*b)),
+    Plain::checked(
+        bank,
+        format!("{samples} samples, {BRANCHES} branches × {stages} stages of {taps} taps"),
+        check,
     )
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    super::declare!(ABOUT, prepare, selectors)
 }
 
 #[cfg(test)]
@@ -671,6 +665,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+        crate::kernels::verify(&info());
     }
 }

@@ -32,20 +32,17 @@ use std::sync::Arc;
 use offshoot::actor::{self, Actor, Context};
 
 use super::{
-    cast, drain, ended, joined, mix, spawn_kameo_ended, spawn_ractor, tell, KSummer, RSummer,
-    CONTENDERS, GONE,
+    cast, drain, ended, joined, mix, spawn_kameo_ended, spawn_ractor, tell, KSummer, RSummer, GONE,
 };
-use crate::kernels::plain::Plain;
-use crate::kernels::{Instance, KernelInfo, Size};
+use crate::kernels::plain::{call, on_runtime, Plain};
+use crate::kernels::{About, KernelInfo, Size};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "fork-join-throughput",
     about: "K actors each receive N messages of a little work, draining in parallel",
     cutoff: "none",
     source: "Savina (shamsimam/savina) Fork Join (throughput)",
-    contenders: CONTENDERS,
-    prepare,
 };
 
 /// K actors, N messages each.
@@ -194,34 +191,31 @@ pub fn threads(f: Fan) -> u64 {
     })
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<Fan, u64> {
     let (actors, messages) = match size {
         Size::Test => (4, 100),
         Size::Quick => (16, 2_000),
         Size::Full => (60, 20_000),
     };
     let f = Fan { actors, messages };
-    Box::new(
-        Plain::checked(
-            f,
-            format!("{actors} actors × {messages} messages"),
-            |f, got| {
-                // An independent order: actor by actor.
-                let want = (0..f.actors * f.messages).fold(0u64, |a, x| a.wrapping_add(mix(x)));
-                if got == want {
-                    Ok(())
-                } else {
-                    Err(format!("sum {got}, expected {want}"))
-                }
-            },
-            |f| serial(*f),
-            |f| offshoot(*f),
-        )
-        .with_offshoot_tasks(|f| offshoot_tasks(*f))
-        .with_tokio(|rt, f| tokio(rt, *f))
-        .with_kameo(|rt, f| kameo(rt, *f))
-        .with_threads(|f| threads(*f)),
+    Plain::checked(
+        f,
+        format!("{actors} actors × {messages} messages"),
+        |f, got| {
+            // An independent order: actor by actor.
+            let want = (0..f.actors * f.messages).fold(0u64, |a, x| a.wrapping_add(mix(x)));
+            if got == want {
+                Ok(())
+            } else {
+                Err(format!("sum {got}, expected {want}"))
+            }
+        },
     )
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    super::declare!(ABOUT, prepare)
 }
 
 #[cfg(test)]
@@ -250,6 +244,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+        crate::kernels::verify(&info());
     }
 }

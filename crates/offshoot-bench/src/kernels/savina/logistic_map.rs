@@ -45,19 +45,16 @@ use offshoot::sync::Promise;
 
 use super::{
     cast, drained, joined, spawn_kameo, spawn_ractor, stopped, tell, Bits, FloatOut, KRef, GONE,
-    SELECTOR_CONTENDERS,
 };
-use crate::kernels::plain::Plain;
-use crate::kernels::{Instance, KernelInfo, Size};
+use crate::kernels::plain::{call, on_runtime, Plain};
+use crate::kernels::{About, KernelInfo, Size};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "logistic-map",
     about: "series actors compute logistic-map terms, asking a rate actor for r before each",
     cutoff: "none",
     source: "Savina (shamsimam/savina) LogisticMap; Imam's thesis (002) ch. 5 request-reply with selectors",
-    contenders: SELECTOR_CONTENDERS,
-    prepare,
 };
 
 /// T series of N terms.
@@ -701,27 +698,19 @@ pub fn offshoot_tasks(m: Map) -> Bits {
     })
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<Map, Bits> {
     let (series, terms) = match size {
         Size::Test => (3, 20),
         Size::Quick => (8, 1_000),
         Size::Full => (16, 25_000),
     };
     let m = Map { series, terms };
-    Box::new(
-        Plain::checked(
-            m,
-            format!("{series} series × {terms} terms"),
-            check,
-            |m| serial(*m),
-            |m| offshoot(*m),
-        )
-        .with_offshoot_actors(|m| offshoot_actors(*m))
-        .with_offshoot_tasks(|m| offshoot_tasks(*m))
-        .with_tokio(|rt, m| tokio(rt, *m))
-        .with_kameo(|rt, m| kameo(rt, *m))
-        .with_threads(|m| threads(*m)),
-    )
+    Plain::checked(m, format!("{series} series × {terms} terms"), check)
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    super::declare!(ABOUT, prepare, selectors)
 }
 
 #[cfg(test)]
@@ -751,6 +740,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+        crate::kernels::verify(&info());
     }
 }

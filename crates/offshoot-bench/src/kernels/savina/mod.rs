@@ -65,25 +65,37 @@ pub mod thread_ring;
 /// (its panic is the one that matters).
 pub(crate) const GONE: &str = "savina: the receiving actor ended early";
 
-/// The Savina kernels' contenders.
-pub(crate) const CONTENDERS: &[crate::harness::Contender] = &[
-    crate::harness::Contender::Offshoot,
-    crate::harness::Contender::OffshootTasks,
-    crate::harness::Contender::Tokio,
-    crate::harness::Contender::Kameo,
-    crate::harness::Contender::Threads,
-];
-
-/// [`CONTENDERS`] and offshoot's plain actors (`offshoot-actors`), for the kernels whose
-/// offshoot version uses selectors.
-pub(crate) const SELECTOR_CONTENDERS: &[crate::harness::Contender] = &[
-    crate::harness::Contender::Offshoot,
-    crate::harness::Contender::OffshootActors,
-    crate::harness::Contender::OffshootTasks,
-    crate::harness::Contender::Tokio,
-    crate::harness::Contender::Kameo,
-    crate::harness::Contender::Threads,
-];
+/// The declaration of a Savina kernel whose input `prepare` builds (a
+/// [`Plain`](crate::kernels::plain::Plain) of a `Copy` input): the calling module's
+/// functions `serial`, `offshoot`, `offshoot_tasks`, `tokio`, `kameo` and `threads` of the
+/// input are its contenders, and with `selectors` (the kernels whose offshoot version uses
+/// selectors) also `offshoot_actors`, offshoot's plain actors.
+macro_rules! declare {
+    ($about:expr, $prepare:expr) => {
+        $crate::kernels::savina::declare!(@actors new, $about, $prepare).build()
+    };
+    ($about:expr, $prepare:expr, selectors) => {
+        $crate::kernels::savina::declare!(@selectors new, $about, $prepare)
+    };
+    // A `prepare` that runs the contenders ([`crate::kernels::Kernel::new_with`]).
+    (runs, $about:expr, $prepare:expr, selectors) => {
+        $crate::kernels::savina::declare!(@selectors new_with, $about, $prepare)
+    };
+    (@selectors $new:ident, $about:expr, $prepare:expr) => {
+        $crate::kernels::savina::declare!(@actors $new, $about, $prepare)
+            .offshoot_actors(call(offshoot_actors))
+            .build()
+    };
+    (@actors $new:ident, $about:expr, $prepare:expr) => {
+        $crate::kernels::Kernel::$new($about, $prepare, call(serial))
+            .offshoot(call(offshoot))
+            .offshoot_tasks(call(offshoot_tasks))
+            .tokio(on_runtime(tokio))
+            .kameo(on_runtime(kameo))
+            .threads(call(threads))
+    };
+}
+pub(crate) use declare;
 
 /// A floating-point answer that compares bit for bit (every contender does the same
 /// operations in the same order, so the same bits are the check) and prints as a float.

@@ -32,7 +32,7 @@
 //! - threads: one OS thread per worker, each with its `std::sync::mpsc` channel; the
 //!   calling thread is the master with the same heap.
 //!
-//! Inputs (n, T, K, W): test 8, 3, 40, 3; quick 13, 9, 2 000, 8; full 14, 10, 8 000, 8.
+//! Inputs (n, T, K, W): test 8, 3, 40, 3; quick 12, 8, 1 000, 8; full 14, 10, 8 000, 8.
 //! T is n − 4 (Savina's default is 4 of 12): a worker's serial part is small, so the
 //! master's queue is the kernel's bottleneck and its order decides how much of the tree
 //! is searched (in turn instead of deepest first, the serial loop takes 7 to 18 times as
@@ -66,19 +66,17 @@ use std::sync::{mpsc, Arc, Mutex};
 use offshoot::actor::{self, Actor, ActorRef, Context, Mailbox, Numbered, Selector};
 use offshoot::actor::{SelectorContext, SelectorRef};
 
-use super::{cast, joined, spawn_kameo, spawn_ractor, stopped, tell, KRef, SELECTOR_CONTENDERS};
+use super::{cast, joined, spawn_kameo, spawn_ractor, stopped, tell, KRef};
 use crate::harness::{Contender, Pools};
-use crate::kernels::plain::Plain;
-use crate::kernels::{Instance, KernelInfo, Size};
+use crate::kernels::plain::{call, on_runtime, Plain};
+use crate::kernels::{About, Kernel, KernelInfo, Size, Work};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "nqueens-prio",
     about: "a master hands out n-queens boards to workers, deepest first, until K solutions",
     cutoff: "boards of depth T solved serially by a worker",
     source: "Savina (shamsimam/savina) NQueens first-K solutions (nqueenk); Imam's thesis (002) ch. 5 priorities with selectors",
-    contenders: SELECTOR_CONTENDERS,
-    prepare,
 };
 
 /// The largest board (a solution is coded in 4 bits a row, 16 rows in a `u64`).
@@ -906,7 +904,7 @@ pub fn kameo(rt: &tokio::runtime::Runtime, q: Queens) -> Found {
 fn queens(size: Size) -> Queens {
     let (n, threshold, k, workers) = match size {
         Size::Test => (8, 3, 40, 3),
-        Size::Quick => (13, 9, 2_000, 8),
+        Size::Quick => (12, 8, 1_000, 8),
         Size::Full => (14, 10, 8_000, 8),
     };
     Queens {
@@ -919,19 +917,23 @@ fn queens(size: Size) -> Queens {
 }
 
 /// "; boards extended per run on N workers (min–max of R runs): serial a, offshoot b–c, …":
-/// each of serial and `contenders` run `runs` times (untimed) on `inst`, a problem that
-/// counts its boards, on pools of every core of this machine.
-fn boards_line(inst: &mut Plain<Queens, Found>, contenders: &[Contender], runs: usize) -> String {
+/// serial and each of `kernel`'s contenders run `runs` times (untimed) on `inst`, a problem
+/// that counts its boards, on pools of every core of this machine.
+fn boards_line(
+    kernel: &Kernel<Plain<Queens, Found>>,
+    inst: &mut Plain<Queens, Found>,
+    runs: usize,
+) -> String {
     let _pass = PASS.lock().unwrap_or_else(|e| e.into_inner());
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let pools = Pools::new(workers).expect("pools for the board count");
     let mut parts = Vec::new();
-    for &c in std::iter::once(&Contender::Serial).chain(contenders) {
+    for c in std::iter::once(Contender::Serial).chain(kernel.contenders()) {
         let (mut lo, mut hi) = (u64::MAX, 0);
         for _ in 0..runs {
             inst.reset();
             BOARDS.store(0, AtomicOrdering::Relaxed);
-            pools.run(inst, c);
+            kernel.run(inst, c, Some(&pools));
             let boards = BOARDS.load(AtomicOrdering::Relaxed);
             (lo, hi) = (lo.min(boards), hi.max(boards));
         }
@@ -952,17 +954,12 @@ fn boards_line(inst: &mut Plain<Queens, Found>, contenders: &[Contender], runs: 
     )
 }
 
-/// The kernel's instance for `q`, its input described by `label`.
-fn instance(q: Queens, label: String) -> Plain<Queens, Found> {
-    Plain::checked(q, label, check, |q| serial(*q), |q| offshoot(*q))
-        .with_offshoot_actors(|q| offshoot_actors(*q))
-        .with_offshoot_tasks(|q| offshoot_tasks(*q))
-        .with_tokio(|rt, q| tokio(rt, *q))
-        .with_kameo(|rt, q| kameo(rt, *q))
-        .with_threads(|q| threads(*q))
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    super::declare!(runs, ABOUT, prepare, selectors)
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size, kernel: &Kernel<Plain<Queens, Found>>) -> Plain<Queens, Found> {
     let q = queens(size);
     let (n, threshold, k, workers) = (q.n, q.threshold, q.k, q.workers);
     let counted = Queens {
@@ -970,14 +967,15 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         ..q
     };
     let boards = boards_line(
-        &mut instance(counted, String::new()),
-        INFO.contenders,
+        kernel,
+        &mut Plain::checked(counted, String::new(), check),
         count_runs(size),
     );
-    Box::new(instance(
+    Plain::checked(
         q,
         format!("n = {n}, first {k} solutions, threshold {threshold}, {workers} workers{boards}"),
-    ))
+        check,
+    )
 }
 
 #[cfg(test)]
@@ -1093,10 +1091,11 @@ mod tests {
     #[test]
     fn the_input_line_counts_the_boards_of_each_contender() {
         let q = queens(Size::Test);
-        let line = prepare(Size::Test).input();
+        let info = info();
+        let line = info.prepare(Size::Test).input();
         let want = format!(": serial {}, ", boards_taken(q, true));
         assert!(line.contains(&want), "{line:?} lacks {want:?}");
-        for c in INFO.contenders {
+        for c in info.contenders() {
             let part = line
                 .split(", ")
                 .find_map(|p| p.strip_prefix(&format!("{} ", c.name())))
@@ -1108,6 +1107,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+        crate::kernels::verify(&info());
     }
 }

@@ -32,20 +32,16 @@ use std::sync::Arc;
 use offshoot::actor::{self, Actor, ActorRef, Context};
 use offshoot::sync::{unbounded, Sender};
 
-use super::{
-    cast, drained, joined, spawn_kameo, spawn_ractor, stopped, tell, KRef, CONTENDERS, GONE,
-};
-use crate::kernels::plain::Plain;
-use crate::kernels::{Instance, KernelInfo, Size};
+use super::{cast, drained, joined, spawn_kameo, spawn_ractor, stopped, tell, KRef, GONE};
+use crate::kernels::plain::{call, on_runtime, Plain};
+use crate::kernels::{About, KernelInfo, Size};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "pingpong",
     about: "two actors exchange N messages, each reply answering a request",
     cutoff: "none",
     source: "Savina (shamsimam/savina) PingPong",
-    contenders: CONTENDERS,
-    prepare,
 };
 
 /// The oracle: N(N+1)/2.
@@ -294,26 +290,23 @@ pub fn threads(n: u64) -> u64 {
     })
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<u64, u64> {
     let n = match size {
         Size::Test => 200,
         Size::Quick => 8_000,
         Size::Full => 200_000,
     };
-    Box::new(
-        Plain::new(
-            n,
-            format!("{n} exchanges"),
-            expected(n),
-            "sum of the replies",
-            |n| serial(*n),
-            |n| offshoot(*n),
-        )
-        .with_offshoot_tasks(|n| offshoot_tasks(*n))
-        .with_tokio(|rt, n| tokio(rt, *n))
-        .with_kameo(|rt, n| kameo(rt, *n))
-        .with_threads(|n| threads(*n)),
+    Plain::new(
+        n,
+        format!("{n} exchanges"),
+        expected(n),
+        "sum of the replies",
     )
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    super::declare!(ABOUT, prepare)
 }
 
 #[cfg(test)]
@@ -334,6 +327,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+        crate::kernels::verify(&info());
     }
 }

@@ -41,6 +41,8 @@ use std::sync::{mpsc, Arc};
 use offshoot::actor::{self, Actor, ActorRef, Context, Selector, SelectorContext, SelectorRef};
 
 use super::{cast, drain, ended, joined, spawn_kameo_ended, spawn_ractor, tell, KRef, GONE};
+use crate::kernels::plain::{by_ref, on_runtime_ref, Plain};
+use crate::kernels::{About, Kernel, KernelInfo, Size};
 
 /// The data structure a server holds.
 pub(crate) trait Store: Send + Sync + 'static {
@@ -94,16 +96,25 @@ fn replay<W: Workload>(w: W, order: impl Iterator<Item = u64>) -> Answer {
     (sum, store.checksum())
 }
 
-/// The kernel's instance on `w` (described by `label`), with every contender.
-pub(crate) fn instance<W: Workload>(w: W, label: String) -> Box<dyn crate::kernels::Instance> {
-    Box::new(
-        crate::kernels::plain::Plain::checked(w, label, check, serial, offshoot)
-            .with_offshoot_actors(offshoot_actors)
-            .with_offshoot_tasks(offshoot_tasks)
-            .with_tokio(tokio)
-            .with_kameo(kameo)
-            .with_threads(threads),
-    )
+/// The kernel's state on `w` (described by `label`).
+pub(crate) fn state<W: Workload>(w: W, label: String) -> Plain<W, Answer> {
+    Plain::checked(w, label, check)
+}
+
+/// The declaration of a reader-writer kernel whose workload `prepare` builds, with every
+/// contender.
+pub(crate) fn declare<W: Workload>(
+    about: About,
+    prepare: fn(Size) -> Plain<W, Answer>,
+) -> KernelInfo {
+    Kernel::new(about, prepare, by_ref(serial::<W>))
+        .offshoot(by_ref(offshoot::<W>))
+        .offshoot_actors(by_ref(offshoot_actors::<W>))
+        .offshoot_tasks(by_ref(offshoot_tasks::<W>))
+        .tokio(on_runtime_ref(tokio::<W>))
+        .kameo(on_runtime_ref(kameo::<W>))
+        .threads(by_ref(threads::<W>))
+        .build()
 }
 
 /// The plain loop.

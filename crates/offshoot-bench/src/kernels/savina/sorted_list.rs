@@ -33,18 +33,17 @@
 
 use std::hint::black_box;
 
+use super::mix;
 use super::rw::{self, Store, Workload};
-use super::{mix, SELECTOR_CONTENDERS};
-use crate::kernels::{Instance, KernelInfo, Size};
+use crate::kernels::plain::Plain;
+use crate::kernels::{About, KernelInfo, Size};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "sorted-list",
     about: "clients insert, look up and count their keys in a sorted linked list server; reads in parallel",
     cutoff: "none",
     source: "Savina (shamsimam/savina) Concurrent Sorted Linked-List; Imam's thesis (002) reader-writer",
-    contenders: SELECTOR_CONTENDERS,
-    prepare,
 };
 
 /// W clients, R requests each, K keys each, `inserts` and `sizes` in percent.
@@ -176,7 +175,7 @@ impl Workload for Sorted {
     }
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<Sorted, rw::Answer> {
     let (clients, requests, keys) = match size {
         Size::Test => (3, 40, 16),
         Size::Quick => (8, 300, 64),
@@ -189,12 +188,17 @@ fn prepare(size: Size) -> Box<dyn Instance> {
         inserts: 10,
         sizes: 1,
     };
-    rw::instance(
+    rw::state(
         s,
         format!(
             "{clients} clients, {requests} requests each, {keys} keys each, 10% inserts, 1% sizes"
         ),
     )
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    rw::declare(ABOUT, prepare)
 }
 
 #[cfg(test)]
@@ -237,6 +241,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+        crate::kernels::verify(&info());
     }
 }

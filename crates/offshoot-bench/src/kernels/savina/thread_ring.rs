@@ -34,18 +34,16 @@ use std::sync::Arc;
 
 use offshoot::actor::{self, Actor, ActorRef, Context};
 
-use super::{cast, ended, joined, spawn_kameo_ended, spawn_ractor, tell, KRef, CONTENDERS, GONE};
-use crate::kernels::plain::Plain;
-use crate::kernels::{Instance, KernelInfo, Size};
+use super::{cast, ended, joined, spawn_kameo_ended, spawn_ractor, tell, KRef, GONE};
+use crate::kernels::plain::{call, on_runtime, Plain};
+use crate::kernels::{About, KernelInfo, Size};
 
-/// Registry entry.
-pub const INFO: KernelInfo = KernelInfo {
+/// What the kernel is.
+pub const ABOUT: About = About {
     name: "thread-ring",
     about: "a ring of R actors passes a token T hops, one message in flight",
     cutoff: "none",
     source: "Savina (shamsimam/savina) Thread Ring",
-    contenders: CONTENDERS,
-    prepare,
 };
 
 /// R actors, T hops.
@@ -439,27 +437,24 @@ pub fn offshoot_tasks(r: Ring) -> (u64, u64) {
     tally(ends)
 }
 
-fn prepare(size: Size) -> Box<dyn Instance> {
+fn prepare(size: Size) -> Plain<Ring, (u64, u64)> {
     let (actors, hops) = match size {
         Size::Test => (8, 100),
         Size::Quick => (64, 10_000),
         Size::Full => (100, 100_000),
     };
     let r = Ring { actors, hops };
-    Box::new(
-        Plain::new(
-            r,
-            format!("{actors} actors, {hops} hops"),
-            r.expected(),
-            "(holder, hops)",
-            |r| serial(*r),
-            |r| offshoot(*r),
-        )
-        .with_offshoot_tasks(|r| offshoot_tasks(*r))
-        .with_tokio(|rt, r| tokio(rt, *r))
-        .with_kameo(|rt, r| kameo(rt, *r))
-        .with_threads(|r| threads(*r)),
+    Plain::new(
+        r,
+        format!("{actors} actors, {hops} hops"),
+        r.expected(),
+        "(holder, hops)",
     )
+}
+
+/// The registry entry.
+pub fn info() -> KernelInfo {
+    super::declare!(ABOUT, prepare)
 }
 
 #[cfg(test)]
@@ -489,6 +484,6 @@ mod tests {
 
     #[test]
     fn contenders_agree_with_serial() {
-        crate::kernels::verify_contenders(prepare(Size::Test), INFO.contenders);
+        crate::kernels::verify(&info());
     }
 }
