@@ -16,7 +16,7 @@
 //!   `spin_loop`; chili's spinning closure runs empty joins, since chili only
 //!   shares work at a heartbeat (every 100 µs by default) seen inside a join.
 //!
-//! - 001's cost split of a task (create / enqueue / start) for 10^6 empty tasks made by one
+//! - Venetis et al.'s cost split of a task (create / enqueue / start) for 10^6 empty tasks made by one
 //!   task, on 1 and 2 workers: offshoot's `spawn` in a loop (timed phase by phase through
 //!   `offshoot::probe::spawn_phases`), offshoot's `spawn_batch`, rayon's `scope.spawn`.
 //!
@@ -778,7 +778,7 @@ pub fn run_all(batches: usize, report: &mut dyn FnMut(&Micro)) -> Result<Vec<Mic
     Ok(out)
 }
 
-/// Tasks per run of the cost split (001's Empty: 10^6 empty tasks made by one task).
+/// Tasks per run of the cost split (Venetis et al.'s Empty: 10^6 empty tasks made by one task).
 const SPLIT_TASKS: usize = 1_000_000;
 
 /// Runs `run` (which does [`SPLIT_TASKS`] tasks and returns its phases' times) `batches`
@@ -828,7 +828,7 @@ fn split_results(
         .collect()
 }
 
-/// 001's cost split of a task (create / enqueue / start) on `workers` workers: offshoot's
+/// Venetis et al.'s cost split of a task (create / enqueue / start) on `workers` workers: offshoot's
 /// `spawn` in a loop (through `offshoot::probe::spawn_phases`, which times each phase over
 /// all tasks), offshoot's `spawn_batch` (the call, then the rest of the scope), rayon's
 /// `scope.spawn` in a loop (the loop, then the rest of the scope).

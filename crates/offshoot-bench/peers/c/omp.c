@@ -53,7 +53,7 @@ static uint64_t in_team(uint64_t (*f)(uint64_t), uint64_t n) {
 
 static uint64_t fib_par(uint64_t n) { return in_team(fib_task, n); }
 
-/* ---- futures-fib: fib with a future per call (002 §3.6.2), no cutoff. The future of fib(n-1)
+/* ---- futures-fib: fib with a future per call (Imam's thesis §3.6.2), no cutoff. The future of fib(n-1)
  * is a task that writes it with `depend(out: a)`; getting it is `taskwait depend(in: a)`
  * (OpenMP 5.0), which waits for the task producing `a` alone, not for every child task as a
  * plain `taskwait` would. Serial: fib_serial. ---- */

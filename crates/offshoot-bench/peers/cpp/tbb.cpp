@@ -60,7 +60,7 @@ uint64_t fib_par(uint64_t n) {
     return a + b;
 }
 
-/* ---- futures-fib: fib with a future per call (002 §3.6.2), no cutoff. oneTBB has no future
+/* ---- futures-fib: fib with a future per call (Imam's thesis §3.6.2), no cutoff. oneTBB has no future
  * type; its future is a task_group running the one task that computes fib(n-1), and the get
  * is that group's `wait`, which waits for that task alone. Serial: fib_serial. ---- */
 

@@ -28,7 +28,7 @@ func fibPar(n uint64) uint64 {
 	return a + b
 }
 
-// ---- futures-fib: fib with a future per call (002 §3.6.2), no cutoff. The future of
+// ---- futures-fib: fib with a future per call (Imam's thesis §3.6.2), no cutoff. The future of
 // fib(n-1) is a goroutine that sends it on a channel of capacity 1 (so it never waits for its
 // reader); getting it is the receive, after computing fib(n-2). Serial: fibSerial. ----
 

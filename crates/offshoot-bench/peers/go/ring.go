@@ -3,7 +3,7 @@ package main
 
 import "sync"
 
-// ---- ring: 002's Figure 3.1, ringTasks tasks in a ring, each waiting for the token from the
+// ---- ring: Imam's Figure 3.1, ringTasks tasks in a ring, each waiting for the token from the
 // one before it. Each of R rounds passes the token K laps round the ring, starting it at the
 // round's number; the answer is the sum of the tokens that come back. ----
 

@@ -35,7 +35,7 @@ final class FibKernels {
         }
     }
 
-    // ---- futures-fib: fib with a future per call (002 §3.6.2), no cutoff, written with
+    // ---- futures-fib: fib with a future per call (Imam's thesis §3.6.2), no cutoff, written with
     // CompletableFuture the way Java users compose futures: fib(n) is a future; each call with
     // n >= 2 starts the future of fib(n-1) with supplyAsync on the pool (flattened with
     // thenCompose, as that task itself returns a future), computes fib(n-2) itself, and gets

@@ -16,7 +16,7 @@ import java.util.function.LongBinaryOperator;
 final class RingKernels {
     private RingKernels() {}
 
-    // ---- ring: 002's Figure 3.1, RING_TASKS tasks in a ring, each waiting for the token from
+    // ---- ring: Imam's Figure 3.1, RING_TASKS tasks in a ring, each waiting for the token from
     // the one before it. Each of R rounds passes the token K laps round the ring, starting it
     // at the round's number; the answer is the sum of the tokens that come back. ----
 

@@ -1,11 +1,11 @@
-//! `empty-spawn` and `empty-batch`: 001's Empty — 10^6 empty tasks created by one task —
+//! `empty-spawn` and `empty-batch`: Venetis et al.'s Empty — 10^6 empty tasks created by one task —
 //! the cost of making, queueing and starting a task. Each task calls an `#[inline(never)]`
 //! function that bumps its own counter (through `black_box`), so that the check can tell
 //! that every task ran exactly once.
 //!
 //! - serial: a loop of 10^6 calls of that function;
-//! - offshoot: `empty-spawn` calls `Scope::spawn` in a loop (001's Natural), `empty-batch`
-//!   one `Scope::spawn_batch` (001's Batch);
+//! - offshoot: `empty-spawn` calls `Scope::spawn` in a loop (Venetis et al.'s Natural), `empty-batch`
+//!   one `Scope::spawn_batch` (Venetis et al.'s Batch);
 //! - rayon: `scope.spawn` in a loop, in both;
 //! - chili: no spawn; recursive halving with `Scope::join` down to single calls.
 //!
@@ -22,7 +22,7 @@ pub const ABOUT_SPAWN: About = About {
     name: "empty-spawn",
     about: "10^6 empty tasks created by one task, offshoot: Scope::spawn in a loop",
     cutoff: "none (one task per call; chili: joins down to single calls)",
-    source: "BoT (001) Empty, Natural",
+    source: "Batches of threads (Venetis et al.) Empty, Natural",
 };
 
 /// What the kernel is: one batch.
@@ -30,7 +30,7 @@ pub const ABOUT_BATCH: About = About {
     name: "empty-batch",
     about: "10^6 empty tasks created by one task, offshoot: one Scope::spawn_batch",
     cutoff: "none (one batch of all tasks; chili: joins down to single calls)",
-    source: "BoT (001) Empty, Batch",
+    source: "Batches of threads (Venetis et al.) Empty, Batch",
 };
 
 /// The tasks' counters.

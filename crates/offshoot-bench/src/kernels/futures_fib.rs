@@ -30,7 +30,7 @@
 //! Inputs: test fib(12), quick fib(22), full fib(27): about 2.9·10^4 and
 //! 3.2·10^5 futures (fib(n+1) - 1 of them).
 //! Cutoff: none (every call with n >= 2 makes a future).
-//! Source: 002 §3.6.2, Fibonacci with futures (its Figure 2.4), without the
+//! Source: Imam's thesis §3.6.2, Fibonacci with futures (its Figure 2.4), without the
 //! sequential cutoff.
 //! Check: the serial answer must equal fib(n) computed by iteration.
 
@@ -49,7 +49,7 @@ pub const ABOUT: About = About {
     name: "futures-fib",
     about: "n-th Fibonacci number where every call spawns a future for fib(n-1) and gets it",
     cutoff: "none",
-    source: "Imam's thesis (002) §3.6.2, Fibonacci with futures, without the cutoff",
+    source: "Imam's thesis §3.6.2, Fibonacci with futures, without the cutoff",
 };
 
 /// What the same program with scoped futures (`with_future`) is.
@@ -58,7 +58,7 @@ pub const ABOUT_SCOPED: About = About {
     about:
         "futures-fib with scoped futures: each call makes a with_future for fib(n-1) and gets it",
     cutoff: "none",
-    source: "Imam's thesis (002) §3.6.2, Fibonacci with futures, without the cutoff",
+    source: "Imam's thesis §3.6.2, Fibonacci with futures, without the cutoff",
 };
 
 /// fib with a future per call; call inside an offshoot finish (or use

@@ -4,8 +4,8 @@
 //!
 //! - [`serial()`]: a plain loop over the items;
 //! - [`offshoot()`] with a [`Strategy`]: `par_iter_mut` (lazily split), a `scope.spawn` per
-//!   item (001's Natural), one `spawn_batch` (001's Batch), or one task per worker on equal
-//!   chunks (001's Equal; the chunk polls after each item, as offshoot asks of long tasks);
+//!   item (Venetis et al.'s Natural), one `spawn_batch` (Venetis et al.'s Batch), or one task per worker on equal
+//!   chunks (Venetis et al.'s Equal; the chunk polls after each item, as offshoot asks of long tasks);
 //! - [`rayon()`]: `par_iter_mut` (adaptive splitting), a `scope.spawn` per item, or
 //!   `par_chunks_mut` with one chunk per thread for the equal-chunks strategy;
 //! - [`chili()`]: chili has no loop API; recursive halving with `Scope::join` down to `grain`
@@ -209,7 +209,7 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The plan of a kernel run as 001's Natural / Batch / Equal variants of `n` items:
+    /// The plan of a kernel run as Venetis et al.'s Natural / Batch / Equal variants of `n` items:
     /// offshoot as `offshoot` says; rayon with `par_iter_mut`, or with one chunk per thread
     /// for [`Strategy::Chunks`]; chili down to single items, or to one chunk per core.
     pub fn natural_batch_or_equal(offshoot: Strategy, n: usize) -> Plan {
@@ -292,7 +292,7 @@ pub fn declare<W: ItemWork + 'static>(
         .build()
 }
 
-/// The three variants of a kernel run as 001's Natural / Batch / Equal
+/// The three variants of a kernel run as Venetis et al.'s Natural / Batch / Equal
 /// ([`Plan::natural_batch_or_equal`]: offshoot spawns per item, as one batch, or one task
 /// per worker on equal chunks), described by `abouts` in that order, each instance built by
 /// `prepare` with its strategy.

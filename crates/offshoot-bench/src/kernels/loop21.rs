@@ -1,11 +1,11 @@
-//! `loop21-rows`, `loop21-batch`, `loop21-chunks`: 001's Loop 21 (Livermore kernel 21), the
+//! `loop21-rows`, `loop21-batch`, `loop21-chunks`: Venetis et al.'s Loop 21 (Livermore kernel 21), the
 //! matrix product `px += vy · cx` of an N×25 by a 25×25 matrix, one item per row of `px`
 //! (25 sums of 25 products each), computed three ways side by side:
 //!
-//! - `loop21-rows` (001's Natural): offshoot spawns one task per row (`Scope::spawn` in a
+//! - `loop21-rows` (Venetis et al.'s Natural): offshoot spawns one task per row (`Scope::spawn` in a
 //!   loop);
-//! - `loop21-batch` (001's Batch): offshoot enters all rows as one `Scope::spawn_batch`;
-//! - `loop21-chunks` (001's Equal): offshoot spawns one task per worker on equal chunks of
+//! - `loop21-batch` (Venetis et al.'s Batch): offshoot enters all rows as one `Scope::spawn_batch`;
+//! - `loop21-chunks` (Venetis et al.'s Equal): offshoot spawns one task per worker on equal chunks of
 //!   rows; rayon likewise (`par_chunks_mut`, one chunk per thread), chili halves down to
 //!   one chunk per core.
 //!
@@ -29,7 +29,7 @@ pub const ABOUT_ROWS: About = About {
     name: "loop21-rows",
     about: "Livermore 21: N x 25 by 25 x 25 product, offshoot: one spawn per row",
     cutoff: "none (one task per row; chili: single rows)",
-    source: "BoT (001) Loop 21, Natural",
+    source: "Batches of threads (Venetis et al.) Loop 21, Natural",
 };
 
 /// What the kernel is: the rows as one batch.
@@ -37,7 +37,7 @@ pub const ABOUT_BATCH: About = About {
     name: "loop21-batch",
     about: "Livermore 21: N x 25 by 25 x 25 product, offshoot: one spawn_batch",
     cutoff: "none (one batch of N tasks; chili: single rows)",
-    source: "BoT (001) Loop 21, Batch",
+    source: "Batches of threads (Venetis et al.) Loop 21, Batch",
 };
 
 /// What the kernel is: one chunk per worker.
@@ -45,7 +45,7 @@ pub const ABOUT_CHUNKS: About = About {
     name: "loop21-chunks",
     about: "Livermore 21: N x 25 by 25 x 25 product, one equal chunk per worker",
     cutoff: "N / workers rows per task (chili: N / cores)",
-    source: "BoT (001) Loop 21, Equal",
+    source: "Batches of threads (Venetis et al.) Loop 21, Equal",
 };
 
 /// The matrices.

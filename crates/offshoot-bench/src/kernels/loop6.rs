@@ -1,18 +1,18 @@
-//! `loop6-rows`, `loop6-batch`, `loop6-chunks`: 001's Loop 6 (Livermore kernel 6, the
+//! `loop6-rows`, `loop6-batch`, `loop6-chunks`: Venetis et al.'s Loop 6 (Livermore kernel 6, the
 //! general linear recurrence) with N = 7500: item `i` sums `i` products, so the items
 //! grow linearly in cost and equal chunks are imbalanced (on 2 workers the upper half of
 //! the items holds 3/4 of the work).
 //!
 //! The form computed: Livermore's `w[i] = 0.01 + Σ_{k<i} b[k][i] · w[i-k-1]` depends on
-//! every earlier `w`, which 001 ran with fine-grained synchronisation (Feo's version). Here
+//! every earlier `w`, which Venetis et al.'s batches of threads ran with fine-grained synchronisation (Feo's version). Here
 //! a pass computes a new vector from the previous one, `w'[i] = 0.01 + Σ_{k<i} b(k, i) ·
 //! w[i-k-1]`, so the items of a pass are independent; a run makes a few passes. The inner
 //! loops keep Loop 6's varying lengths (its imbalance) but not its synchronisation. The
 //! N×N coefficients `b(k, i)` (450 MB as a matrix at N = 7500) are read from a table of
 //! 1024 values at `(k + 7i) mod 1024`.
 //!
-//! Variants, as in `loop21`: `-rows` (001's Natural: offshoot spawns a task per item),
-//! `-batch` (one `spawn_batch`), `-chunks` (001's Equal: one task per worker on equal
+//! Variants, as in `loop21`: `-rows` (Venetis et al.'s Natural: offshoot spawns a task per item),
+//! `-batch` (one `spawn_batch`), `-chunks` (Venetis et al.'s Equal: one task per worker on equal
 //! chunks; rayon `par_chunks_mut`, chili down to one chunk per core). rayon's peer is
 //! `par_iter_mut` for rows and batch; chili halves with `Scope::join` to single items.
 //!
@@ -32,7 +32,7 @@ pub const ABOUT_ROWS: About = About {
     name: "loop6-rows",
     about: "Livermore 6 recurrence, N = 7500, items of growing cost, offshoot: one spawn per item",
     cutoff: "none (one task per item; chili: single items)",
-    source: "BoT (001) Loop 6, Natural",
+    source: "Batches of threads (Venetis et al.) Loop 6, Natural",
 };
 
 /// What the kernel is: the items as one batch.
@@ -40,7 +40,7 @@ pub const ABOUT_BATCH: About = About {
     name: "loop6-batch",
     about: "Livermore 6 recurrence, N = 7500, items of growing cost, offshoot: one spawn_batch",
     cutoff: "none (one batch of N tasks; chili: single items)",
-    source: "BoT (001) Loop 6, Batch",
+    source: "Batches of threads (Venetis et al.) Loop 6, Batch",
 };
 
 /// What the kernel is: one chunk per worker.
@@ -48,7 +48,7 @@ pub const ABOUT_CHUNKS: About = About {
     name: "loop6-chunks",
     about: "Livermore 6 recurrence, N = 7500, items of growing cost, one equal chunk per worker",
     cutoff: "N / workers items per task (chili: N / cores)",
-    source: "BoT (001) Loop 6, Equal",
+    source: "Batches of threads (Venetis et al.) Loop 6, Equal",
 };
 
 /// The recurrence.

@@ -1,5 +1,5 @@
 //! `mandelbrot`: escape counts of the Mandelbrot iteration `z ← z² + c` over a W×H grid of
-//! the region [-2, 1] × [-1.5, 1.5], one row per item (000 ch.6's imbalanced loop: rows
+//! the region [-2, 1] × [-1.5, 1.5], one row per item (Umatani's OPA thesis ch.6's imbalanced loop: rows
 //! through the set cost up to the iteration limit per pixel, rows outside it almost
 //! nothing).
 //!
@@ -21,7 +21,7 @@ pub const ABOUT: About = About {
     name: "mandelbrot",
     about: "Mandelbrot escape counts over a 1000x1000 grid, one row per item (imbalanced rows)",
     cutoff: "none (chili: single rows)",
-    source: "OPA thesis ch.6 / ch.9 loops (000)",
+    source: "OPA thesis ch.6 / ch.9 loops",
 };
 
 /// The grid and the iteration limit.

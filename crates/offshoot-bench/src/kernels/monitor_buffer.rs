@@ -38,7 +38,7 @@ pub const ABOUT: About = About {
     name: "monitor-buffer",
     about: "producers and consumers over a 16-slot bounded buffer guarded by a monitor",
     cutoff: "none",
-    source: "the bounded buffer of monitors (Hoare 1974); 002 ch. 2-3 waiting tasks",
+    source: "the bounded buffer of monitors (Hoare 1974); Imam's thesis ch. 2-3 waiting tasks",
 };
 
 /// Slots in the buffer.

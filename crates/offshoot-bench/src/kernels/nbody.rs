@@ -11,7 +11,7 @@
 //! - rayon: the same with rayon's `par_iter_mut`;
 //! - chili: recursive halving with `Scope::join` down to 8 bodies.
 //!
-//! Inputs: N = 1024 (000 ch.9's nbody), test 64 bodies × 2 steps, quick 30 steps, full 100.
+//! Inputs: N = 1024 (Umatani's OPA thesis ch.9's nbody), test 64 bodies × 2 steps, quick 30 steps, full 100.
 //! Check: an independent pairwise version (each pair once, Newton's third law) sums in
 //! another order, so it is compared with a tolerance: positions within 1e-9 (they are of
 //! order 1; rounding differences of ~1e-16 per sum grow far less than that in a few
@@ -26,7 +26,7 @@ pub const ABOUT: About = About {
     name: "nbody",
     about: "direct O(N^2) gravity, N = 1024 bodies, one item per body per step",
     cutoff: "none (chili: 8 bodies)",
-    source: "OPA thesis ch.9 loops (000)",
+    source: "OPA thesis ch.9 loops",
 };
 
 const DT: f64 = 1e-3;

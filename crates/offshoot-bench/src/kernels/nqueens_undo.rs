@@ -12,7 +12,7 @@
 //! file the `nqueens` example runs.
 //!
 //! Inputs: as `nqueens` (test n=8, quick n=12, full n=13). Cutoff: none.
-//! Source: 004's search programs; counts from OEIS A000170.
+//! Source: LBTC's search programs; counts from OEIS A000170.
 //! Check: the serial count must equal OEIS A000170(n).
 
 use std::hint::black_box;
@@ -32,7 +32,7 @@ pub const ABOUT: About = About {
     about: "n-queens on an array board: one shared board with spawn-request handlers and \
             undo-redo (offshoot) against a board copy per child (rayon, chili)",
     cutoff: "none",
-    source: "Yasugi et al. (004) search programs; counts from OEIS A000170",
+    source: "Yasugi et al. search programs; counts from OEIS A000170",
 };
 
 /// The safe columns of the next row, in an array on the stack, and their number.

@@ -8,7 +8,7 @@
 //!   down to blocks of 4096 iterations (the only contender with a cutoff, which chili needs).
 //!
 //! Inputs: test 10^5, quick and full 10^8 iterations. Source: the forall
-//! loops of OPA (000 ch.6), with a body that costs next to nothing. Check: the sum computed again by an independent loop that
+//! loops of OPA (Umatani's OPA thesis ch.6), with a body that costs next to nothing. Check: the sum computed again by an independent loop that
 //! walks the range backwards.
 
 use rayon::prelude::*;
@@ -22,7 +22,7 @@ pub const ABOUT: About = About {
     name: "par-for",
     about: "sum a trivial function of the index over 10^8 iterations",
     cutoff: "none (chili: blocks of 4096, it has no loop API)",
-    source: "the forall loops of OPA (000 ch.6): a loop with a trivial body",
+    source: "the forall loops of OPA (Umatani's OPA thesis ch.6): a loop with a trivial body",
 };
 
 const CHILI_BLOCK: usize = 4096;

@@ -1,4 +1,4 @@
-//! `pentomino`: all tilings of a 60-cell rectangle with the 12 pentominoes (004 Fig. 9).
+//! `pentomino`: all tilings of a 60-cell rectangle with the 12 pentominoes (Yasugi et al.'s LBTC Fig. 9).
 //!
 //! - serial: the plain backtracking search on one board (place, recurse, remove).
 //! - offshoot: the same search on one shared `offshoot::search::State` board, with a
@@ -7,14 +7,14 @@
 //!   copied only when a task is made.
 //! - rayon, chili: the natural fork-join version: the placements that fit at a node are
 //!   split in halves with a join, down to single placements, and every placement works on
-//!   a copy of the board (as Cilk1 in 004 Table 4).
+//!   a copy of the board (as Cilk1 in Yasugi et al.'s LBTC Table 4).
 //!
 //! The solver (board, pieces, serial and handler versions) is `crates/offshoot/examples/shared/pentomino.rs`,
 //! the same file the `pentomino` example runs.
 //!
 //! Inputs: test and quick 3×20 (8 solutions), full 6×10 (9,356, i.e. 2,339 up to
 //! symmetry). Cutoff: none.
-//! Source: Yasugi et al. 004, Fig. 9 and Tables 2 and 4.
+//! Source: Yasugi et al. Yasugi et al.'s LBTC, Fig. 9 and Tables 2 and 4.
 //! Check: the serial count must equal the known count for the board.
 
 use std::hint::black_box;
@@ -33,7 +33,7 @@ pub const ABOUT: About = About {
     about: "all pentomino tilings of a 60-cell board: one shared board with spawn-request \
             handlers and undo-redo (offshoot) against a board copy per child (rayon, chili)",
     cutoff: "none",
-    source: "Yasugi et al. (004) Fig. 9",
+    source: "Yasugi et al. Fig. 9",
 };
 
 /// Which offshoot program the instance runs.

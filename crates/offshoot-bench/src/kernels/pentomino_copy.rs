@@ -1,7 +1,7 @@
 //! `pentomino-copy`: the `pentomino` kernel with offshoot running the copying version (a
-//! copy of the board for every child, forked with `offshoot::join`), as Cilk1 in 004
+//! copy of the board for every child, forked with `offshoot::join`), as Cilk1 in Yasugi et al.'s LBTC
 //! Table 4. Its offshoot time divided by `pentomino`'s offshoot time is the gain of
-//! undo-redo over copying (004: about 1.87×). Serial, rayon and chili are as in `pentomino`.
+//! undo-redo over copying (Yasugi et al.'s LBTC: about 1.87×). Serial, rayon and chili are as in `pentomino`.
 //!
 //! Inputs, cutoff, source and check: as `pentomino`.
 
@@ -14,7 +14,7 @@ pub const ABOUT: About = About {
     about: "pentomino with a board copy per child on offshoot too (for the undo-redo vs \
             copying ratio)",
     cutoff: "none",
-    source: "Yasugi et al. (004) Fig. 9, Table 4 (Cilk1)",
+    source: "Yasugi et al. Fig. 9, Table 4 (Cilk1)",
 };
 
 /// The registry entry.

@@ -1,4 +1,4 @@
-//! `ring`: 002's Figure 3.1, a ring of 64 tasks each waiting on its
+//! `ring`: Imam's Figure 3.1, a ring of 64 tasks each waiting on its
 //! neighbour. In each of R rounds, 64 tasks are started and wired into a ring
 //! by one link (a channel of capacity 1) per task; task 0 starts a token, and
 //! every task, K times, waits for the token from task i-1 and passes it on to
@@ -45,7 +45,7 @@ pub const ABOUT: About = About {
     name: "ring",
     about: "64 tasks in a ring pass a token on, each waiting for the one before it",
     cutoff: "none",
-    source: "Imam's thesis (002) Figure 3.1, the ring of waiting tasks",
+    source: "Imam's thesis Figure 3.1, the ring of waiting tasks",
 };
 
 /// Tasks in the ring.

@@ -51,7 +51,7 @@ pub const ABOUT: About = About {
     name: "bounded-buffer",
     about: "producers and consumers meet at a manager's bounded buffer with guards",
     cutoff: "none",
-    source: "Savina (shamsimam/savina) Producer-Consumer with Bounded Buffer; Imam's thesis (002) bounded buffer with guards",
+    source: "Savina (shamsimam/savina) Producer-Consumer with Bounded Buffer; Imam's thesis bounded buffer with guards",
 };
 
 /// P producers, C consumers, I items each, capacity B.

@@ -40,7 +40,7 @@ pub const ABOUT: About = About {
     about:
         "clients get and put their keys at a dictionary server; gets in parallel, puts exclusive",
     cutoff: "none",
-    source: "Savina (shamsimam/savina) Concurrent Dictionary; Imam's thesis (002) reader-writer",
+    source: "Savina (shamsimam/savina) Concurrent Dictionary; Imam's thesis reader-writer",
 };
 
 /// W clients, R requests each, K keys each, `writes` percent puts.

@@ -76,7 +76,7 @@ pub const ABOUT: About = About {
     name: "nqueens-prio",
     about: "a master hands out n-queens boards to workers, deepest first, until K solutions",
     cutoff: "boards of depth T solved serially by a worker",
-    source: "Savina (shamsimam/savina) NQueens first-K solutions (nqueenk); Imam's thesis (002) ch. 5 priorities with selectors",
+    source: "Savina (shamsimam/savina) NQueens first-K solutions (nqueenk); Imam's thesis ch. 5 priorities with selectors",
 };
 
 /// The largest board (a solution is coded in 4 bits a row, 16 rows in a `u64`).

@@ -43,7 +43,7 @@ pub const ABOUT: About = About {
     name: "sorted-list",
     about: "clients insert, look up and count their keys in a sorted linked list server; reads in parallel",
     cutoff: "none",
-    source: "Savina (shamsimam/savina) Concurrent Sorted Linked-List; Imam's thesis (002) reader-writer",
+    source: "Savina (shamsimam/savina) Concurrent Sorted Linked-List; Imam's thesis reader-writer",
 };
 
 /// W clients, R requests each, K keys each, `inserts` and `sizes` in percent.
