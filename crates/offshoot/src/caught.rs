@@ -11,19 +11,19 @@
 //!
 //! So a panic is *stamped* where the runtime catches it: it is **early** when no region
 //! around the catch (the finish states on the parent chain, innermost first) had failed
-//! yet. When an early panic is passed on after such a wait and some region on the chain
-//! has failed since, every region on the chain records the panic's [`PanicKey`]
-//! ([`note_early`]); a region that then receives the panic lets it win over a stop or
-//! resolution it recorded before (`FinishState::fail`), and passes the stamp on when it
-//! resumes it in turn.
+//! yet. When an early panic is passed on — by a construct that held it, or by a region that
+//! recorded it first and now resumes it in its caller — every region on the chain records
+//! the panic's [`PanicKey`] ([`note_early`]); a region that then receives the panic takes it
+//! as early (its first failure, or in place of a stop or resolution it recorded before,
+//! `FinishState::fail`), and passes the stamp on when it resumes it in turn.
 //!
 //! Invariants:
 //! * `early` is computed at the catch, before any wait: a panic caught after a region on
 //!   its chain failed is never early, so "a panic of code that was being stopped is
 //!   dropped" still holds.
-//! * Keys are recorded only when an early panic is delivered after a region on its chain
-//!   failed (rare: a panic racing a resolution), and only in live states on the chain, which
-//!   drop them when they end. A key is the payload's address and type: a user who catches
+//! * Keys are recorded only for early panics passed on in a chain that has an attached
+//!   region (a eureka's), and only in live states of that chain, which drop them when they
+//!   end: a region keeps one key per such panic that crossed it while it lived. A key is the payload's address and type: a user who catches
 //!   such a panic on its way and then panics again, after the resolution, with a payload of
 //!   the same type at the same address (a zero-sized one, say) sees that second panic
 //!   resumed instead of dropped — a panic too many, never one too few.
@@ -99,10 +99,14 @@ pub(crate) fn chain_clean(mut region: *const FinishState) -> bool {
     true
 }
 
-/// `p` was caught early and is being passed on: if a region from `region` up the chain
-/// has failed since, every region on the chain records that `p` came first.
+/// `p` was caught early and is being passed on: every region from `region` up the chain
+/// records that it came first — whether or not one has failed yet, since one may fail
+/// (a eureka resolve) before `p` reaches it, and a region that then records `p` must know
+/// it came first. Only chains with an attached region (a eureka's) record anything: without
+/// one, every failure a region can record is a panic or a stop caused by one, and among
+/// those the first to arrive wins, as always.
 pub(crate) fn note_early(region: *const FinishState, p: &Payload) {
-    if chain_clean(region) {
+    if !chain_attached(region) {
         return;
     }
     let key = PanicKey::of(p);
@@ -114,6 +118,20 @@ pub(crate) fn note_early(region: *const FinishState, p: &Payload) {
             st = (*st).parent();
         }
     }
+}
+
+/// Whether a finish state from `region` up its parent chain carries an attachment.
+fn chain_attached(mut region: *const FinishState) -> bool {
+    while !region.is_null() {
+        // SAFETY: as in `chain_clean`.
+        unsafe {
+            if (*region).attachment().is_some() {
+                return true;
+            }
+            region = (*region).parent();
+        }
+    }
+    false
 }
 
 /// Whether `p`'s key is in `keys`.

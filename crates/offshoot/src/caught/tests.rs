@@ -151,6 +151,44 @@ fn nested_finish_task_panics_then_sibling_resolves() {
     });
 }
 
+/// Runs its closure when dropped (here: while a panic unwinds through the frame).
+struct OnDrop<F: FnMut()>(F);
+
+impl<F: FnMut()> Drop for OnDrop<F> {
+    fn drop(&mut self) {
+        (self.0)()
+    }
+}
+
+#[test]
+fn a_panic_passed_on_before_the_resolution_keeps_its_place_at_the_next_region() {
+    // The inner finish records the panic and passes it on while the eureka is still
+    // unresolved; the resolution comes while the panic unwinds through the scope's body,
+    // before the scope records it: the scope and the eureka region must still take it as
+    // the first failure.
+    expect_first_failure(|s| {
+        let (started, inner_done) = (AtomicBool::new(false), AtomicBool::new(false));
+        crate::scope(|outer| {
+            outer.spawn(|_| {
+                started.store(true, SeqCst);
+                wait_for_stop_bit();
+                spin_until(&inner_done);
+                s.offer(2);
+            });
+            let _then = OnDrop(|| {
+                while !s.is_resolved() {
+                    std::hint::spin_loop();
+                }
+            });
+            let _first = OnDrop(|| inner_done.store(true, SeqCst));
+            crate::finish(|| {
+                poll_until(&started);
+                panic!("first failure")
+            });
+        });
+    });
+}
+
 #[test]
 fn loop_piece_panics_then_another_piece_resolves() {
     expect_first_failure(|s| {

@@ -51,9 +51,11 @@ use crate::kernels::{About, KernelInfo, Size};
 /// What the kernel is.
 pub const ABOUT: About = About {
     name: "filter-bank",
-    about: "samples flow through 8 branches of FIR-filter actors; a combiner joins one output of each",
+    about:
+        "samples flow through 8 branches of FIR-filter actors; a combiner joins one output of each",
     cutoff: "none",
-    source: "Savina (shamsimam/savina) FilterBank; Imam's thesis ch. 5 join of sources with selectors",
+    source:
+        "Savina (shamsimam/savina) FilterBank; Imam's thesis ch. 5 join of sources with selectors",
 };
 
 /// B, the number of branches (one combiner mailbox each, at most 64).

@@ -54,7 +54,8 @@ pub const ABOUT: About = About {
     name: "logistic-map",
     about: "series actors compute logistic-map terms, asking a rate actor for r before each",
     cutoff: "none",
-    source: "Savina (shamsimam/savina) LogisticMap; Imam's thesis ch. 5 request-reply with selectors",
+    source:
+        "Savina (shamsimam/savina) LogisticMap; Imam's thesis ch. 5 request-reply with selectors",
 };
 
 /// T series of N terms.
