@@ -134,11 +134,16 @@ mod imp {
             r.size.store(g.size, Ordering::Relaxed);
         });
         // The handler runs on this thread: keep the stores before the switch.
+        // SeqCst: a compiler fence for the guard-page handler on this thread (no other thread
+        // reads these); release would be enough, SeqCst is the plain choice and costs no
+        // instruction.
         compiler_fence(Ordering::SeqCst);
     }
 
     /// The fiber gave control back to the driver.
     pub(crate) fn leave() {
+        // SeqCst: as in `enter`; keeps the clears after the switch back (acquire would be
+        // enough).
         compiler_fence(Ordering::SeqCst);
         RUNNING.with(|r| {
             r.lo.store(0, Ordering::Relaxed);
