@@ -199,6 +199,11 @@ mod imp {
     }
 
     /// The signal handler. Everything it calls must be async-signal-safe.
+    ///
+    /// # Safety
+    /// Called only by the kernel, as the `SA_SIGINFO` handler that `install` registers for
+    /// SIGSEGV and SIGBUS: `info` points to a valid `siginfo_t` for signal `sig`. Not to be
+    /// called from Rust.
     unsafe extern "C" fn on_fault(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut c_void) {
         // SAFETY: with SA_SIGINFO the kernel passes a valid `siginfo_t`; `si_addr` is the
         // faulting address for the kernel-raised SIGSEGV/SIGBUS we look at (si_code > 0).

@@ -342,6 +342,10 @@ enum Caller {
 }
 
 impl<F: FnOnce() -> R + Send, R: Send> RootJob<F, R> {
+    /// # Safety
+    /// `h` is the header (first field) of a live `RootJob<F, R>` injected by `run`, executed
+    /// once by the worker that popped it; the caller of `run` waits for the latch, so the job
+    /// lives until it is set.
     unsafe fn execute(h: *const JobHeader, w: &Worker, _mode: Mode) {
         // SAFETY: `h` is the header of a `RootJob<F, R>` whose caller waits for the latch.
         let job = unsafe { &*(h as *const Self) };
