@@ -33,7 +33,10 @@
 //! next (`ReadyStack::push`, then `unpark_if_sleeping`: worker/sleep.rs, "The protocol"), a
 //! woken thread's `is_woken` after its `unpark`, and the deadlock check's reads (`is_woken`
 //! as `Blocking::ended`, an `interrupt` inside its `AWAKE` window). The loom models below
-//! check the transitions under these orderings; none is weakened.
+//! check the transitions; loom treats `SeqCst` accesses as `AcqRel` (its README,
+//! "Unsupported features"), so they pass under the weaker ordering, which is all the
+//! transitions need. The pairings with other words are not in these models, and no access
+//! is weakened.
 
 use crate::atomics::{AtomicU64, Ordering};
 

@@ -43,10 +43,10 @@ pub(crate) fn woke() {
 
 /// A worker stops being awake: it goes to sleep for lack of work, or it exits.
 pub(crate) fn went_idle() {
-    // SeqCst: the idle worker published its token-parked fibers (under the list's lock) and its
-    // pool's `sleepers` before; a check whose SeqCst read sees the lower count comes after this
-    // in the total order, so its SeqCst reads of the news and the lists that follow see what
-    // the worker did before going idle.
+    // SeqCst: a worker going to sleep published its token-parked fibers (under the list's
+    // lock) and its pool's `sleepers` before (`idle_sleep`); a check whose SeqCst read sees
+    // the lower count comes after this in the total order, so its SeqCst reads of the news
+    // and the lists that follow see what the worker did before going idle (or exiting).
     AWAKE.fetch_sub(ONE_AWAKE, Ordering::SeqCst);
 }
 
