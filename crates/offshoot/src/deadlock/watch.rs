@@ -57,9 +57,10 @@ pub(crate) fn went_idle() {
 /// (or another blocked thread) holds may be all that tasks of idle pools wait for, and no
 /// worker may go idle again to look.
 pub(crate) fn watch() -> bool {
-    // SeqCst: read after the caller's own SeqCst writes (`went_idle`, or an outside thread's
-    // blocked record and read share) in one total order with every `woke`/`went_idle` and the
-    // `ExternalWaker` count. A quick look only: `check` reads both again under `CHECKING`.
+    // SeqCst: read after what made the caller ask (an idle worker's SeqCst `went_idle`; an
+    // outside thread's blocked record, under `BLOCKED`'s lock, or its SeqCst uncount of a read
+    // share), in one total order with every `woke`/`went_idle` and the `ExternalWaker` count.
+    // A quick look only: `check` reads both again under `CHECKING`.
     if AWAKE.load(Ordering::SeqCst) & COUNT_MASK != 0 || EXTERNAL.load(Ordering::SeqCst) != 0 {
         return false;
     }

@@ -242,10 +242,9 @@ impl RwWord {
             self.wake();
         }
         if outside {
-            // After the wake is queued (as an `ExternalWaker` drops after its wake).
-            // SeqCst: uncounted after the wake is queued, in the total order with the watch's
-            // SeqCst read of the count (`holder_now`): a check that sees the lower count sees
-            // the queued wake as news.
+            // SeqCst: uncounted after the wake is queued (as an `ExternalWaker` drops after
+            // its wake), in one total order with the watch's SeqCst read of the count
+            // (`holder_now`) and the increment in `outside_attempt`.
             self.outside_readers.fetch_sub(1, Ordering::SeqCst);
             crate::deadlock::outside_read_released(self as *const RwWord as usize);
             if prev & QUEUED != 0 {
