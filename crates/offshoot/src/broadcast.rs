@@ -231,6 +231,10 @@ where
         JobRef(Box::into_raw(job) as *const JobHeader)
     }
 
+    /// # Safety
+    /// `h` comes from `into_job` (a boxed `ShareJob<OP, R>`) and is executed exactly once, by
+    /// the worker that popped it from the injector, which then owns the box; `mode` is not
+    /// `Discard`.
     unsafe fn execute(h: *const JobHeader, w: &Worker, mode: Mode) {
         // SAFETY: `h` came from `into_job` and is executed once, by the worker that popped
         // it from the injector.

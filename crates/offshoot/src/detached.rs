@@ -83,6 +83,9 @@ impl<F: FnOnce() + Send> DetachedJob<F> {
         JobRef(Box::into_raw(job) as *const JobHeader)
     }
 
+    /// # Safety
+    /// `h` comes from `into_job` (a boxed `DetachedJob<F>`) and is executed exactly once, by
+    /// the worker that popped it from the injector, which then owns the box.
     unsafe fn execute(h: *const JobHeader, w: &Worker, mode: Mode) {
         // SAFETY: `h` came from `into_job` and is executed once, by the worker that popped
         // it from the injector.

@@ -133,19 +133,30 @@ pub(crate) unsafe fn stolen_seed_cancelled(f: *const Frame) -> bool {
 }
 
 /// `has_work` of a seed not yet handed out.
+///
+/// # Safety
+/// None: the frame is not read (a table function, called as `FrameVTable::has_work`).
 pub(crate) unsafe fn always(_: *const Frame) -> bool {
     true
 }
 
 /// `cancelled` of a seed not yet handed out.
+///
+/// # Safety
+/// None: the frame is not read (a table function, called as `FrameVTable::cancelled`).
 pub(crate) unsafe fn never(_: *const Frame) -> bool {
     false
 }
 
+/// # Safety
+/// None: the frame is not read (a table function, called as `FrameVTable::has_work`).
 pub(crate) unsafe fn no_work(_: *const Frame) -> bool {
     false
 }
 
+/// # Safety
+/// None: nothing is read; it must not be called at all (its table's `has_work` never says yes),
+/// and panics if it is.
 pub(crate) unsafe fn never_offer(
     _: *const Frame,
     _: &Worker,
@@ -173,6 +184,9 @@ pub(crate) struct StolenJobFrame {
     pub(crate) job: *const crate::job::JobHeader,
 }
 
+/// # Safety
+/// `f` is a live `StolenJobFrame` (the only frame this table is installed on) on the calling
+/// thief's chain, whose job header is live: the thief pops the frame before it sets `done`.
 unsafe fn stolen_job_cancelled(f: *const Frame) -> bool {
     // SAFETY: the table is only installed on `StolenJobFrame`s, whose job header stays live
     // until the thief pops this frame (it pops before setting `done`).

@@ -249,6 +249,11 @@ pub(crate) unsafe fn thief_done(
     // its registry. Only the flag is borrowed, for the store.
     let owner = unsafe {
         let owner = &*(*h).owner;
+        // SeqCst: the release that publishes the outcome and result (module invariants), and
+        // the waker's side of the owner's sleep handshake: store `done`, then `kick` (SeqCst
+        // store of `kicked`, SeqCst read of the owner's `sleep_state`). The owner stores its
+        // `sleep_state` (`nap`) and then reads `done` (`wait_for_job`'s conditions): in the
+        // single total order one side sees the other.
         (*h).done.store(true, Ordering::SeqCst);
         owner
     };

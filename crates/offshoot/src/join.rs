@@ -410,6 +410,11 @@ where
     };
 
     /// Hands the seed out to `thief`. Runs on the owner, at a poll.
+    ///
+    /// # Safety
+    /// `f` is the frame of this live `JoinSeed<B, RB>`, not handed out yet, on the calling
+    /// worker's chain (running or parked), which called `has_work` first; called by that owner
+    /// at a poll, once per seed: afterwards the table says stolen.
     unsafe fn offer(f: *const Frame, w: &Worker, thief: usize, ctx: *const FinishState) -> JobRef {
         // SAFETY: the Seed table is installed only on `JoinSeed<B, RB>`s.
         let seed = unsafe { &*(f as *const Self) };
@@ -426,6 +431,11 @@ where
     }
 
     /// Runs `b` on the thief. See the module invariants.
+    ///
+    /// # Safety
+    /// `h` is the header of a live `JoinSeed<B, RB>` that `offer` handed to the calling thief
+    /// `w`, in `Mode::Stolen`, executed once; the owner stays in the seed's frame until `done`
+    /// is set.
     unsafe fn execute(h: *const JobHeader, w: &Worker, mode: Mode) {
         debug_assert_eq!(
             mode,
@@ -506,6 +516,10 @@ pub(crate) fn join_stolen_seed<RA, RB>(
 }
 
 /// The body of [`join`] on a worker that plants a seed. See the module docs for the path.
+///
+/// # Safety
+/// `w` is the current thread's worker (`Worker::current()`, not null), run by this thread, on a
+/// live registry.
 #[inline(always)]
 unsafe fn join_in_worker<A, B, RA, RB>(w: &Worker, a: A, b: B) -> (RA, RB)
 where

@@ -108,8 +108,23 @@ struct Piece<'a, L: LoopBody> {
 /// table is [`SplitFrame::VTABLE`]. The functions are called by the
 /// owning worker only, with a pointer to a frame of the implementing type.
 pub(crate) trait SplitFrame {
+    /// Whether the frame can give a thief a piece now (`FrameVTable::has_work`).
+    ///
+    /// # Safety
+    /// `f` is a live frame of the implementing type (the only one this table is installed
+    /// on), linked in the calling worker's chain (running or parked); called by that worker
+    /// only.
     unsafe fn has_work(f: *const Frame) -> bool;
+    /// Cuts a piece off for `thief` and hands it out (`FrameVTable::offer`); `ctx` is the
+    /// innermost finish enclosing the frame.
+    ///
+    /// # Safety
+    /// As for `has_work`, which has just said yes for `f`.
     unsafe fn offer(f: *const Frame, w: &Worker, thief: usize, ctx: *const FinishState) -> JobRef;
+    /// Whether the region the frame stands for was cancelled (`FrameVTable::cancelled`).
+    ///
+    /// # Safety
+    /// As for `has_work`.
     unsafe fn cancelled(f: *const Frame) -> bool;
     const VTABLE: FrameVTable = FrameVTable {
         kind: FrameKind::Client(&LOOP),
@@ -136,12 +151,18 @@ fn min_offer() -> usize {
 }
 
 impl<L: LoopBody> SplitFrame for LoopFrame<'_, L> {
+    /// # Safety
+    /// As for `SplitFrame::has_work`: `f` is a live `LoopFrame<L>`, and the caller is its
+    /// owner.
     unsafe fn has_work(f: *const Frame) -> bool {
         // SAFETY: the Loop table is only installed on `LoopFrame<L>`s; only the owner calls.
         let f = unsafe { &*(f as *const Self) };
         f.end.get().saturating_sub(f.next.get()) >= min_offer()
     }
 
+    /// # Safety
+    /// As for `SplitFrame::offer`: `f` is a live `LoopFrame<L>` whose `has_work` just said yes,
+    /// and the caller is its owner.
     unsafe fn offer(f: *const Frame, w: &Worker, thief: usize, ctx: *const FinishState) -> JobRef {
         // SAFETY: as in `has_work`.
         let f = unsafe { &*(f as *const Self) };
@@ -165,6 +186,9 @@ impl<L: LoopBody> SplitFrame for LoopFrame<'_, L> {
         unsafe { f.pieces.hand_out(piece, thief, ctx) }
     }
 
+    /// # Safety
+    /// As for `SplitFrame::cancelled`: `f` is a live `LoopFrame<L>`, and the caller is its
+    /// owner.
     unsafe fn cancelled(f: *const Frame) -> bool {
         // SAFETY: as in `has_work`.
         let f = unsafe { &*(f as *const Self) };
@@ -309,6 +333,10 @@ unsafe impl<L: LoopBody> HandedOut for Piece<'_, L> {
 }
 
 impl<L: LoopBody> Piece<'_, L> {
+    /// # Safety
+    /// `h` is the header (first field) of a live `Piece<L>` that its loop frame handed to the
+    /// calling thief `w`, in `Mode::Stolen`, executed once; the loop frame waits for `done`
+    /// before it frees the piece.
     unsafe fn execute(h: *const JobHeader, w: &Worker, mode: Mode) {
         debug_assert_eq!(
             mode,

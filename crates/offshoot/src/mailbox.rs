@@ -266,6 +266,11 @@ impl Mailbox {
             if cur & REQ_MASK != 0 {
                 return false;
             }
+            // SeqCst: step 1 of the sleeper's side of the handshake (worker/sleep.rs, "The
+            // protocol"). Against thieves the CAS on this one word decides alone (a close and a
+            // request cannot both succeed); SeqCst keeps it in the total order before the
+            // sleeper's SeqCst store of `sleep_state` and its reads of the news
+            // (`stop_raised`).
             match self.attention.compare_exchange_weak(
                 cur,
                 cur | CLOSED,
@@ -280,6 +285,9 @@ impl Mailbox {
 
     /// Reopens the mailbox after sleeping.
     pub(crate) fn open(&self) {
+        // SeqCst: as `close`; thieves' CASes on this one word see the reopening in its
+        // modification order, and no other variable pairs with it (the owner is already
+        // `RUNNING`). Kept to match `close`.
         self.attention.fetch_and(!CLOSED, Ordering::SeqCst);
     }
 
@@ -293,6 +301,9 @@ impl Mailbox {
 
     /// Whether the stop bit is set.
     pub(crate) fn stop_raised(&self) -> bool {
+        // SeqCst: the sleeper's read of the stop news after its SeqCst store of `sleep_state`;
+        // pairs with `raise_stop`'s SeqCst `fetch_or` before the raiser's `unpark_if_sleeping`
+        // (worker/sleep.rs, "The protocol").
         self.attention.load(Ordering::SeqCst) & STOP != 0
     }
 

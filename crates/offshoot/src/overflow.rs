@@ -134,11 +134,16 @@ mod imp {
             r.size.store(g.size, Ordering::Relaxed);
         });
         // The handler runs on this thread: keep the stores before the switch.
+        // SeqCst: a compiler fence for the guard-page handler on this thread (no other thread
+        // reads these); release would be enough, SeqCst is the plain choice and costs no
+        // instruction.
         compiler_fence(Ordering::SeqCst);
     }
 
     /// The fiber gave control back to the driver.
     pub(crate) fn leave() {
+        // SeqCst: as in `enter`; keeps the clears after the switch back (acquire would be
+        // enough).
         compiler_fence(Ordering::SeqCst);
         RUNNING.with(|r| {
             r.lo.store(0, Ordering::Relaxed);
@@ -194,6 +199,11 @@ mod imp {
     }
 
     /// The signal handler. Everything it calls must be async-signal-safe.
+    ///
+    /// # Safety
+    /// Called only by the kernel, as the `SA_SIGINFO` handler that `install` registers for
+    /// SIGSEGV and SIGBUS: `info` points to a valid `siginfo_t` for signal `sig`. Not to be
+    /// called from Rust.
     unsafe extern "C" fn on_fault(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut c_void) {
         // SAFETY: with SA_SIGINFO the kernel passes a valid `siginfo_t`; `si_addr` is the
         // faulting address for the kernel-raised SIGSEGV/SIGBUS we look at (si_code > 0).

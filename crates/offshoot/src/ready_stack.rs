@@ -61,6 +61,9 @@ impl<T: Linked> ReadyStack<T> {
 
     /// Whether nothing was pushed since the last take.
     pub(crate) fn is_empty(&self) -> bool {
+        // SeqCst: invariant 3: the owner's read after it published its sleep state
+        // (`Remote::has_news` in `quiet`), pairing with `push`'s SeqCst CAS before the pusher
+        // reads that state (`unpark_if_sleeping`); also the cheap look in `take_all`.
         self.head.load(Ordering::SeqCst).is_null()
     }
 

@@ -24,6 +24,19 @@
 //! 4. An interrupt is one more waker of a parked wait: of it and a wake of the same epoch
 //!    exactly one wins, and the loser finds the token woken. It never ends a wait its
 //!    driver has not parked yet (that wait's own wake still ends it), nor a later wait.
+//!
+//! Orderings: every access to the word is `SeqCst`. The transitions themselves need only
+//! the word's own modification order (each is a compare-and-swap on the whole word, so two
+//! of them on one epoch are ordered whatever their orderings) plus acquire/release for what
+//! a wake hands over. `SeqCst` puts them in the single total order that they share with the
+//! other side of each handshake they are part of: the queueing a `Woke::Parked` waker does
+//! next (`ReadyStack::push`, then `unpark_if_sleeping`: worker/sleep.rs, "The protocol"), a
+//! woken thread's `is_woken` after its `unpark`, and the deadlock check's reads (`is_woken`
+//! as `Blocking::ended`, an `interrupt` inside its `AWAKE` window). The loom models below
+//! check the transitions; loom treats `SeqCst` accesses as `AcqRel` (its README,
+//! "Unsupported features"), so they pass under the weaker ordering, which is all the
+//! transitions need. The pairings with other words are not in these models, and no access
+//! is weakened.
 
 use crate::atomics::{AtomicU64, Ordering};
 
@@ -62,6 +75,8 @@ impl Token {
     /// (woken or abandoned): no other thread changes the word meanwhile.
     pub(crate) fn arm(&self) -> u64 {
         let epoch = (self.word.load(Ordering::Relaxed) >> STATE_BITS).wrapping_add(1);
+        // SeqCst: see "Orderings" in the module docs: the arm precedes the owner's re-check of
+        // what it waits for, and a wake of this epoch is a CAS on this same word.
         self.word
             .store((epoch << STATE_BITS) | ARMED, Ordering::SeqCst);
         epoch
@@ -69,6 +84,7 @@ impl Token {
 
     /// Wakes the wait of `epoch` if it is still on.
     pub(crate) fn wake(&self, epoch: u64) -> Woke {
+        // SeqCst: see "Orderings" in the module docs; the CAS below is what decides.
         let mut cur = self.word.load(Ordering::SeqCst);
         loop {
             if cur >> STATE_BITS != epoch & (u64::MAX >> STATE_BITS) {
@@ -79,6 +95,9 @@ impl Token {
                 return Woke::No;
             }
             let new = (cur & !STATE_MASK) | WOKEN;
+            // SeqCst: see "Orderings" in the module docs: a `Woke::Parked` is followed by the
+            // waker's queueing (`ReadyStack::push`, then `unpark_if_sleeping`) in the sleep
+            // handshake's total order, and a woken thread's wait reads `is_woken`.
             match self
                 .word
                 .compare_exchange(cur, new, Ordering::SeqCst, Ordering::SeqCst)
@@ -93,6 +112,8 @@ impl Token {
     /// Gives up the wait of `epoch` (armed, not parked). Returns true if a wake came first.
     pub(crate) fn abandon(&self, epoch: u64) -> bool {
         let armed = (epoch << STATE_BITS) | ARMED;
+        // SeqCst: see "Orderings" in the module docs; against a wake, this word's modification
+        // order alone decides (invariant 3).
         self.word
             .compare_exchange(
                 armed,
@@ -108,6 +129,8 @@ impl Token {
     /// driver queues it itself).
     #[cfg_attr(miri, allow(dead_code))] // under Miri no driver runs fibers
     pub(crate) fn park(&self) -> bool {
+        // SeqCst: see "Orderings" in the module docs; the driver's park against a wake is
+        // decided by the CAS on this one word (invariant 2).
         let cur = self.word.load(Ordering::SeqCst);
         debug_assert_ne!(cur & STATE_MASK, IDLE, "parking a token that is not armed");
         cur & STATE_MASK == ARMED
@@ -127,6 +150,8 @@ impl Token {
     /// token woken. Returns whether it did (the caller then queues the fiber).
     pub(crate) fn interrupt(&self, epoch: u64) -> bool {
         let parked = (epoch << STATE_BITS) | PARKED;
+        // SeqCst: see "Orderings" in the module docs: an interrupt by the deadlock check falls
+        // inside its `AWAKE` window, in the same total order as the check's reads.
         self.word
             .compare_exchange(
                 parked,
@@ -140,11 +165,15 @@ impl Token {
     /// The epoch of the current (or last) wait.
     #[cfg_attr(miri, allow(dead_code))] // under Miri no driver runs fibers
     pub(crate) fn epoch(&self) -> u64 {
+        // SeqCst: see "Orderings" in the module docs (owner's driver only).
         self.word.load(Ordering::SeqCst) >> STATE_BITS
     }
 
     /// Whether the current wait has been woken.
     pub(crate) fn is_woken(&self) -> bool {
+        // SeqCst: see "Orderings" in the module docs: read by a woken thread's wait loop (after
+        // `unpark`) and by the deadlock check as `Blocking::ended`, under `BLOCKED`'s lock and
+        // inside its `AWAKE` window.
         self.word.load(Ordering::SeqCst) & STATE_MASK == WOKEN
     }
 }

@@ -57,6 +57,12 @@ impl ExternalWaker {
     /// drop(guard);
     /// ```
     pub fn new() -> ExternalWaker {
+        // SeqCst: pairs with the deadlock check's SeqCst reads of `EXTERNAL` (`watch::check`,
+        // after its first read of `AWAKE`): in their single total order a check that reads the
+        // count after this increment declares nothing, and one that read it before finished its
+        // window before this guard existed (the guard must be up before the tasks it will wake
+        // can look stuck). A store-then-load across `AWAKE`, `EXTERNAL` and the news:
+        // acquire/release cannot order it.
         EXTERNAL.fetch_add(1, Ordering::SeqCst);
         ExternalWaker { _private: () }
     }
@@ -76,6 +82,10 @@ impl Clone for ExternalWaker {
 
 impl Drop for ExternalWaker {
     fn drop(&mut self) {
+        // SeqCst: dropped after the guarded wake was queued (`deadlock` invariants): a check
+        // whose SeqCst read sees the lower count comes after this decrement in the total order,
+        // so its later SeqCst reads of the news (`Registry::has_news`: the ready stack's head,
+        // `kicked`, `injected`) see that wake.
         EXTERNAL.fetch_sub(1, Ordering::SeqCst);
     }
 }

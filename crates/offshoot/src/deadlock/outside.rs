@@ -15,6 +15,11 @@ pub(crate) trait Blocking: Sync {
 
 impl Blocking for AtomicBool {
     fn ended(&self) -> bool {
+        // SeqCst: read by the deadlock check under `BLOCKED`'s lock, inside its `AWAKE` window.
+        // The flag blocked on is the root job's `latch` (pool/registry.rs), set with release by
+        // the worker that ran the job before its unpark; acquire is what pairs with that store
+        // (that worker is awake, which voids the window anyway). SeqCst keeps the read in the
+        // check's total order.
         self.load(Ordering::SeqCst)
     }
 }

@@ -49,6 +49,8 @@ impl Report {
     /// Ends the calling task's wait with the report: the first wait to get here panics (the
     /// panic hook prints the report once), the others unwind with the same message quietly.
     pub(crate) fn raise(&self) -> ! {
+        // SeqCst: not needed for a pairing: a lone read-modify-write flag (its atomicity alone
+        // makes one wait first) beside an immutable text; kept on this once-per-wait path.
         if self.raised.swap(true, Ordering::SeqCst) {
             resume_unwind(Box::new(self.text.clone()))
         }

@@ -31,11 +31,22 @@ pub(crate) fn register(reg: &Arc<Registry>) {
 
 /// A worker becomes awake: it starts, or it leaves its idle sleep (before it looks at news).
 pub(crate) fn woke() {
+    // SeqCst: a worker counts itself awake before it reads any news (`deadlock` invariants).
+    // Pairs with the check's two SeqCst reads of `AWAKE` (`check`) around its reads of the news
+    // and the parked lists: in the single total order this increment comes before the first
+    // read (the check sees a worker awake), between the two (the generation changed: the check
+    // is void), or after the second (the snapshot predates whatever this worker does next).
+    // Acquire/release could not order this worker's later reads of news against the check's
+    // reads.
     AWAKE.fetch_add(GENERATION + ONE_AWAKE, Ordering::SeqCst);
 }
 
 /// A worker stops being awake: it goes to sleep for lack of work, or it exits.
 pub(crate) fn went_idle() {
+    // SeqCst: a worker going to sleep published its token-parked fibers (under the list's
+    // lock) and its pool's `sleepers` before (`idle_sleep`); a check whose SeqCst read sees
+    // the lower count comes after this in the total order, so its SeqCst reads of the news
+    // and the lists that follow see what the worker did before going idle (or exiting).
     AWAKE.fetch_sub(ONE_AWAKE, Ordering::SeqCst);
 }
 
@@ -46,6 +57,10 @@ pub(crate) fn went_idle() {
 /// (or another blocked thread) holds may be all that tasks of idle pools wait for, and no
 /// worker may go idle again to look.
 pub(crate) fn watch() -> bool {
+    // SeqCst: read after what made the caller ask (an idle worker's SeqCst `went_idle`; an
+    // outside thread's blocked record, under `BLOCKED`'s lock, or its SeqCst uncount of a read
+    // share), in one total order with every `woke`/`went_idle` and the `ExternalWaker` count.
+    // A quick look only: `check` reads both again under `CHECKING`.
     if AWAKE.load(Ordering::SeqCst) & COUNT_MASK != 0 || EXTERNAL.load(Ordering::SeqCst) != 0 {
         return false;
     }
@@ -84,6 +99,10 @@ pub(super) struct Hold {
 /// One check (see the module docs), made by the holder of [`CHECKING`]; what it finds stays
 /// alive in `hold`.
 pub(super) fn check(hold: &mut Hold) -> bool {
+    // SeqCst: the first read of the check's window (`deadlock` invariants); with the second
+    // read below, in the single total order of every `woke` (each bumps the generation), the
+    // same word twice means no worker was awake in between. `EXTERNAL` is read in the same
+    // order, against `ExternalWaker::new`/`drop`.
     let before = AWAKE.load(Ordering::SeqCst);
     if before & COUNT_MASK != 0 || EXTERNAL.load(Ordering::SeqCst) != 0 {
         return false;
@@ -140,6 +159,8 @@ pub(super) fn check(hold: &mut Hold) -> bool {
             }
         }
     }
+    // SeqCst: the window's second read (see `before` above): pairs with `woke`'s SeqCst
+    // increment.
     if AWAKE.load(Ordering::SeqCst) != before {
         return false;
     }

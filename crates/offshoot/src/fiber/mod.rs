@@ -403,6 +403,12 @@ impl Worker {
         self.with_sched(|s| {
             self.remote().take_ready(&mut s.ready);
             // Read first: the swap (a read-modify-write) only when there is a kick to take.
+            // SeqCst: pairs with the SeqCst store in `Remote::kick`, which the kicker makes
+            // after it made a condition true (e.g. `thief_done`'s store of `done`). Acquire
+            // would be enough to see that condition; SeqCst keeps the load and the clearing
+            // swap in the single total order of the sleep handshake, where `Remote::has_news`
+            // reads `kicked` (worker/sleep.rs, "The protocol"); a kick stored after the swap
+            // stays set for the next look.
             if self.remote().kicked.load(Ordering::SeqCst)
                 && self.remote().kicked.swap(false, Ordering::SeqCst)
             {

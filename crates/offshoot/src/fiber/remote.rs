@@ -86,6 +86,10 @@ impl Remote {
     }
 
     pub(crate) fn has_news(&self) -> bool {
+        // SeqCst: the sleeper's reads of the news after its SeqCst store of `sleep_state`
+        // (`idle_sleep`'s `quiet`, the deadlock check's `Registry::has_news`); pair with
+        // `kick`'s SeqCst store and `ReadyStack::push`'s SeqCst CAS, each made before the waker
+        // reads `sleep_state`.
         self.kicked.load(Ordering::SeqCst) || !self.ready.is_empty()
     }
 

@@ -177,15 +177,23 @@ impl Parker {
             return false;
         }
         *self.why.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+        // SeqCst: not needed for a pairing: the flag (and `why`, under its mutex) is written
+        // before the caller queues the fiber (`Remote::push_ready` or the driver's own ready
+        // list), and the fiber reads it in `woken` only after its driver took it from that
+        // queue, which orders the two. Kept: no loom model covers this flag.
         self.interrupted.store(true, Ordering::SeqCst);
         true
     }
 
     /// How the park that just ended ended (clearing an interrupt's reason).
     pub(super) fn woken(&self) -> Woken {
+        // SeqCst: see `interrupt`: read by the resumed fiber, after the queue that resumed it;
+        // acquire would do.
         if !self.interrupted.load(Ordering::SeqCst) {
             return Woken::Normal;
         }
+        // SeqCst: the owner clears the flag of the park that ended, before its next arm; no
+        // other thread writes it then (see `interrupt`).
         self.interrupted.store(false, Ordering::SeqCst);
         self.why
             .lock()

@@ -36,6 +36,9 @@ pub(crate) struct FinishFrame {
     pub(super) parent: *const FinishFrame,
 }
 
+/// # Safety
+/// `f` is a `FinishFrame` (this table is installed on no other frame) that is linked in the
+/// calling worker's chain, running or parked; called by that worker only.
 unsafe fn finish_has_work(f: *const Frame) -> bool {
     // SAFETY: the Finish table is only installed on `FinishFrame`s, which are live while
     // in the chain; only the owning worker calls this.
@@ -46,6 +49,9 @@ unsafe fn finish_has_work(f: *const Frame) -> bool {
     }
 }
 
+/// # Safety
+/// As for `finish_has_work`, which has just said yes for `f` (the frame holds a pending or
+/// inbox task).
 unsafe fn finish_offer(
     f: *const Frame,
     _w: &Worker,
@@ -91,6 +97,8 @@ unsafe fn finish_offer(
     }
 }
 
+/// # Safety
+/// As for `finish_has_work`.
 unsafe fn finish_cancelled(f: *const Frame) -> bool {
     // SAFETY: as in `finish_has_work`; the state outlives every frame of the finish.
     unsafe { (*(*(f as *const FinishFrame)).state).has_failed() }

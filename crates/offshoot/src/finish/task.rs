@@ -75,6 +75,10 @@ impl<F: FnOnce() + Send> HeapJob<F> {
         JobRef(p as *const JobHeader)
     }
 
+    /// # Safety
+    /// `h` comes from `into_job` (a `HeapJob<F>` in a recycled block or a box, as `IN_BLOCK`
+    /// says) and is executed exactly once, by the worker that owns it (a pending list or the
+    /// inbox hands each task to one owner); the task's finish is still waiting for it.
     pub(super) unsafe fn execute(h: *const JobHeader, w: &Worker, mode: Mode) {
         let p = h as *mut HeapJob<F>;
         // SAFETY: `h` came from `into_job` and is executed exactly once (pending lists and

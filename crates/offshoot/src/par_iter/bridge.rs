@@ -189,6 +189,9 @@ where
         VecDeque::new()
     }
 
+    /// # Safety
+    /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out at
+    /// most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
     unsafe fn block<'s>(
         &'s self,
         st: &'s mut VecDeque<I::Item>,

@@ -47,6 +47,9 @@ where
     fn exhausted(&self) -> bool {
         self.a.exhausted() && self.b.exhausted()
     }
+    /// # Safety
+    /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out at
+    /// most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn block<'s>(
         &'s self,
@@ -64,6 +67,9 @@ where
         let (sa, sb) = st;
         self.a.flush(sa).chain(self.b.flush(sb))
     }
+    /// # Safety
+    /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each index
+    /// is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn drop_block(&self, lo: usize, hi: usize) {
         let ((a0, a1), (b0, b1)) = split(self.a.base_len(), lo, hi);
         // SAFETY: forwarded contract.
@@ -82,6 +88,9 @@ where
     A: IndexedParallelIterator,
     B: IndexedParallelIterator<Item = A::Item>,
 {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,

@@ -38,6 +38,9 @@ impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
         self.base.state()
     }
     block_via_iblock!();
+    /// # Safety
+    /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each index
+    /// is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn drop_block(&self, lo: usize, hi: usize) {
         let (a, b) = self.base_range(lo, hi);
         // SAFETY: forwarded contract: disjoint base ranges for disjoint blocks.
@@ -46,6 +49,9 @@ impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
 }
 
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,

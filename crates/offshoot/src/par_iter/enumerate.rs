@@ -27,6 +27,9 @@ impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
 }
 
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,

@@ -26,6 +26,9 @@ where
     type Item = I::Item;
     type State = I::State;
     forward_to_base!();
+    /// # Safety
+    /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out at
+    /// most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn block<'s>(
         &'s self,
@@ -67,6 +70,9 @@ where
     type Item = R;
     type State = I::State;
     forward_to_base!();
+    /// # Safety
+    /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out at
+    /// most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn block<'s>(
         &'s self,

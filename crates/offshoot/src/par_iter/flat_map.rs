@@ -26,6 +26,10 @@ macro_rules! flattener {
             type Item = $item;
             type State = I::State;
             forward_to_base!();
+            /// # Safety
+            /// As for `ParallelIterator::block`: over the pipeline's life each index is handed
+            /// out at most once (to `block`, `iblock` or `drop_block`), and
+            /// `lo <= hi <= base_len()`.
             #[inline]
             unsafe fn block<'s>(
                 &'s self,

@@ -54,6 +54,9 @@ where
     fn state(&self) -> Self::State {
         (None, self.base.state())
     }
+    /// # Safety
+    /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out at
+    /// most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn block<'s>(
         &'s self,
@@ -76,6 +79,9 @@ where
         }
         acc.take().into_iter()
     }
+    /// # Safety
+    /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each index
+    /// is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn drop_block(&self, lo: usize, hi: usize) {
         // SAFETY: forwarded contract.
         unsafe { self.base.drop_block(lo, hi) }
@@ -160,6 +166,9 @@ where
     fn state(&self) -> Self::State {
         (None, self.base.state())
     }
+    /// # Safety
+    /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out at
+    /// most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
     unsafe fn block<'s>(
         &'s self,
         st: &'s mut Self::State,
@@ -179,6 +188,9 @@ where
         }
         acc.take().into_iter()
     }
+    /// # Safety
+    /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each index
+    /// is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn drop_block(&self, lo: usize, hi: usize) {
         // SAFETY: forwarded contract.
         unsafe { self.base.drop_block(lo, hi) }

@@ -61,6 +61,9 @@ where
         (self.a.state(), self.b.state())
     }
     block_via_iblock!();
+    /// # Safety
+    /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each index
+    /// is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn drop_block(&self, lo: usize, hi: usize) {
         let ((a0, b0), (a1, b1)) = (self.split(lo), self.split(hi));
         // SAFETY: forwarded contract: each side's items of the block, once.
@@ -76,6 +79,9 @@ where
     A: IndexedParallelIterator,
     B: IndexedParallelIterator<Item = A::Item>,
 {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn iblock<'s>(
         &'s self,
         st: &'s mut Self::State,

@@ -61,6 +61,9 @@ where
         self.base.state()
     }
     block_via_iblock!();
+    /// # Safety
+    /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each index
+    /// is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn drop_block(&self, lo: usize, hi: usize) {
         let (a, b) = self.base_range(lo, hi);
         // SAFETY: forwarded contract: disjoint blocks have disjoint base ranges.
@@ -72,6 +75,9 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Intersperse<I>
 where
     I::Item: Clone + Sync,
 {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,

@@ -104,6 +104,9 @@ impl<I: ParallelIterator, F: MapOp<I::Item>> ParallelIterator for Map<I, F> {
     type Item = F::Out;
     type State = I::State;
     forward_to_base!();
+    /// # Safety
+    /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out at
+    /// most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn block<'s>(
         &'s self,
@@ -128,6 +131,9 @@ impl<I: ParallelIterator, F: MapOp<I::Item>> ParallelIterator for Map<I, F> {
 }
 
 impl<I: IndexedParallelIterator, F: MapOp<I::Item>> IndexedParallelIterator for Map<I, F> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,

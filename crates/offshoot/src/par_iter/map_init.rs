@@ -104,6 +104,9 @@ where
     fn state(&self) -> Self::State {
         (None, self.base.state())
     }
+    /// # Safety
+    /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out at
+    /// most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn block<'s>(
         &'s self,
@@ -123,6 +126,9 @@ where
             .flush(bst)
             .map(move |x| (self.f)(v.get_or_insert_with(|| self.init.make()), x))
     }
+    /// # Safety
+    /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each index
+    /// is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn drop_block(&self, lo: usize, hi: usize) {
         // SAFETY: forwarded contract.
         unsafe { self.base.drop_block(lo, hi) }
@@ -143,6 +149,9 @@ where
     F: Fn(&mut INIT::T, I::Item) -> R + Sync + Send,
     R: Send,
 {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,

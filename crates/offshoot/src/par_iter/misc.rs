@@ -37,6 +37,9 @@ impl<T: Send> ParallelIterator for Empty<T> {
 }
 
 impl<T: Send> IndexedParallelIterator for Empty<T> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn iblock<'s>(
         &'s self,
         _: &'s mut (),
@@ -114,6 +117,9 @@ impl<T: Clone + Send + Sync> ParallelIterator for RepeatN<T> {
 }
 
 impl<T: Clone + Send + Sync> IndexedParallelIterator for RepeatN<T> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn iblock<'s>(
         &'s self,
         _: &'s mut (),
@@ -160,6 +166,9 @@ where
         // Relaxed: as in `take_while_some`.
         self.ended.load(Ordering::Relaxed) || self.base.exhausted()
     }
+    /// # Safety
+    /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out at
+    /// most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
     unsafe fn block<'s>(
         &'s self,
         st: &'s mut I::State,
@@ -230,6 +239,9 @@ impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
         // Relaxed: a counter of items (see `keep`).
         (self.take && self.seen.load(Ordering::Relaxed) >= self.n) || self.base.exhausted()
     }
+    /// # Safety
+    /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out at
+    /// most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
     unsafe fn block<'s>(
         &'s self,
         st: &'s mut I::State,
@@ -310,6 +322,9 @@ impl<I: ParallelIterator, P: Fn(&I::Item) -> bool + Sync + Send> ParallelIterato
         // Relaxed: as in `keep`.
         (self.take && self.failed.load(Ordering::Relaxed)) || self.base.exhausted()
     }
+    /// # Safety
+    /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out at
+    /// most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
     unsafe fn block<'s>(
         &'s self,
         st: &'s mut I::State,

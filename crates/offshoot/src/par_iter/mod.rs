@@ -116,6 +116,9 @@ pub use parallel::ParallelIterator;
 /// Implements `ParallelIterator::block` of an indexed iterator through its `iblock`.
 macro_rules! block_via_iblock {
     () => {
+        /// # Safety
+        /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out
+        /// at most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
         #[inline]
         unsafe fn block<'s>(
             &'s self,
@@ -153,6 +156,10 @@ macro_rules! forward_to_base {
         fn state(&self) -> Self::State {
             self.base.state()
         }
+        /// # Safety
+        /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each
+        /// index is handed out at most once over the pipeline's life, and
+        /// `lo <= hi <= base_len()`.
         unsafe fn drop_block(&self, lo: usize, hi: usize) {
             // SAFETY: forwarded contract.
             unsafe { self.base.drop_block(lo, hi) }

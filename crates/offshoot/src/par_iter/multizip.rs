@@ -90,6 +90,10 @@ macro_rules! multizip {
                 ($(self.members.$i.state(),)+)
             }
             block_via_iblock!();
+            /// # Safety
+            /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each
+            /// index is handed out at most once over the pipeline's life, and
+            /// `lo <= hi <= base_len()`.
             unsafe fn drop_block(&self, lo: usize, hi: usize) {
                 // SAFETY: forwarded contract (every member has this length).
                 unsafe { $(self.members.$i.drop_block(lo, hi);)+ }
@@ -97,6 +101,10 @@ macro_rules! multizip {
         }
 
         impl<$($T: IndexedParallelIterator),+> IndexedParallelIterator for MultiZip<($($T,)+)> {
+            /// # Safety
+            /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`):
+            /// each index is handed out at most once over the pipeline's life, and
+            /// `lo <= hi <= base_len()`.
             #[inline]
             unsafe fn iblock<'s>(
                 &'s self,

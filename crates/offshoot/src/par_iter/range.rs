@@ -73,6 +73,9 @@ impl<T: RangeInteger> ParallelIterator for RangeIter<T> {
 }
 
 impl<T: RangeInteger> IndexedParallelIterator for RangeIter<T> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,
@@ -180,6 +183,9 @@ impl ParallelIterator for CharRangeIter {
 }
 
 impl IndexedParallelIterator for CharRangeIter {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn iblock<'s>(
         &'s self,
         _: &'s mut (),

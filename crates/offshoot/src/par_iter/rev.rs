@@ -29,6 +29,9 @@ impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
         self.base.state()
     }
     block_via_iblock!();
+    /// # Safety
+    /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each index
+    /// is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn drop_block(&self, lo: usize, hi: usize) {
         let n = self.base.base_len();
         // SAFETY: forwarded contract (the mirror of a valid range is valid).
@@ -37,6 +40,9 @@ impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
 }
 
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,

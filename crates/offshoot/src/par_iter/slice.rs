@@ -42,6 +42,9 @@ impl<'a, T: Sync> ParallelIterator for Iter<'a, T> {
 }
 
 impl<'a, T: Sync> IndexedParallelIterator for Iter<'a, T> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,
@@ -96,6 +99,9 @@ impl<'a, T: Send> ParallelIterator for IterMut<'a, T> {
 }
 
 impl<'a, T: Send> IndexedParallelIterator for IterMut<'a, T> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,

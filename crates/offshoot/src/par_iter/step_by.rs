@@ -32,6 +32,9 @@ impl<I: IndexedParallelIterator> ParallelIterator for StepBy<I> {
         self.base.state()
     }
     block_via_iblock!();
+    /// # Safety
+    /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each index
+    /// is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn drop_block(&self, lo: usize, hi: usize) {
         let n = self.base.base_len();
         // SAFETY: forwarded contract: disjoint base ranges for disjoint blocks.
@@ -43,6 +46,9 @@ impl<I: IndexedParallelIterator> ParallelIterator for StepBy<I> {
 }
 
 impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,

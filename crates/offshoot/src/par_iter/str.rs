@@ -565,6 +565,9 @@ where
         self.kind.positions(self.s)
     }
     fn state(&self) {}
+    /// # Safety
+    /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out at
+    /// most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
     unsafe fn block<'s>(
         &'s self,
         _: &'s mut (),

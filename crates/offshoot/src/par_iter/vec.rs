@@ -63,6 +63,9 @@ impl<T: Send> ParallelIterator for IntoIter<T> {
     #[inline]
     fn state(&self) {}
     block_via_iblock!();
+    /// # Safety
+    /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each index
+    /// is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn drop_block(&self, lo: usize, hi: usize) {
         assert!(lo <= hi && hi <= self.base_len());
         // Relaxed: the flag is read only by `Drop`, after the consumer's join.
@@ -88,6 +91,9 @@ impl<T: Send> ParallelIterator for IntoIter<T> {
 }
 
 impl<T: Send> IndexedParallelIterator for IntoIter<T> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,

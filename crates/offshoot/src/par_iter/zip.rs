@@ -34,6 +34,9 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> ParallelIterator fo
         (self.a.state(), self.b.state())
     }
     block_via_iblock!();
+    /// # Safety
+    /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each index
+    /// is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn drop_block(&self, lo: usize, hi: usize) {
         // SAFETY: forwarded contract.
         unsafe {
@@ -44,6 +47,9 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> ParallelIterator fo
 }
 
 impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIterator for Zip<A, B> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,

@@ -119,12 +119,18 @@ impl Registry {
         let mut q = self.injector.lock().unwrap_or_else(|e| e.into_inner());
         let j = q.pop_front();
         if j.is_some() {
+            // SeqCst: in the same total order as `inject`'s increment and the sleepers'
+            // `has_injected` reads; a decrement is news for nobody (the queue's mutex hands
+            // over the jobs), so no pairing needs more than its atomicity.
             self.injected.fetch_sub(1, Ordering::SeqCst);
         }
         j
     }
 
     pub(crate) fn has_injected(&self) -> bool {
+        // SeqCst: the sleeper's read of injected work after its SeqCst stores of `sleep_state`
+        // and `sleepers` (worker/sleep.rs, "The protocol"); pairs with `inject`'s SeqCst
+        // increment before `wake_one` reads `sleepers`.
         self.injected.load(Ordering::SeqCst) > 0
     }
 
@@ -132,15 +138,23 @@ impl Registry {
     /// request to `w` already posted for it (`Worker::wake_if_idle`): the job's first join may
     /// come long before the sleeper is up and asking, and long before `w` polls again.
     pub(crate) fn busy(&self, w: &Worker, f: impl FnOnce()) {
+        // SeqCst: a Dekker pair with idle sleepers: this increment, then `wake_one` reads
+        // `sleepers` (SeqCst); a sleeper adds itself to `sleepers` (SeqCst), then reads
+        // `busy_workers`. So a sleeper that reads no busy worker and sleeps without a timeout
+        // is seen by `wake_one` here: a busy worker may plant seeds without telling anyone.
         self.busy.fetch_add(1, Ordering::SeqCst);
         w.jobs_began();
         self.wake_one(Some(w));
         f();
         w.jobs_ended();
+        // SeqCst: in the order of the increment above; a decrement only lets later sleepers
+        // sleep without a timeout, nothing waits for it.
         self.busy.fetch_sub(1, Ordering::SeqCst);
     }
 
     pub(crate) fn busy_workers(&self) -> usize {
+        // SeqCst: the sleeper's read after its SeqCst `sleepers_add(1)`; pairs with `busy`'s
+        // SeqCst increment before its `wake_one` (see there).
         self.busy.load(Ordering::SeqCst)
     }
 
@@ -179,6 +193,9 @@ impl Registry {
     }
 
     pub(crate) fn is_terminating(&self) -> bool {
+        // SeqCst: the sleeper's read after its SeqCst store of `sleep_state`; pairs with
+        // `terminate`'s SeqCst store before it reads every worker's state (worker/sleep.rs,
+        // "The protocol").
         self.terminating.load(Ordering::SeqCst)
     }
 
@@ -278,6 +295,11 @@ impl Registry {
                 }
                 me.answer_request();
                 me.nap(
+                    // SeqCst (the latch): not needed for a pairing: the job's worker sets the
+                    // latch with release and then unparks this thread unconditionally
+                    // (`Caller::Thread`), and an unpark that comes before the park makes it
+                    // return at once; acquire would do. `has_injected` pairs as in
+                    // `idle_sleep`.
                     || job.latch.load(Ordering::SeqCst) || own.has_injected(),
                     std::time::Duration::from_micros(200),
                 );
@@ -320,6 +342,10 @@ enum Caller {
 }
 
 impl<F: FnOnce() -> R + Send, R: Send> RootJob<F, R> {
+    /// # Safety
+    /// `h` is the header (first field) of a live `RootJob<F, R>` injected by `run`, executed
+    /// once by the worker that popped it; the caller of `run` waits for the latch, so the job
+    /// lives until it is set.
     unsafe fn execute(h: *const JobHeader, w: &Worker, _mode: Mode) {
         // SAFETY: `h` is the header of a `RootJob<F, R>` whose caller waits for the latch.
         let job = unsafe { &*(h as *const Self) };

@@ -210,6 +210,10 @@ struct Task<'a, T> {
 }
 
 impl<T: Send> Task<'_, T> {
+    /// # Safety
+    /// `h` is the header (first field) of a live `Task<T>` that its handler frame handed to the
+    /// calling thief `w`, in `Mode::Stolen`, executed once; the frame waits for `done` before
+    /// it frees the task.
     unsafe fn execute(h: *const JobHeader, w: &Worker, mode: Mode) {
         debug_assert_eq!(
             mode,
@@ -269,6 +273,9 @@ impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
     };
     const OPS: SearchOps = SearchOps::Handler { ask: Self::ask };
 
+    /// # Safety
+    /// `f` is a live `HandlerFrame<T, X>` (the only frame this table is installed on), linked
+    /// in the calling worker's chain (running or parked); called by that worker only.
     unsafe fn has_work(f: *const Frame) -> bool {
         // SAFETY: the Handler table is only installed on `HandlerFrame<T, X>`s, live while
         // linked; only the owning worker calls.
@@ -286,6 +293,8 @@ impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
         unsafe { (*self.extra.get()).as_ref() }.is_some_and(|e| e.failure.is_some())
     }
 
+    /// # Safety
+    /// As for `has_work`.
     unsafe fn cancelled(f: *const Frame) -> bool {
         // SAFETY: as in `has_work`; the tasks are live until `settle` frees them, after the
         // frame left the chain.
@@ -301,6 +310,10 @@ impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
     }
 
     /// Calls the handler for `thief` (from `search::answer`, at a poll point of the owner).
+    ///
+    /// # Safety
+    /// As for `has_work`; called from `search::answer` at the owner's poll, which is not
+    /// re-entrant, with `thief` and `ctx` as for `FrameVTable::offer`.
     unsafe fn ask(
         f: *const Frame,
         w: &Worker,

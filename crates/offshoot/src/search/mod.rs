@@ -196,6 +196,9 @@ pub(crate) fn answering() -> bool {
     ANSWERING.with(|a| a.get())
 }
 
+/// # Safety
+/// None: nothing is read; search frames answer only through `search::answer`, so this is never
+/// called, and panics if it is.
 pub(crate) unsafe fn never_offer(
     _: *const Frame,
     _: &Worker,

@@ -51,6 +51,9 @@ impl<S, U: FnMut(&mut S), D: FnMut(&mut S)> UndoFrame<'_, S, U, D> {
         redo: Self::redo,
     };
 
+    /// # Safety
+    /// `f` is a live `UndoFrame<S, U, D>` (the only frame this table is installed on), linked
+    /// in the calling worker's chain; called by that worker only.
     unsafe fn cancelled(f: *const Frame) -> bool {
         // SAFETY: the UndoRedo table is only installed on `UndoFrame<S, U, D>`s, live while
         // linked; only the owning worker touches the cell.
@@ -58,6 +61,10 @@ impl<S, U: FnMut(&mut S), D: FnMut(&mut S)> UndoFrame<'_, S, U, D> {
     }
 
     /// Runs the undo if it can; returns whether it ran and returned.
+    ///
+    /// # Safety
+    /// As for `cancelled`; called from `search::answer` (not re-entrant), so no other reference
+    /// to the undo closure or the state is live.
     unsafe fn undo(f: *const Frame, w: &Worker) -> bool {
         // SAFETY: as in `cancelled`.
         let fr = unsafe { &*(f as *const Self) };
@@ -87,6 +94,10 @@ impl<S, U: FnMut(&mut S), D: FnMut(&mut S)> UndoFrame<'_, S, U, D> {
     }
 
     /// Runs the redo of an undo that ran.
+    ///
+    /// # Safety
+    /// As for `undo`, and only after `undo` on this frame ran and returned true, within the
+    /// same `search::answer`.
     unsafe fn redo(f: *const Frame, w: &Worker) {
         // SAFETY: as in `cancelled`.
         let fr = unsafe { &*(f as *const Self) };

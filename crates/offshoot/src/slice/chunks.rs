@@ -142,6 +142,10 @@ macro_rules! chunking {
         }
 
         impl<'a, T: Sync> IndexedParallelIterator for $ty<'a, T> {
+            /// # Safety
+            /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`):
+            /// each index is handed out at most once over the pipeline's life, and
+            /// `lo <= hi <= base_len()`.
             #[inline]
             unsafe fn iblock<'s>(
                 &'s self,
@@ -197,6 +201,10 @@ macro_rules! chunking {
         }
 
         impl<'a, T: Send> IndexedParallelIterator for $ty<'a, T> {
+            /// # Safety
+            /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`):
+            /// each index is handed out at most once over the pipeline's life, and
+            /// `lo <= hi <= base_len()`.
             #[inline]
             unsafe fn iblock<'s>(
                 &'s self,

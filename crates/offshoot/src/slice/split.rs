@@ -192,6 +192,9 @@ impl<'a, T: Sync> ParallelIterator for Split<'a, T> {
 }
 
 impl<'a, T: Sync> IndexedParallelIterator for Split<'a, T> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn iblock<'s>(
         &'s self,
         _: &'s mut (),
@@ -256,6 +259,9 @@ impl<'a, T: Send> ParallelIterator for SplitMut<'a, T> {
 }
 
 impl<'a, T: Send> IndexedParallelIterator for SplitMut<'a, T> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     unsafe fn iblock<'s>(
         &'s self,
         _: &'s mut (),

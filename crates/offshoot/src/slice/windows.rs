@@ -45,6 +45,9 @@ impl<'a, T: Sync> ParallelIterator for Windows<'a, T> {
 }
 
 impl<'a, T: Sync> IndexedParallelIterator for Windows<'a, T> {
+    /// # Safety
+    /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
+    /// index is handed out at most once over the pipeline's life, and `lo <= hi <= base_len()`.
     #[inline]
     unsafe fn iblock<'s>(
         &'s self,

@@ -57,6 +57,10 @@ pub(crate) trait Completion {
     #[inline]
     fn complete(&self, phase: u8) {
         debug_assert_ne!(phase, PENDING);
+        // SeqCst: the completer's half of the Dekker pair (module invariants): store `phase`,
+        // then read `event`; pairs with the waiter's SeqCst install (or SeqCst read) of the
+        // event in `event` and its SeqCst re-read of `phase` in `wait`/`wake_on_complete`: one
+        // of the two sees the other. The store also releases the value written before.
         self.phase_word().store(phase, Ordering::SeqCst);
         let e = self.event_word().load(Ordering::SeqCst);
         if !e.is_null() {
@@ -75,6 +79,9 @@ pub(crate) trait Completion {
             return phase;
         }
         let e = self.event();
+        // SeqCst: the waiter's re-read of `phase` after installing or reading the event
+        // (`event`, SeqCst); pairs with `complete`'s SeqCst store of `phase` and read of
+        // `event`.
         if self.phase_word().load(Ordering::SeqCst) == PENDING {
             e.wait_with(on);
         }
@@ -89,6 +96,8 @@ pub(crate) trait Completion {
     fn wake_on_complete(&self, waker: &std::task::Waker, slot: &mut u32) -> u8 {
         if self.phase() == PENDING {
             self.event().set_waker(slot, waker);
+            // SeqCst: as in `wait`: the re-read after the event (and the waker in it) is
+            // installed; pairs with `complete`.
             return self.phase_word().load(Ordering::SeqCst);
         }
         self.phase()
@@ -106,6 +115,11 @@ pub(crate) trait Completion {
 
     /// The event, installing one if there is none.
     fn event(&self) -> &Event<()> {
+        // SeqCst: the waiter's write of the Dekker pair with `complete` (module invariants):
+        // the event it installs, or one another waiter installed and it reads here, precedes
+        // its re-read of `phase` in the total order, and `complete` reads the event after its
+        // store of `phase`. The failure ordering is SeqCst for the same reason (it reads the
+        // installed event).
         let mut e = self.event_word().load(Ordering::SeqCst);
         if e.is_null() {
             let mine = Box::into_raw(Box::new(Event::new()));

@@ -109,11 +109,16 @@ impl EventCount {
     #[track_caller]
     pub fn wait_until(&self, v: u64) {
         let at = std::panic::Location::caller();
+        // SeqCst: pairs with `advance`'s SeqCst increment; acquire would do here (it makes what
+        // the advancer did before visible), and the lock orders the slow path below (module
+        // invariants).
         if self.count.load(Ordering::SeqCst) >= v {
             return;
         }
         let e = {
             let mut w = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+            // SeqCst: the re-read under the lock that `advance` takes after its increment: the
+            // lock alone orders the two (module invariants).
             if self.count.load(Ordering::SeqCst) >= v {
                 return;
             }
@@ -134,6 +139,8 @@ impl EventCount {
     /// assert_eq!(c.read(), 1);
     /// ```
     pub fn read(&self) -> u64 {
+        // SeqCst: pairs with `advance`'s SeqCst increment, so a reader also sees what the
+        // advancer did before; acquire would do.
         self.count.load(Ordering::SeqCst)
     }
 

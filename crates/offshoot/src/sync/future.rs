@@ -179,6 +179,11 @@ where
     /// computation panicked") can never be the finish's first failure in place of the
     /// closure's own panic. Run by a `get` (`Runner::Getter`), the panic propagates out of
     /// that `get`, as documented there.
+    ///
+    /// # Safety
+    /// `h` is the header of a live block of this type, still `PENDING`, which the caller took
+    /// off its pending list (its task's `execute`, or a `get` in `run_taken`): this is the
+    /// block's one run. The block's finish outlives the run.
     unsafe fn run(h: *const Header, runner: Runner) {
         let b = h as *const Self;
         // SAFETY: the caller took the block off its pending list, so this is the one run:
@@ -205,6 +210,9 @@ where
         }
     }
 
+    /// # Safety
+    /// `h` is the header of a block of this type whose last count was just dropped: nobody else
+    /// can touch it, and it is not used after this call.
     unsafe fn destroy(h: *const Header) {
         let b = h as *mut Self;
         // SAFETY: the last count is gone: nobody else touches the block. The payload holds
@@ -226,6 +234,11 @@ where
 
     /// The block as a task of its finish: run by the frame's drain (`Inline`), by a thief
     /// (`Stolen`), or dropped unrun (`Discard`). Then the task's count is dropped.
+    ///
+    /// # Safety
+    /// `j` is the header of a live block of this type that holds its task's count, executed
+    /// exactly once as a task (`Inline` by the frame's drain, `Stolen` by a thief, or
+    /// `Discard`); its finish is alive while the task is pending or runs.
     unsafe fn execute(j: *const JobHeader, w: &Worker, mode: Mode) {
         let h = j as *const Header;
         // SAFETY: the job is a live block holding the task's count (see the invariants);

@@ -128,6 +128,8 @@ impl RwWord {
         if ok {
             crate::deadlock::outside_read_taken(self as *const RwWord as usize);
         } else {
+            // SeqCst: the failed attempt's uncount, in the same total order as the watch's read
+            // in `holder_now`.
             self.outside_readers.fetch_sub(1, Ordering::SeqCst);
         }
         ok
@@ -240,7 +242,9 @@ impl RwWord {
             self.wake();
         }
         if outside {
-            // After the wake is queued (as an `ExternalWaker` drops after its wake).
+            // SeqCst: uncounted after the wake is queued (as an `ExternalWaker` drops after
+            // its wake), in one total order with the watch's SeqCst read of the count
+            // (`holder_now`) and the increment in `outside_attempt`.
             self.outside_readers.fetch_sub(1, Ordering::SeqCst);
             crate::deadlock::outside_read_released(self as *const RwWord as usize);
             if prev & QUEUED != 0 {
@@ -370,6 +374,9 @@ impl RwWord {
 
 impl HoldsLock for RwWord {
     fn holder_now(&self) -> Holder {
+        // SeqCst: the watch's read of the word before its read of `outside_readers` below, in
+        // one total order with the outside readers' SeqCst count updates (`outside_attempt`,
+        // `read_release`).
         let w = self.word.load(Ordering::SeqCst);
         if w & WRITER != 0 {
             match self.writer.load(Ordering::Relaxed) {
@@ -379,6 +386,8 @@ impl HoldsLock for RwWord {
             }
         } else if w & READERS == 0 {
             Holder::Free
+        // SeqCst: pairs with `outside_attempt`'s SeqCst increment (made before the share is
+        // taken) and the decrements after a failed attempt or a release.
         } else if let count @ 1.. = self.outside_readers.load(Ordering::SeqCst) {
             Holder::OutsideReaders {
                 lock: self as *const RwWord as usize,

@@ -259,6 +259,11 @@ where
     }
 
     /// Hands the seed out to `thief`. Runs on the owner, at a poll.
+    ///
+    /// # Safety
+    /// `f` is the frame of this live `FutureSeed<F, T>`, not handed out yet, on the calling
+    /// worker's chain (running or parked); called by that owner at a poll after `has_work`,
+    /// once per seed.
     unsafe fn offer(f: *const Frame, w: &Worker, thief: usize, ctx: *const FinishState) -> JobRef {
         // SAFETY: this table is installed only on `FutureSeed<F, T>`s, which are laid out
         // as `hand_out_seed` requires (frame, then header cell).
@@ -269,6 +274,11 @@ where
     }
 
     /// Runs `f` on the thief.
+    ///
+    /// # Safety
+    /// `h` is the header of a live `FutureSeed<F, T>` that `offer` handed to the calling thief
+    /// `w`, in `Mode::Stolen`, executed once; its creator does not leave `with_future` before
+    /// `done` is set.
     unsafe fn execute(h: *const JobHeader, w: &Worker, mode: Mode) {
         debug_assert_eq!(mode, Mode::Stolen, "a future seed is only run by a thief");
         let seed = (h as *const u8).wrapping_sub(std::mem::offset_of!(Self, header)) as *const Self;

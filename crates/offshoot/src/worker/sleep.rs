@@ -206,6 +206,9 @@ impl Worker {
         if !ready() {
             std::thread::park_timeout(nap);
         }
+        // SeqCst: back to `RUNNING` in the total order of the wakers' reads
+        // (`unpark_if_sleeping`); a waker that reads it after this sends no unpark, and the
+        // worker reads its news again before any later sleep.
         self.sleep_state.store(RUNNING, Ordering::SeqCst);
         self.mailbox.open();
     }
@@ -285,6 +288,10 @@ impl Worker {
         // takes). Acquire on failure: pairs with the waker's release store of RUNNING, so
         // the request it posted (`posted_at`, the reply slot) is seen below.
         let claimed = loop {
+            // SeqCst on success: leaves `IDLE_SLEEP` in the total order of the wakers' claims
+            // (`wake_if_idle`'s SeqCst CAS, which this CAS races on the same word) and
+            // `unpark_if_sleeping`'s reads; a waker that reads `RUNNING` after this is one
+            // whose news the awake worker reads at its next look, before any later sleep.
             match self.sleep_state.compare_exchange(
                 IDLE_SLEEP,
                 RUNNING,
@@ -330,6 +337,10 @@ impl Worker {
     pub(crate) fn wake_if_idle(&self, poster: Option<&Worker>) -> bool {
         // A poster claims the sleeper as WAKING while it fills the request slot.
         let claimed = if poster.is_some() { WAKING } else { RUNNING };
+        // SeqCst: the waker's read of the sleeper's state after its news was published ("The
+        // protocol"): pairs with the sleeper's SeqCst store of `IDLE_SLEEP` before its reads of
+        // the news. As a CAS it also claims the sleeper against other wakers and its own return
+        // to `RUNNING`.
         if self
             .sleep_state
             .compare_exchange(IDLE_SLEEP, claimed, Ordering::SeqCst, Ordering::Relaxed)
@@ -354,8 +365,9 @@ impl Worker {
                 self.mailbox.set_posted_at(Some(poster.index));
                 poster.stats.requests_sent.bump();
             }
-            // Release (SeqCst): pairs with the sleeper's acquire in `idle_sleep`,
-            // publishing the request written above.
+            // SeqCst: at least release, pairing with the sleeper's acquire in `idle_sleep`
+            // to publish the request written above; SeqCst keeps it in the handshake's total
+            // order with the wakers' reads of `sleep_state` (`unpark_if_sleeping`).
             self.sleep_state.store(RUNNING, Ordering::SeqCst);
         }
         if let Some(t) = self.thread.get() {

@@ -192,10 +192,6 @@ impl Worker {
         unsafe { self.chain_has_work(self.head.get()) }
     }
 
-    /// Whether some frame of the chain from `head` could give work to a thief.
-    ///
-    /// # Safety
-    /// `head` starts a live chain of this worker.
     /// [`Worker::chain_has_work`] for the chain of a parked fiber (see
     /// [`Worker::scanning_parked`]).
     ///
@@ -206,6 +202,11 @@ impl Worker {
         self.on_parked_chains(|| unsafe { self.chain_has_work(head) })
     }
 
+    /// Whether some frame of the chain from `head` could give work to a thief.
+    ///
+    /// # Safety
+    /// `head` starts a live chain of this worker (the running one, or a parked fiber's: then
+    /// through `parked_chain_has_work`), and the caller is this worker's thread.
     pub(crate) unsafe fn chain_has_work(&self, head: *const Frame) -> bool {
         let mut f = head;
         while !f.is_null() {

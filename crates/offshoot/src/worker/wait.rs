@@ -54,6 +54,10 @@ impl Worker {
                     continue;
                 }
             }
+            // SeqCst (the condition's load of `done`): pairs with `thief_done`'s SeqCst store
+            // of `done`, made before its kick; the driver evaluates the condition after taking
+            // that kick (`has_ready_fiber`), so acquire would do. SeqCst matches the `nap`
+            // condition below.
             if (thief == self.index || !patience.spinning())
                 && self.park_until("join (its stolen half)", &|| {
                     job.done.load(Ordering::SeqCst)
@@ -63,6 +67,9 @@ impl Worker {
                 continue;
             }
             if let Some(d) = patience.fail() {
+                // SeqCst: read by `nap` after its SeqCst store of `sleep_state`: a Dekker pair
+                // with `thief_done` (store `done`, then `kick` reads `sleep_state`): the waiter
+                // sees `done`, or the thief sees it sleeping and unparks it.
                 self.nap(|| job.done.load(Ordering::SeqCst), d);
             }
         }
