@@ -374,27 +374,38 @@ impl RwWord {
 
 impl HoldsLock for RwWord {
     fn holder_now(&self) -> Holder {
-        // SeqCst: the watch's read of the word before its read of `outside_readers` below, in
-        // one total order with the outside readers' SeqCst count updates (`outside_attempt`,
-        // `read_release`).
-        let w = self.word.load(Ordering::SeqCst);
-        if w & WRITER != 0 {
-            match self.writer.load(Ordering::Relaxed) {
-                // Between an outside writer's CAS and its store, or its clear and release.
-                0 => Holder::Outside(0),
-                id => Holder::of(id),
+        loop {
+            // SeqCst: the watch's read of the word before its read of `outside_readers`
+            // below, in one total order with the outside readers' SeqCst count updates
+            // (`outside_attempt`, `read_release`).
+            let w = self.word.load(Ordering::SeqCst);
+            if w & WRITER != 0 {
+                return match self.writer.load(Ordering::Relaxed) {
+                    // Between an outside writer's CAS and its store, or its clear and release.
+                    0 => Holder::Outside(0),
+                    id => Holder::of(id),
+                };
             }
-        } else if w & READERS == 0 {
-            Holder::Free
-        // SeqCst: pairs with `outside_attempt`'s SeqCst increment (made before the share is
-        // taken) and the decrements after a failed attempt or a release.
-        } else if let count @ 1.. = self.outside_readers.load(Ordering::SeqCst) {
-            Holder::OutsideReaders {
-                lock: self as *const RwWord as usize,
-                count: count as usize,
+            if w & READERS == 0 {
+                return Holder::Free;
             }
-        } else {
-            Holder::Task(0)
+            // SeqCst: pairs with `outside_attempt`'s SeqCst increment (made before the share
+            // is taken) and the decrements after a failed attempt or a release.
+            if let count @ 1.. = self.outside_readers.load(Ordering::SeqCst) {
+                return Holder::OutsideReaders {
+                    lock: self as *const RwWord as usize,
+                    count: count as usize,
+                };
+            }
+            // No outside share counted, so the shares seen are tasks' — unless the last
+            // outside reader released between the two reads: its uncount comes after its
+            // release of the share and its wake, and the load above that saw the uncount
+            // acquired them, so the word read again shows the release. Only a word that did
+            // not change is a share held by tasks (a release seen as held would be a wake on
+            // its way declared a deadlock).
+            if self.word.load(Ordering::SeqCst) == w {
+                return Holder::Task(0);
+            }
         }
     }
 }
@@ -455,6 +466,27 @@ mod loom_tests {
             writers_inside: AtomicUsize::new(0),
             entries: AtomicUsize::new(0),
         })
+    }
+
+    /// The deadlock watch reads the holder while a thread outside every pool releases the
+    /// last read share: it sees the share held by outside readers, or the lock free, never
+    /// a share held by a task (which would make a release on its way look like a deadlock).
+    #[test]
+    fn the_watch_never_takes_an_outside_share_for_a_tasks() {
+        use crate::deadlock::{Holder, HoldsLock};
+        loom::model(|| {
+            let g = guarded();
+            assert!(g.lock.try_read(true));
+            let g1 = g.clone();
+            let r = thread::spawn(move || g1.lock.read_release(true));
+            let h = g.lock.holder_now();
+            assert!(
+                matches!(h, Holder::Free | Holder::OutsideReaders { count: 1, .. }),
+                "an outside reader's share was read as a task's"
+            );
+            r.join().unwrap();
+            assert!(matches!(g.lock.holder_now(), Holder::Free));
+        });
     }
 
     /// A reader and a writer on two threads while the main thread writes: the last
