@@ -68,8 +68,8 @@ impl<T> Version<T> {
 ///
 /// // A best-so-far table that every task reads and a few tasks improve.
 /// let best = Shared::new((u64::MAX, String::new()));
-/// offshoot::par_for(0..1000u64, |i| {
-///     let cost = (i * 7919) % 1009;
+/// offshoot::par_for(0..1000, |i| {
+///     let cost = (i as u64 * 7919) % 1009;
 ///     if best.read(|b| cost < b.0) {
 ///         best.write(|b| {
 ///             if cost < b.0 {
