@@ -54,7 +54,7 @@ impl<T> Version<T> {
 }
 
 /// A shared object whose reads never wait and whose writes commit at one point: OPA's
-/// instant methods (see the [module docs](self)).
+/// instant methods.
 ///
 /// [`read`](Shared::read) runs a closure on a consistent snapshot of the state, taken at its
 /// start, without any lock (lock-free; wait-free unless many reads on one thread overlap,
