@@ -279,7 +279,8 @@ pub mod str {
     pub use crate::par_iter::{ParallelString, Pattern, StrPieces};
 }
 pub use pool::{
-    current_num_workers, BuildError, Builder, ThreadPool, MAX_STACK_SIZE, MAX_WORKERS, WORKERS_ENV,
+    current_num_workers, BuildError, Builder, ThreadPool, MAX_STACK_SIZE, MAX_WORKERS,
+    MIN_STACK_SIZE, WORKERS_ENV,
 };
 pub use scope::{scope, scope_fifo, try_scope, Scope, ScopeFifo, TryScope};
 pub use stats::Stats;

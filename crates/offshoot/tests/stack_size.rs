@@ -1,5 +1,6 @@
 //! A stack size the system cannot give is a build error, never a hang: above
 //! `MAX_STACK_SIZE` (from `Builder::stack_size` or `RUST_MIN_STACK`) `build` refuses it,
+//! and below `MIN_STACK_SIZE` (from `Builder::stack_size`) too,
 //! and when a worker cannot map its first stack `build` fails with `WorkerStart` instead of
 //! handing out a pool whose first `run` would wait forever. The global pool refuses to
 //! start with a message that says what to fix. Environment variables and resource limits
@@ -7,7 +8,7 @@
 
 mod common;
 
-use offshoot::{BuildError, ThreadPool, MAX_STACK_SIZE};
+use offshoot::{BuildError, ThreadPool, MAX_STACK_SIZE, MIN_STACK_SIZE};
 
 #[test]
 fn stack_sizes_the_system_cannot_give_are_build_errors() {
@@ -33,6 +34,42 @@ fn stack_sizes_the_system_cannot_give_are_build_errors() {
                 "{msg}"
             );
         }
+        // Too small for a task to start: refused, instead of a pool whose first task aborts
+        // the process ("overflowed its 0-byte fiber stack").
+        for size in [0, 1, 4096, MIN_STACK_SIZE - 1] {
+            let e = ThreadPool::builder()
+                .workers(1)
+                .stack_size(size)
+                .build()
+                .unwrap_err();
+            assert!(
+                matches!(e, BuildError::StackTooSmall { requested, minimum }
+                    if requested == size && minimum == MIN_STACK_SIZE),
+                "stack_size({size}) gave {e:?}"
+            );
+            assert!(e.to_string().contains("Builder::stack_size"), "{e}");
+        }
+        // The smallest accepted size runs joins, parks and loops.
+        let pool = ThreadPool::builder()
+            .workers(2)
+            .stack_size(MIN_STACK_SIZE)
+            .build()
+            .expect("the minimum is accepted");
+        let v = pool.run(|| {
+            let (a, b) = offshoot::join(|| 1, || 2);
+            let p = offshoot::sync::Promise::new();
+            offshoot::scope(|s| {
+                s.spawn(|_| p.put(a + b).unwrap());
+                *p.get()
+            })
+        });
+        assert_eq!(v, 3);
+        let sum: u64 = pool.run(|| {
+            use offshoot::prelude::*;
+            (0..10_000u64).into_par_iter().sum()
+        });
+        assert_eq!(sum, 49_995_000);
+        drop(pool);
         // The largest accepted size still runs.
         let pool = ThreadPool::builder()
             .workers(1)

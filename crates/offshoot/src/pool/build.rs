@@ -12,7 +12,7 @@ use crate::worker::{SpareBlocks, Worker};
 use super::registry::Start;
 use super::{
     set_global, spawn_worker, Registry, ThreadPool, WorkerMain, MAX_STACK_SIZE, MAX_WORKERS,
-    WORKERS_ENV,
+    MIN_STACK_SIZE, WORKERS_ENV,
 };
 
 /// Why a pool could not be built.
@@ -54,6 +54,14 @@ pub enum BuildError {
         /// [`trace::MAX_EVENTS_PER_WORKER`](crate::trace::MAX_EVENTS_PER_WORKER).
         limit: usize,
     },
+    /// [`Builder::stack_size`] is below [`MIN_STACK_SIZE`]: the first task would
+    /// overflow its stack.
+    StackTooSmall {
+        /// What was asked for, in bytes.
+        requested: usize,
+        /// [`MIN_STACK_SIZE`].
+        minimum: usize,
+    },
     /// A worker could not start, e.g. the system refused to map its first fiber stack.
     WorkerStart {
         /// The worker's index.
@@ -84,6 +92,11 @@ impl fmt::Display for BuildError {
                 f,
                 "a fiber stack of {requested} bytes is more than the limit of {limit} bytes \
                  (1 GiB); lower Builder::stack_size (or RUST_MIN_STACK)"
+            ),
+            BuildError::StackTooSmall { requested, minimum } => write!(
+                f,
+                "a fiber stack of {requested} bytes is less than the minimum of {minimum} bytes \
+                 (16 KiB) a task needs to start; raise Builder::stack_size"
             ),
             BuildError::TraceTooLarge { requested, limit } => write!(
                 f,
@@ -215,7 +228,8 @@ impl Builder {
     /// the stack's guard page (SIGSEGV).
     ///
     /// [`build`](Builder::build) fails with [`BuildError::StackTooLarge`] for a size above
-    /// [`MAX_STACK_SIZE`], and with [`BuildError::WorkerStart`] when the system cannot map
+    /// [`MAX_STACK_SIZE`], with [`BuildError::StackTooSmall`] for one below
+    /// [`MIN_STACK_SIZE`], and with [`BuildError::WorkerStart`] when the system cannot map
     /// a worker's first stack.
     ///
     /// ```
@@ -360,7 +374,16 @@ impl Builder {
         mut spawn: impl FnMut(WorkerMain, Option<String>) -> std::io::Result<Option<JoinHandle<()>>>,
     ) -> Result<ThreadPool, BuildError> {
         let n = self.worker_count()?;
-        let fiber_stack = self.stack_size.unwrap_or_else(default_stack_size);
+        let fiber_stack = match self.stack_size {
+            Some(s) if s < MIN_STACK_SIZE => {
+                return Err(BuildError::StackTooSmall {
+                    requested: s,
+                    minimum: MIN_STACK_SIZE,
+                })
+            }
+            Some(s) => s,
+            None => default_stack_size(),
+        };
         if fiber_stack > MAX_STACK_SIZE {
             return Err(BuildError::StackTooLarge {
                 requested: fiber_stack,
@@ -449,14 +472,14 @@ impl Builder {
 }
 
 /// The stack size of a fiber when the builder sets none: `RUST_MIN_STACK` if set (as for
-/// threads spawned by std), else 2 MiB. Stacks are mapped lazily: only touched pages cost
-/// memory.
+/// threads spawned by std) but at least [`MIN_STACK_SIZE`], else 2 MiB. Stacks are mapped
+/// lazily: only touched pages cost memory.
 fn default_stack_size() -> usize {
     std::env::var("RUST_MIN_STACK")
         .ok()
         .and_then(|s| s.trim().parse::<usize>().ok())
         .filter(|&s| s > 0)
-        .unwrap_or(2 << 20)
+        .map_or(2 << 20, |s| s.max(MIN_STACK_SIZE))
 }
 
 /// The worker count of a pool that does not set one: `OFFSHOOT_WORKERS`, else every core.
