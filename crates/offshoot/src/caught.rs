@@ -85,18 +85,9 @@ impl Caught {
 }
 
 /// Whether no finish state from `region` up its parent chain has failed.
-pub(crate) fn chain_clean(mut region: *const FinishState) -> bool {
-    while !region.is_null() {
-        // SAFETY: the states on the parent chain of live code are live: each encloses the
-        // one below it, which is still running (`FinishState::parent`).
-        unsafe {
-            if (*region).has_failed() {
-                return false;
-            }
-            region = (*region).parent();
-        }
-    }
-    true
+pub(crate) fn chain_clean(region: *const FinishState) -> bool {
+    // SAFETY: `region` is the calling code's region (or null), used during this call.
+    unsafe { FinishState::chain(region) }.all(|st| !st.has_failed())
 }
 
 /// `p` was caught early and is being passed on: every region from `region` up the chain
@@ -106,32 +97,14 @@ pub(crate) fn chain_clean(mut region: *const FinishState) -> bool {
 /// one, every failure a region can record is a panic or a stop caused by one, and among
 /// those the first to arrive wins, as always.
 pub(crate) fn note_early(region: *const FinishState, p: &Payload) {
-    if !chain_attached(region) {
+    // SAFETY: `region` is the calling code's region (or null), used during this call.
+    let chain = || unsafe { FinishState::chain(region) };
+    // Only chains with an attached region (see above).
+    if !chain().any(|st| st.attachment().is_some()) {
         return;
     }
     let key = PanicKey::of(p);
-    let mut st = region;
-    while !st.is_null() {
-        // SAFETY: as in `chain_clean`.
-        unsafe {
-            (*st).note_early(key);
-            st = (*st).parent();
-        }
-    }
-}
-
-/// Whether a finish state from `region` up its parent chain carries an attachment.
-fn chain_attached(mut region: *const FinishState) -> bool {
-    while !region.is_null() {
-        // SAFETY: as in `chain_clean`.
-        unsafe {
-            if (*region).attachment().is_some() {
-                return true;
-            }
-            region = (*region).parent();
-        }
-    }
-    false
+    chain().for_each(|st| st.note_early(key));
 }
 
 /// Whether `p`'s key is in `keys`.

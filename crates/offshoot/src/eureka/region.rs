@@ -49,18 +49,12 @@ pub(super) fn terminate(core: &Core) -> bool {
 /// The caller's innermost region registered on `core`, or a panic naming `what` (the
 /// operation) that says how to fix the call.
 pub(super) fn region_of(core: &Core, what: &str) -> *const FinishState {
-    let mut st = FinishState::current();
-    while !st.is_null() {
-        // SAFETY: the states on the parent chain of the calling code's finish are live:
-        // each encloses the one below it, which is still running.
-        unsafe {
-            if let Some(e) = RegisteredRef::of(&*st) {
-                if ptr::eq(e.get().core(), core) {
-                    return st;
-                }
-            }
-            st = (*st).parent();
-        }
+    // SAFETY: the calling code's own region and those around it, used during this call.
+    let mut chain = unsafe { FinishState::chain(FinishState::current()) };
+    if let Some(st) =
+        chain.find(|st| RegisteredRef::of(st).is_some_and(|e| ptr::eq(e.get().core(), core)))
+    {
+        return st;
     }
     panic!(
         "offshoot::eureka: {what} called outside every region registered on this eureka; \

@@ -7,15 +7,10 @@ use crate::finish::FinishState;
 
 /// The innermost region around the caller that has a eureka, or a panic naming `what`.
 pub(super) fn innermost_eureka(what: &str) -> (*const FinishState, RegisteredRef) {
-    let mut st = FinishState::current();
-    while !st.is_null() {
-        // SAFETY: as in `region_of`.
-        unsafe {
-            if let Some(e) = RegisteredRef::of(&*st) {
-                return (st, e);
-            }
-            st = (*st).parent();
-        }
+    // SAFETY: the calling code's own region and those around it, used during this call.
+    let mut chain = unsafe { FinishState::chain(FinishState::current()) };
+    if let Some(found) = chain.find_map(|st| RegisteredRef::of(st).map(|e| (st as *const _, e))) {
+        return found;
     }
     panic!(
         "offshoot::eureka::{what} called with no eureka around it; call it inside \
@@ -85,31 +80,30 @@ pub fn offer<T: 'static>(x: T) -> bool {
 /// assert!(fuel.used() >= 10_000);
 /// ```
 pub fn check<T: 'static>(c: T) -> bool {
-    let (mut st, _) = innermost_eureka("check");
+    let (innermost, _) = innermost_eureka("check");
     let mut tested = false;
     let mut go_on = true;
     // Every level is tested (charged) before acting, so nested engines all count this
     // check; the innermost level that resolved or was resolved is the one that stops.
     let mut stop: Option<RegisteredRef> = None;
-    while !st.is_null() {
-        // SAFETY: as in `region_of`.
-        let (eureka, parent) = unsafe { (RegisteredRef::of(&*st), (*st).parent()) };
-        if let Some(e) = eureka {
-            if let Some(v) = e.get().test_any(&c) {
-                tested = true;
-                match v {
-                    Verdict::Go => {}
-                    Verdict::Prune => go_on = false,
-                    Verdict::Resolve | Verdict::Terminate => {
-                        if v == Verdict::Resolve {
-                            e.get().core().resolve();
-                        }
-                        stop.get_or_insert(e);
+    // SAFETY: the calling code's region and those around it, used during this call.
+    for st in unsafe { FinishState::chain(innermost) } {
+        let Some(e) = RegisteredRef::of(st) else {
+            continue;
+        };
+        if let Some(v) = e.get().test_any(&c) {
+            tested = true;
+            match v {
+                Verdict::Go => {}
+                Verdict::Prune => go_on = false,
+                Verdict::Resolve | Verdict::Terminate => {
+                    if v == Verdict::Resolve {
+                        e.get().core().resolve();
                     }
+                    stop.get_or_insert(e);
                 }
             }
         }
-        st = parent;
     }
     assert!(
         tested,

@@ -97,9 +97,20 @@ impl FinishState {
         }
     }
 
-    /// The finish whose extent this one began in (null: none).
-    pub(crate) fn parent(&self) -> *const FinishState {
-        self.parent
+    /// The states from `region` up its parent chain, innermost first (none for null).
+    ///
+    /// # Safety
+    /// `region` is null or the state of a finish whose extent the calling code runs in, and
+    /// the items are used only while that code runs: each state encloses the one below it,
+    /// which is still running, so all of them are live.
+    pub(crate) unsafe fn chain<'a>(region: *const FinishState) -> impl Iterator<Item = &'a Self> {
+        let mut st = region;
+        std::iter::from_fn(move || {
+            // SAFETY: per the contract, `st` is null or a live state of the chain.
+            let s: &'a FinishState = unsafe { st.as_ref() }?;
+            st = s.parent;
+            Some(s)
+        })
     }
 
     /// What a client attached to this region ([`finish_attached`]).
