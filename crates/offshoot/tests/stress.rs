@@ -233,6 +233,28 @@ struct Ctx {
 }
 
 impl Ctx {
+    /// The context of one run: nothing visited or alive yet, the clock at 0.
+    fn new(
+        shape: Shape,
+        pool: &Arc<ThreadPool>,
+        fail: u64,
+        resolve: u64,
+        label: &'static str,
+    ) -> Arc<Ctx> {
+        Arc::new(Ctx {
+            shape,
+            pool: pool.clone(),
+            fail,
+            visited: AtomicUsize::new(0),
+            alive: Arc::new(AtomicI64::new(0)),
+            label,
+            resolve,
+            failed_at: AtomicU64::new(0),
+            offered_at: AtomicU64::new(0),
+            clock: AtomicU64::new(0),
+        })
+    }
+
     fn maybe_fail(&self, n: Node) {
         if n.id == self.resolve {
             self.offered_at.store(
@@ -467,18 +489,7 @@ fn run_tree_in(
     resolve: u64,
     label: &'static str,
 ) -> (std::thread::Result<u64>, Arc<Ctx>) {
-    let ctx = Arc::new(Ctx {
-        shape,
-        pool: pool.clone(),
-        fail,
-        visited: AtomicUsize::new(0),
-        alive: Arc::new(AtomicI64::new(0)),
-        label,
-        resolve,
-        failed_at: AtomicU64::new(0),
-        offered_at: AtomicU64::new(0),
-        clock: AtomicU64::new(0),
-    });
+    let ctx = Ctx::new(shape, pool, fail, resolve, label);
     let root_region = Region::new();
     let c2 = ctx.clone();
     let rr = root_region.clone();
@@ -759,18 +770,7 @@ fn random_try_trees_return_the_one_err() {
                 } else {
                     ids[(rng.next_u64() % ids.len() as u64) as usize]
                 };
-                let ctx = Arc::new(Ctx {
-                    shape,
-                    pool: p.clone(),
-                    fail,
-                    visited: AtomicUsize::new(0),
-                    alive: Arc::new(AtomicI64::new(0)),
-                    label: "",
-                    resolve: u64::MAX,
-                    failed_at: AtomicU64::new(0),
-                    offered_at: AtomicU64::new(0),
-                    clock: AtomicU64::new(0),
-                });
+                let ctx = Ctx::new(shape, &p, fail, u64::MAX, "");
                 let c2 = ctx.clone();
                 let got = p.run(move || try_par(&c2, c2.shape.root()));
                 if fail == u64::MAX {
