@@ -204,6 +204,22 @@ impl Core {
         self.resolved.load(Ordering::Acquire)
     }
 
+    /// The verdict of a check that has nothing to test but the resolution: `Terminate` once
+    /// the eureka is resolved, else `Go` (one load). The `test` of most variants.
+    ///
+    /// ```
+    /// use offshoot::eureka::{Core, Verdict};
+    /// assert_eq!(Core::new().verdict(), Verdict::Go);
+    /// ```
+    #[inline]
+    pub fn verdict(&self) -> Verdict {
+        if self.is_resolved() {
+            Verdict::Terminate
+        } else {
+            Verdict::Go
+        }
+    }
+
     /// Resolves: stops every registered region. Returns whether this call resolved it.
     pub(crate) fn resolve(&self) -> bool {
         let regions = self.regions.lock().unwrap_or_else(|e| e.into_inner());
@@ -260,7 +276,7 @@ impl Core {
 ///         if before < 100 && before + x >= 100 { Verdict::Resolve } else { Verdict::Go }
 ///     }
 ///     fn test(&self, _: &()) -> Verdict {
-///         if self.core.is_resolved() { Verdict::Terminate } else { Verdict::Go }
+///         self.core.verdict()
 ///     }
 ///     fn value(&self) -> u32 { self.sum.load(Ordering::Acquire) }
 /// }

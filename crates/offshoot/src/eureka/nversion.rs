@@ -233,11 +233,7 @@ impl<T: PartialEq + Send + Sync> Eureka for NVersion<T> {
     fn test(&self, _: &()) -> Verdict {
         // One load, as in `Search::test`: the offer that claims `agreed` resolves the
         // core right after.
-        if self.core.is_resolved() {
-            Verdict::Terminate
-        } else {
-            Verdict::Go
-        }
+        self.core.verdict()
     }
 
     fn value(&self) -> Option<&T> {

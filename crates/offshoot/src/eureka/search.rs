@@ -105,11 +105,7 @@ impl<T: Send + Sync> Eureka for Search<T> {
     fn test(&self, _: &()) -> Verdict {
         // One load: the offer that claimed the slot resolves the core right after, and
         // the stop that resolution raises reaches the caller's poll (`check`) anyway.
-        if self.core.is_resolved() {
-            Verdict::Terminate
-        } else {
-            Verdict::Go
-        }
+        self.core.verdict()
     }
 
     fn value(&self) -> Option<&T> {
@@ -247,11 +243,7 @@ impl<T: Send + Sync> Eureka for Count<T> {
     #[inline]
     fn test(&self, _: &()) -> Verdict {
         // One load, as in `Search::test`.
-        if self.core.is_resolved() {
-            Verdict::Terminate
-        } else {
-            Verdict::Go
-        }
+        self.core.verdict()
     }
 
     fn value(&self) -> Vec<&T> {
