@@ -85,6 +85,11 @@ pub(crate) struct FrameVTable {
     #[allow(clippy::type_complexity)]
     pub(crate) answer:
         Option<unsafe fn(&Worker, usize, *const Frame, *const FinishState) -> Option<JobRef>>,
+    /// For a frame that can answer another process's request with a *package* (bytes any
+    /// process of the program can run: `worker/export.rs`): called when this frame is the
+    /// oldest that can, by its owner at a poll point; `None` means "nothing after all".
+    /// Frames without it never answer such a request.
+    pub(crate) export: Option<unsafe fn(&Worker, *const Frame) -> Option<Vec<u8>>>,
 }
 
 /// A link of the chain. Concrete frames are `#[repr(C)]` with a `Frame` first, so a
@@ -174,6 +179,7 @@ pub(crate) static STOLEN_SEED: FrameVTable = FrameVTable {
     offer: never_offer,
     cancelled: stolen_seed_cancelled,
     answer: None,
+    export: None,
 };
 
 /// A thief's marker around a stolen join `b`: the boundary of leapfrogging requests that
@@ -202,4 +208,5 @@ pub(crate) static STOLEN_JOB: FrameVTable = FrameVTable {
     offer: never_offer,
     cancelled: stolen_job_cancelled,
     answer: None,
+    export: None,
 };

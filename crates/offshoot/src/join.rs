@@ -407,6 +407,7 @@ where
         offer: Self::offer,
         cancelled: never,
         answer: None,
+        export: None,
     };
 
     /// Hands the seed out to `thief`. Runs on the owner, at a poll.

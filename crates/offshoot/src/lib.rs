@@ -161,6 +161,7 @@ mod compat;
 mod deadlock;
 mod detached;
 pub mod eureka;
+pub mod export;
 mod fiber;
 mod finish;
 mod frame;

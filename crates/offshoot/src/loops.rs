@@ -132,6 +132,7 @@ pub(crate) trait SplitFrame {
         offer: Self::offer,
         cancelled: Self::cancelled,
         answer: None,
+        export: None,
     };
 }
 

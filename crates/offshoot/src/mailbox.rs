@@ -7,6 +7,8 @@
 //! * [`CLOSED`] — the owner sleeps and answers no request: thieves must go elsewhere;
 //! * [`STOP`] — some region on the owner's stack may have been cancelled: the owner must
 //!   scan its frame chain at its next poll (see `worker/mod.rs`).
+//! * [`EXPORT`] — a package request waits in the owner's export queue (`worker/export.rs`):
+//!   another process asks for work, which only a frame that can package answers.
 //!
 //! `join` does not read this word on its commonest path; it compares its seed count with the
 //! owner's limit word instead, which every write that makes this word news for the owner
@@ -33,6 +35,8 @@ pub(crate) const REQ_MASK: u64 = 0xFFFF_FFFF;
 pub(crate) const CLOSED: u64 = 1 << 32;
 /// The owner must scan its frames for a cancelled region.
 pub(crate) const STOP: u64 = 1 << 33;
+/// A package request waits in the owner's export queue.
+pub(crate) const EXPORT: u64 = 1 << 34;
 
 /// `reply` value while the answer has not come.
 pub(crate) const REPLY_PENDING: u64 = 0;
@@ -305,6 +309,32 @@ impl Mailbox {
         // pairs with `raise_stop`'s SeqCst `fetch_or` before the raiser's `unpark_if_sleeping`
         // (worker/sleep.rs, "The protocol").
         self.attention.load(Ordering::SeqCst) & STOP != 0
+    }
+
+    /// Tells the owner that a package request waits in its export queue (pushed before this
+    /// call). The caller then wakes the owner if it sleeps (`unpark_if_sleeping`).
+    pub(crate) fn raise_export(&self) {
+        // SeqCst: news for a sleeping owner, as `raise_stop` (worker/sleep.rs, "The
+        // protocol"); it is also a release of the queue's push, though the queue's own lock
+        // orders that.
+        self.attention.fetch_or(EXPORT, Ordering::SeqCst);
+        self.limit.raise();
+    }
+
+    /// Whether the export bit is set (the sleeper's read of that news).
+    pub(crate) fn export_raised(&self) -> bool {
+        // SeqCst: pairs with `raise_export`'s `fetch_or`, as `stop_raised` with `raise_stop`.
+        self.attention.load(Ordering::SeqCst) & EXPORT != 0
+    }
+
+    /// Clears the export bit; returns whether it was set. The caller then drains its export
+    /// queue (a request pushed after the clear raises the bit again).
+    #[inline]
+    pub(crate) fn take_export(&self) -> bool {
+        if self.attention.load(Ordering::Relaxed) & EXPORT == 0 {
+            return false;
+        }
+        self.attention.fetch_and(!EXPORT, Ordering::AcqRel) & EXPORT != 0
     }
 
     /// Clears the stop bit; returns whether it was set. The caller then scans its frames

@@ -110,6 +110,7 @@ static FINISH_FRAME: FrameVTable = FrameVTable {
     offer: finish_offer,
     cancelled: finish_cancelled,
     answer: None,
+    export: None,
 };
 
 impl FinishFrame {

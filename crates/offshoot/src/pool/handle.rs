@@ -111,6 +111,41 @@ impl ThreadPool {
         self.registry.run_outside(f)
     }
 
+    /// Asks this pool for a **package**: work that an exporter
+    /// ([`State::handle_with_export`](crate::search::State::handle_with_export)) takes away
+    /// from its block and packages as bytes, for another process. For layers that ship
+    /// work between processes; see [`export`](crate::export).
+    ///
+    /// The request goes to a worker that runs a job and is answered at its next poll, from
+    /// the oldest block with an exporter on its running chain, or passed on to the next busy
+    /// worker; [`Answer::Nothing`](crate::export::Answer::Nothing) once all were asked
+    /// (at once when no worker runs a job). It does not block: the caller polls or waits on
+    /// the [`PackageRequest`](crate::export::PackageRequest).
+    ///
+    /// ```
+    /// use offshoot::export::Answer;
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// let mut req = pool.request_package();
+    /// assert_eq!(req.wait(std::time::Duration::from_secs(10)), Answer::Nothing);
+    /// ```
+    pub fn request_package(&self) -> crate::export::PackageRequest {
+        let reg = &self.registry;
+        let n = reg.num_workers();
+        let cell = crate::worker::PackageCell::new(n);
+        // Start at a rotating worker, so that requests spread over the busy ones.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        // Relaxed: only a starting point.
+        let start = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % n;
+        match (0..n)
+            .map(|k| (start + k) % n)
+            .find(|&i| reg.worker(i).runs_jobs())
+        {
+            Some(i) => reg.worker(i).ask_package(cell.clone()),
+            None => cell.answer_nothing(),
+        }
+        crate::export::PackageRequest::new(cell)
+    }
+
     pub(crate) fn registry(&self) -> &Arc<Registry> {
         &self.registry
     }

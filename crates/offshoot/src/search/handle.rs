@@ -158,6 +158,13 @@ pub(crate) trait Ask<'a, T> {
     fn ready(&self) -> bool;
     /// Calls the handler with its state lent, or returns `None` if the state is not at rest.
     fn ask<'r>(&mut self, req: Request<'r, 'a, T>) -> Option<Reply<'r, 'a, T>>;
+    /// Whether this handler has an exporter (it can answer another process's request).
+    const EXPORTS: bool = false;
+    /// Calls the exporter with the state lent: `None` if the state is not at rest or the
+    /// exporter declined (or there is none).
+    fn export(&mut self) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// A handler of [`handle`], which sees no state of the runtime's.
@@ -197,6 +204,31 @@ where
             task: inner.task,
             marker: PhantomData,
         })
+    }
+}
+
+/// A handler of [`State::handle_with_export`]: [`OnState`]'s handler, and an exporter that
+/// packages work for another process.
+pub(crate) struct OnStateExport<'s, S, H, E> {
+    pub(crate) on: OnState<'s, S, H>,
+    pub(crate) exporter: E,
+}
+
+impl<'a, S, T, H, E> Ask<'a, T> for OnStateExport<'_, S, H, E>
+where
+    H: for<'r> FnMut(&'r S, Request<'r, 'a, T>) -> Reply<'r, 'a, T>,
+    E: FnMut(&S) -> Option<Vec<u8>>,
+{
+    fn ready(&self) -> bool {
+        self.on.ready()
+    }
+    fn ask<'r>(&mut self, req: Request<'r, 'a, T>) -> Option<Reply<'r, 'a, T>> {
+        self.on.ask(req)
+    }
+    const EXPORTS: bool = true;
+    fn export(&mut self) -> Option<Vec<u8>> {
+        let g = self.on.state.try_lend()?;
+        (self.exporter)(&g)
     }
 }
 
@@ -270,8 +302,16 @@ impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
         offer: super::never_offer,
         cancelled: Self::cancelled,
         answer: Some(crate::search::answer),
+        export: if X::EXPORTS {
+            Some(crate::search::export)
+        } else {
+            None
+        },
     };
-    const OPS: SearchOps = SearchOps::Handler { ask: Self::ask };
+    const OPS: SearchOps = SearchOps::Handler {
+        ask: Self::ask,
+        export: Self::export,
+    };
 
     /// # Safety
     /// `f` is a live `HandlerFrame<T, X>` (the only frame this table is installed on), linked
@@ -306,6 +346,33 @@ impl<'a, T: Send + 'a, X: Ask<'a, T>> HandlerFrame<'a, T, X> {
                         .iter()
                         .any(|&t| (*t).header.failed.load(Ordering::Acquire) == FAILED_B)
             })
+        }
+    }
+
+    /// Calls the exporter (from `search::export`, at a poll point of the owner); a panic of
+    /// the exporter fails the frame as a handler's panic does.
+    ///
+    /// # Safety
+    /// As for `has_work`; called from `search::export`, which is not re-entrant, with `ctx`
+    /// the finish enclosing the frame.
+    unsafe fn export(f: *const Frame, w: &Worker, ctx: *const FinishState) -> Option<Vec<u8>> {
+        // SAFETY: as in `has_work`.
+        let fr = unsafe { &*(f as *const Self) };
+        // SAFETY: only the owner touches the cell; `export` is not re-entrant.
+        if !X::EXPORTS || unsafe { fr.failed() } {
+            return None;
+        }
+        // SAFETY: the exporter is only called from here, never re-entrantly (the answering
+        // flag), so this is the only reference to it.
+        let asker = unsafe { &mut *fr.asker.get() };
+        match catch_unwind(AssertUnwindSafe(|| asker.export())) {
+            Ok(p) => p,
+            Err(p) => {
+                // SAFETY: only the owner touches the cell.
+                let e = unsafe { (*fr.extra.get()).get_or_insert_with(Extra::boxed) };
+                fail_in_frame(w, &mut e.failure, p, ctx);
+                None
+            }
         }
     }
 
@@ -621,6 +688,104 @@ impl<S> State<S> {
             OnState {
                 state: self,
                 handler,
+            },
+            body,
+        )
+    }
+
+    /// [`handle`](State::handle), with an **exporter** as well: a function that packages
+    /// part of the remaining work as bytes that another process can run, for distribution
+    /// layers (such as `offshoot-mpi`) that ship work between processes.
+    ///
+    /// A local thief's request is answered by `handler`, as in [`handle`](State::handle). A
+    /// *package request* — made by [`ThreadPool::request_package`](crate::ThreadPool::request_package)
+    /// from a thread outside the pool, when another process asks for work — is answered at
+    /// this worker's next poll by the **oldest** block on its running chain that has an
+    /// exporter, with the state as that block saw it on entry (the undo-redo clauses are
+    /// rolled back around the call, as for a handler). The exporter takes work away from the
+    /// body as a handler does and returns its package, or `None` to decline; join seeds,
+    /// loops and handlers without an exporter never answer package requests.
+    ///
+    /// Whatever the exporter gives away is the caller's to account for: the package's
+    /// result comes back through the distribution layer, not through this call's `Vec`.
+    ///
+    /// # Panics
+    ///
+    /// As [`handle`]; a panic of the exporter counts as one of the handler.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// use offshoot::export::Answer;
+    /// use offshoot::search::State;
+    ///
+    /// let pool = offshoot::ThreadPool::builder().workers(1).build().unwrap();
+    /// let asked = std::sync::Barrier::new(2);
+    /// std::thread::scope(|s| {
+    ///     // Another process's agent: asks the pool for a package once the search runs.
+    ///     let agent = s.spawn(|| {
+    ///         asked.wait();
+    ///         let mut req = pool.request_package();
+    ///         loop {
+    ///             match req.wait(std::time::Duration::from_secs(10)) {
+    ///                 Answer::Pending => continue,
+    ///                 other => return other,
+    ///             }
+    ///         }
+    ///     });
+    ///     let left = pool.run(|| {
+    ///         let st = State::new(());
+    ///         let next = Cell::new(0u32);
+    ///         let end = Cell::new(100u32);
+    ///         let (_, _): ((), Vec<()>) = st.handle_with_export(
+    ///             || {
+    ///                 asked.wait();
+    ///                 while next.get() < end.get() {
+    ///                     next.set(next.get() + 1);
+    ///                     offshoot::poll(); // where requests are answered
+    ///                 }
+    ///             },
+    ///             |_, req| req.decline(),
+    ///             |_| {
+    ///                 // Give away the upper half of what is left, as bytes.
+    ///                 let mid = next.get() + (end.get() - next.get()) / 2;
+    ///                 let pkg = [mid.to_le_bytes(), end.get().to_le_bytes()].concat();
+    ///                 end.set(mid);
+    ///                 Some(pkg)
+    ///             },
+    ///         );
+    ///         next.get()
+    ///     });
+    ///     match agent.join().unwrap() {
+    ///         Answer::Package(p) => {
+    ///             let from = u32::from_le_bytes(p[0..4].try_into().unwrap());
+    ///             assert_eq!(from, left, "the body stopped where the package begins");
+    ///         }
+    ///         Answer::Nothing => assert_eq!(left, 100, "asked after the body ended"),
+    ///         Answer::Pending => unreachable!(),
+    ///     }
+    /// });
+    /// ```
+    pub fn handle_with_export<'a, R, T, B, H, E>(
+        &self,
+        body: B,
+        handler: H,
+        exporter: E,
+    ) -> (R, Vec<T>)
+    where
+        B: FnOnce() -> R,
+        H: for<'r> FnMut(&'r S, Request<'r, 'a, T>) -> Reply<'r, 'a, T>,
+        E: FnMut(&S) -> Option<Vec<u8>>,
+        T: Send + 'a,
+    {
+        run(
+            OnStateExport {
+                on: OnState {
+                    state: self,
+                    handler,
+                },
+                exporter,
             },
             body,
         )

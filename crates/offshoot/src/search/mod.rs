@@ -178,6 +178,9 @@ pub(crate) enum SearchOps {
     /// `None` when it declines, cannot run, or panicked.
     Handler {
         ask: unsafe fn(*const Frame, &Worker, usize, *const FinishState) -> Option<JobRef>,
+        /// Asks the handler's exporter for a package (another process asks); `None` when it
+        /// declines, has no exporter, cannot run, or panicked.
+        export: unsafe fn(*const Frame, &Worker, *const FinishState) -> Option<Vec<u8>>,
     },
     /// `undo` runs the undo if it can and says whether it ran; `redo` runs the redo.
     UndoRedo {
@@ -250,7 +253,63 @@ pub(crate) unsafe fn answer(
     ANSWERING.with(|a| a.set(true));
     let _clear = Answering;
     // SAFETY: per the contract; see `walk`.
-    unsafe { walk(w, thief, w.head(), oldest, ctx, false).0 }
+    match unsafe { walk(w, Want::Thief(thief), w.head(), oldest, ctx, false).0 } {
+        Some(Got::Job(j)) => Some(j),
+        Some(Got::Package(_)) => unreachable!("a thief's request answered with a package"),
+        None => None,
+    }
+}
+
+/// Answers a package request (`worker/export.rs`) whose oldest frame that can package is the
+/// handler `oldest`, in the same order as [`answer`]: undos of the younger clauses, then the
+/// exporters oldest first, each redo after the frames older than its clause were asked.
+/// Frames that cannot package (join seeds, loops, handlers without an exporter) are passed
+/// over: their work goes to local thieves only.
+///
+/// # Safety
+/// Called by the owning worker `w` at a poll point, with `oldest` a live handler frame of
+/// `w`'s running chain.
+pub(crate) unsafe fn export(w: &Worker, oldest: *const Frame) -> Option<Vec<u8>> {
+    if answering() {
+        return None;
+    }
+    ANSWERING.with(|a| a.set(true));
+    let _clear = Answering;
+    // The innermost finish below `oldest`, as `find_in_chain` finds it for a thief.
+    let mut ctx: *const FinishState = std::ptr::null();
+    // SAFETY: per the contract, `oldest` and the frames below it are live frames of `w`.
+    unsafe {
+        let mut f = oldest;
+        while !f.is_null() {
+            if (*f).table().kind == FrameKind::Finish {
+                ctx = (*(f as *const FinishFrame)).state;
+                break;
+            }
+            f = (*f).prev;
+        }
+    }
+    debug_assert!(!ctx.is_null(), "a handler outside every finish");
+    // SAFETY: per the contract; see `walk`.
+    match unsafe { walk(w, Want::Package, w.head(), oldest, ctx, false).0 } {
+        Some(Got::Package(p)) => Some(p),
+        Some(Got::Job(_)) => unreachable!("a package request answered with a job"),
+        None => None,
+    }
+}
+
+/// What a walk asks the frames for.
+#[derive(Clone, Copy)]
+enum Want {
+    /// Work for the local thief with this index: any frame with work may give it.
+    Thief(usize),
+    /// A package for another process: only handlers with an exporter can give one.
+    Package,
+}
+
+/// What a walk found.
+enum Got {
+    Job(JobRef),
+    Package(Vec<u8>),
 }
 
 /// Tries the frames from `f` down to `oldest`, oldest first, around the undos and redos of
@@ -261,12 +320,12 @@ pub(crate) unsafe fn answer(
 /// `f` is `oldest` or younger than it on `w`'s chain; all of them are live.
 unsafe fn walk(
     w: &Worker,
-    thief: usize,
+    want: Want,
     f: *const Frame,
     oldest: *const Frame,
     base_ctx: *const FinishState,
     blocked: bool,
-) -> (Option<JobRef>, *const FinishState) {
+) -> (Option<Got>, *const FinishState) {
     // SAFETY: per the contract, `f` and its older frames down to `oldest` are live frames of
     // `w`, which runs this call. A frame's table, and a search frame's ops, are the ones its
     // concrete type installed, so calling them on it meets their contracts: `undo`/`redo`/
@@ -280,7 +339,7 @@ unsafe fn walk(
             };
             // `oldest` is a handler, so this clause is younger: its undo is needed.
             let undone = !blocked && undo(f, w);
-            let r = walk(w, thief, (*f).prev, oldest, base_ctx, blocked || !undone);
+            let r = walk(w, want, (*f).prev, oldest, base_ctx, blocked || !undone);
             if undone {
                 redo(f, w);
             }
@@ -289,7 +348,7 @@ unsafe fn walk(
         let (older, mut ctx) = if std::ptr::eq(f, oldest) {
             (None, base_ctx)
         } else {
-            walk(w, thief, (*f).prev, oldest, base_ctx, blocked)
+            walk(w, want, (*f).prev, oldest, base_ctx, blocked)
         };
         if vt.kind == FrameKind::Finish {
             ctx = (*(f as *const FinishFrame)).state;
@@ -301,13 +360,20 @@ unsafe fn walk(
         let mine = match vt.kind {
             _ if handler && blocked => None,
             _ if handler => {
-                let SearchOps::Handler { ask } = (*(f as *const SearchFrame)).ops else {
+                let SearchOps::Handler { ask, export } = (*(f as *const SearchFrame)).ops else {
                     unreachable!("a Handler frame without handler ops")
                 };
-                ask(f, w, thief, ctx)
+                match want {
+                    Want::Thief(thief) => ask(f, w, thief, ctx).map(Got::Job),
+                    Want::Package => export(f, w, ctx).map(Got::Package),
+                }
             }
-            _ if (vt.has_work)(f) => Some((vt.offer)(f, w, thief, ctx)),
-            _ => None,
+            _ => match want {
+                Want::Thief(thief) if (vt.has_work)(f) => {
+                    Some(Got::Job((vt.offer)(f, w, thief, ctx)))
+                }
+                _ => None,
+            },
         };
         (mine, ctx)
     }

@@ -45,6 +45,7 @@ impl<S, U: FnMut(&mut S), D: FnMut(&mut S)> UndoFrame<'_, S, U, D> {
         offer: super::never_offer,
         cancelled: Self::cancelled,
         answer: None,
+        export: None,
     };
     const OPS: SearchOps = SearchOps::UndoRedo {
         undo: Self::undo,

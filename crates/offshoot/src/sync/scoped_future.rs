@@ -226,6 +226,7 @@ static USED: FrameVTable = FrameVTable {
     offer: never_offer,
     cancelled: never,
     answer: None,
+    export: None,
 };
 
 /// Marks the handle failed if the closure unwinds (a panic, or a stop).
@@ -248,6 +249,7 @@ where
         offer: Self::offer,
         cancelled: never,
         answer: None,
+        export: None,
     };
 
     /// Runs `f` and ends the handle with its value, or as failed if it unwinds.

@@ -86,6 +86,7 @@ fn nested_in_isolated(what: &str) -> ! {
 const RETARGET_AFTER: u32 = 2;
 
 mod blocks;
+mod export;
 mod schedule;
 mod sleep;
 mod steal;
@@ -94,6 +95,7 @@ pub(crate) mod trace_log;
 mod wait;
 
 pub(crate) use blocks::{alloc_block, fits_block, free_block, BlockCache, SpareBlocks};
+pub(crate) use export::PackageCell;
 use sleep::RUNNING;
 
 /// Where a stop scan found the youngest cancelled frame (`Worker::stop_requested`).
@@ -196,6 +198,8 @@ pub(crate) struct Worker {
     /// until it returns): a hint for thieves choosing a victim (`random_victim`). Written
     /// by this worker only.
     jobs: AtomicU32,
+    /// Package requests from outside the pool waiting for this worker (`export.rs`).
+    exports: export::ExportQueue,
     thread: OnceLock<Thread>,
     /// The identity of the task this worker runs now (see `task_id`), and how many
     /// identities it handed out.
@@ -237,6 +241,7 @@ impl Worker {
             mailbox: CachePadded::new(Mailbox::new()),
             sleep_state: AtomicU8::new(RUNNING),
             jobs: AtomicU32::new(0),
+            exports: export::ExportQueue::default(),
             thread: OnceLock::new(),
             task: Cell::new(0),
             task_seq: Cell::new(0),

@@ -41,6 +41,7 @@
 //! | a fiber woken from another thread | `ReadyStack::push` (CAS on the head) | `unpark_if_sleeping`: reads `sleep_state` | `Remote::has_news` (the stack's head) |
 //! | a kick (a condition a parked fiber waits on may hold) | `Remote::kick`: `kicked = true` | `unpark_if_sleeping` | `Remote::has_news` (`kicked`) |
 //! | a stop | `Mailbox::raise_stop`: `fetch_or(STOP)` | `unpark_if_sleeping` | `Mailbox::stop_raised` |
+//! | a package request (`export.rs`) | `Mailbox::raise_export`: `fetch_or(EXPORT)` | `unpark_if_sleeping` | `Mailbox::export_raised` |
 //! | the pool terminates | `terminating = true` | unparks every worker | `Registry::is_terminating` |
 //! | the answer to the request the sleeper left posted | `Mailbox::answer` (the victim) | `unpark_if_sleeping` (`answer_request`) | `Mailbox::reply_before_sleep` |
 //!
@@ -266,6 +267,7 @@ impl Worker {
                 && !self.mailbox.has_request()
                 && !self.remote().has_news()
                 && !self.mailbox.stop_raised()
+                && !self.mailbox.export_raised()
                 && (!own_post || self.mailbox.reply_before_sleep() == REPLY_PENDING)
         };
         if quiet() && !crate::deadlock::watch() {

@@ -30,6 +30,8 @@ use crate::mailbox::{Mailbox, Target, REPLY_NOTHING, REPLY_PENDING};
 impl Worker {
     /// Takes and answers the pending request, if any.
     pub(crate) fn answer_request(&self) {
+        // Package requests first: they are rarer, and answering them needs no slot.
+        self.answer_exports();
         let reg = self.registry();
         let Some((thief, target)) = self
             .mailbox
@@ -249,7 +251,7 @@ impl Worker {
 
     /// Whether this worker runs a job (a hint for choosing a victim: it may end any moment,
     /// and a job may be parked while its worker looks for work).
-    fn runs_jobs(&self) -> bool {
+    pub(crate) fn runs_jobs(&self) -> bool {
         // Relaxed: a hint; the request handshake decides.
         self.jobs.load(Ordering::Relaxed) > 0
     }
