@@ -220,8 +220,26 @@ impl Core {
         }
     }
 
-    /// Resolves: stops every registered region. Returns whether this call resolved it.
-    pub(crate) fn resolve(&self) -> bool {
+    /// Resolves: stops every region registered on the eureka, now and later, as a
+    /// resolving offer does, but records no value. Returns whether this call resolved it.
+    ///
+    /// Callable from any thread, inside a region or not: this is how a resolution that
+    /// happened elsewhere — another process of a distributed search, a user's cancel button
+    /// — reaches the tasks of this one.
+    ///
+    /// ```
+    /// use offshoot::eureka::{self, Eureka, Search};
+    /// let s = Search::<u32>::new();
+    /// assert!(s.core().resolve(), "the first resolution");
+    /// assert!(!s.core().resolve());
+    /// // A region registered after the resolution stops at once.
+    /// let ran = eureka::finish(&s, || {
+    ///     offshoot::poll();
+    ///     1
+    /// });
+    /// assert_eq!(ran, None);
+    /// ```
+    pub fn resolve(&self) -> bool {
         let regions = self.regions.lock().unwrap_or_else(|e| e.into_inner());
         if self.resolved.swap(true, Ordering::AcqRel) {
             return false;

@@ -146,6 +146,20 @@ impl ThreadPool {
         crate::export::PackageRequest::new(cell)
     }
 
+    /// How many of this pool's workers sleep now because they found nothing to do (a hint:
+    /// it changes at any time). A worker that waits at a join for its thief, or whose tasks
+    /// are parked, counts only once it has looked for other work and found none. A layer
+    /// that ships work between processes asks another process for work while this is above
+    /// zero, that is once its own workers found nothing locally.
+    ///
+    /// ```
+    /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+    /// assert!(pool.idle_workers() <= 2);
+    /// ```
+    pub fn idle_workers(&self) -> usize {
+        self.registry.idle_sleepers()
+    }
+
     pub(crate) fn registry(&self) -> &Arc<Registry> {
         &self.registry
     }

@@ -158,6 +158,12 @@ impl Registry {
         self.busy.load(Ordering::SeqCst)
     }
 
+    /// How many workers sleep for lack of work now (a hint).
+    pub(crate) fn idle_sleepers(&self) -> usize {
+        // Relaxed: a hint for callers outside the sleep protocol.
+        self.sleepers.load(Ordering::Relaxed).max(0) as usize
+    }
+
     pub(crate) fn sleepers_add(&self, d: isize) {
         // SeqCst: the sleeper's side of the handshake (worker/sleep.rs, "The protocol").
         self.sleepers.fetch_add(d, Ordering::SeqCst);
