@@ -19,6 +19,9 @@ use mpi::Threading;
 
 use crate::transport::Transport;
 
+/// A send in flight: its request and its leaked buffer.
+type InFlight = (Request<'static, [u8], StaticScope>, *mut [u8]);
+
 /// The MPI transport: one per process, made once with [`Mpi::init`]; MPI is finalized when
 /// it is dropped.
 ///
@@ -34,7 +37,7 @@ use crate::transport::Transport;
 /// ```
 pub struct Mpi {
     /// Outstanding sends and their leaked buffers; completed before `universe` drops.
-    sends: Vec<(Request<'static, [u8], StaticScope>, *mut [u8])>,
+    sends: Vec<InFlight>,
     world: SimpleCommunicator,
     rank: usize,
     size: usize,

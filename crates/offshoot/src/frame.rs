@@ -89,8 +89,11 @@ pub(crate) struct FrameVTable {
     /// process of the program can run: `worker/export.rs`): called when this frame is the
     /// oldest that can, by its owner at a poll point; `None` means "nothing after all".
     /// Frames without it never answer such a request.
-    pub(crate) export: Option<unsafe fn(&Worker, *const Frame) -> Option<Vec<u8>>>,
+    pub(crate) export: Option<ExportFn>,
 }
+
+/// A frame's `export` entry: its owner asks it for a package.
+pub(crate) type ExportFn = unsafe fn(&Worker, *const Frame) -> Option<Vec<u8>>;
 
 /// A link of the chain. Concrete frames are `#[repr(C)]` with a `Frame` first, so a
 /// `*const Frame` can be cast back to its concrete type once the kind is known.

@@ -1,0 +1,172 @@
+//! The distributed kernels, one run per process: `scripts/mpi-bench.sh` runs them side by
+//! side (serial, plain offshoot, and 1, 2 and 4 ranks under `mpirun`) and prints the table.
+//!
+//! ```text
+//! cluster-bench KERNEL serial
+//! cluster-bench KERNEL plain WORKERS
+//! mpirun -np RANKS cluster-bench KERNEL mpi WORKERS     (built with --features mpi)
+//! ```
+//! KERNEL: uts-t1, uts-t3, uts-t1l, queens-N, knapsack-N. Each run checks its answer (the
+//! published UTS node counts; the serial count for queens; the dynamic-programming optimum
+//! for knapsack) and prints one line: `kernel mode ranks workers seconds answer` and, on
+//! rank 0 of an MPI run, each rank's statistics.
+
+mod knapsack;
+mod queens;
+mod uts;
+
+use std::time::Instant;
+
+enum Kernel {
+    Uts(uts::Tree),
+    Queens(u32),
+    Knapsack(usize),
+}
+
+impl Kernel {
+    fn parse(s: &str) -> Kernel {
+        match s {
+            "uts-t1" => Kernel::Uts(uts::T1),
+            "uts-t3" => Kernel::Uts(uts::T3),
+            "uts-t1l" => Kernel::Uts(uts::T1L),
+            _ if s.starts_with("queens-") => Kernel::Queens(s[7..].parse().expect("queens-N")),
+            _ if s.starts_with("knapsack-") => {
+                Kernel::Knapsack(s[9..].parse().expect("knapsack-N"))
+            }
+            _ => panic!("unknown kernel {s:?}: uts-t1, uts-t3, uts-t1l, queens-N, knapsack-N"),
+        }
+    }
+
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    fn tasks() -> offshoot_mpi::Tasks {
+        offshoot_mpi::Tasks::new()
+            .with::<uts::Bag>()
+            .with::<queens::Half>()
+            .with::<knapsack::Branch>()
+    }
+
+    /// The parallel computation (plain offshoot outside a run, distributed inside one).
+    fn parallel(&self) -> u64 {
+        match self {
+            Kernel::Uts(t) => uts::count(&t.shape, vec![uts::root(t)]),
+            Kernel::Queens(n) => queens::solve(*n),
+            Kernel::Knapsack(n) => {
+                let (items, cap) = knapsack::instance(*n, 7);
+                knapsack::solve(&items, 0, cap, 0) as u64
+            }
+        }
+    }
+
+    fn serial(&self) -> u64 {
+        match self {
+            Kernel::Uts(t) => uts::count_serial(&t.shape, uts::root(t)),
+            Kernel::Queens(n) => queens::serial(*n, 0, 0, 0, 0),
+            Kernel::Knapsack(n) => {
+                let (items, cap) = knapsack::instance(*n, 7);
+                let mut best = 0;
+                knapsack::serial(&items, 0, cap, 0, &mut best);
+                best as u64
+            }
+        }
+    }
+
+    /// The right answer, known without running the kernel where it can be.
+    fn expected(&self) -> Option<u64> {
+        match self {
+            Kernel::Uts(t) if t.nodes > 0 => Some(t.nodes),
+            Kernel::Queens(n) => [
+                1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512,
+                95815104,
+            ]
+            .get(*n as usize - 1)
+            .copied(),
+            Kernel::Knapsack(n) => {
+                let (items, cap) = knapsack::instance(*n, 7);
+                Some(knapsack::dp(&items, cap) as u64)
+            }
+            _ => None,
+        }
+    }
+}
+
+fn check(k: &Kernel, got: u64) {
+    if let Some(want) = k.expected() {
+        assert_eq!(got, want, "wrong answer");
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 3 {
+        eprintln!("usage: cluster-bench KERNEL serial|plain WORKERS|mpi WORKERS");
+        std::process::exit(2);
+    }
+    let kernel = Kernel::parse(&args[1]);
+    let workers: usize = args
+        .get(3)
+        .map(|w| w.parse().expect("WORKERS"))
+        .unwrap_or(1);
+    match args[2].as_str() {
+        "serial" => {
+            let t = Instant::now();
+            let got = kernel.serial();
+            let s = t.elapsed().as_secs_f64();
+            check(&kernel, got);
+            println!("{} serial 1 1 {s:.4} {got}", args[1]);
+        }
+        "plain" => {
+            let pool = offshoot::ThreadPool::builder()
+                .workers(workers)
+                .build()
+                .unwrap();
+            let t = Instant::now();
+            let got = pool.run(|| kernel.parallel());
+            let s = t.elapsed().as_secs_f64();
+            check(&kernel, got);
+            println!("{} plain 1 {workers} {s:.4} {got}", args[1]);
+        }
+        "mpi" => mpi_run(&args[1], &kernel, workers),
+        m => panic!("unknown mode {m:?}"),
+    }
+}
+
+#[cfg(feature = "mpi")]
+fn mpi_run(name: &str, kernel: &Kernel, workers: usize) {
+    let mpi = offshoot_mpi::Mpi::init().expect("MPI");
+    use offshoot_mpi::Transport;
+    let ranks = mpi.size();
+    let pool = offshoot::ThreadPool::builder()
+        .workers(workers)
+        .build()
+        .unwrap();
+    let tasks = Kernel::tasks();
+    let t = Instant::now();
+    let out = offshoot_mpi::run(mpi, &pool, &tasks, &Default::default(), || {
+        kernel.parallel()
+    })
+    .expect("run");
+    let s = t.elapsed().as_secs_f64();
+    if let Some(got) = out.value {
+        check(kernel, got);
+        println!("{name} mpi {ranks} {workers} {s:.4} {got}");
+        for st in &out.stats {
+            println!(
+                "  rank {} steals {} won {} packages-sent {} packages-run {} recovered {} bytes {} idle-ms {:.1}",
+                st.rank,
+                st.steals_sent,
+                st.steals_won,
+                st.packages_sent,
+                st.packages_run,
+                st.packages_recovered,
+                st.bytes_sent,
+                st.idle_us as f64 / 1000.0
+            );
+        }
+    }
+}
+
+#[cfg(not(feature = "mpi"))]
+fn mpi_run(_: &str, _: &Kernel, _: usize) {
+    eprintln!("cluster-bench: built without the `mpi` feature (cargo build --features mpi)");
+    std::process::exit(2);
+}
