@@ -1,6 +1,7 @@
 //! A worker: its frame chain, its polls and its stops, and the worker thread's scheduler
 //! loop. The rest of a worker lives beside this file, one concept each: the task-block
-//! allocator (`blocks.rs`), answering and stealing (`steal.rs`), waiting at a join or a
+//! allocator (`blocks.rs`), answering and stealing (`steal.rs`), package requests from
+//! outside the pool (`export.rs`), waiting at a join or a
 //! finish (`wait.rs`), sleeping and backoff (`sleep.rs`); the fibers it runs tasks on and
 //! parking are `fiber/`.
 //!
