@@ -16,7 +16,7 @@ if [ ${#KERNELS[@]} -eq 0 ]; then KERNELS=(uts-t1 uts-t3 queens-15 knapsack-32);
 bash scripts/install-mpi.sh >/dev/null
 cargo build --release -q -p offshoot-mpi --features mpi --example cluster-bench
 B=target/release/examples/cluster-bench
-MPIRUN=(mpirun --oversubscribe)
+MPIRUN=(mpirun --oversubscribe --bind-to none)
 if [ "$(id -u)" -eq 0 ]; then MPIRUN+=(--allow-run-as-root); fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-mpi.sh
 cargo build --release -p offshoot-mpi --features mpi --example cluster-bench
 B=target/release/examples/cluster-bench
-MPIRUN=(mpirun --oversubscribe)
+MPIRUN=(mpirun --oversubscribe --bind-to none)
 if [ "$(id -u)" -eq 0 ]; then MPIRUN+=(--allow-run-as-root); fi
 for np in 1 2 4; do
   for k in queens-11 uts-t3 knapsack-24; do

@@ -4,6 +4,7 @@
 //! ```text
 //! cluster-bench KERNEL serial
 //! cluster-bench KERNEL plain WORKERS
+//! cluster-bench KERNEL one-rank WORKERS                 (one rank, loopback transport)
 //! mpirun -np RANKS cluster-bench KERNEL mpi WORKERS     (built with --features mpi)
 //! ```
 //! KERNEL: uts-t1, uts-t3, uts-t1l, queens-N, knapsack-N. Each run checks its answer (the
@@ -37,7 +38,6 @@ impl Kernel {
         }
     }
 
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     fn tasks() -> offshoot_mpi::Tasks {
         offshoot_mpi::Tasks::new()
             .with::<uts::Bag>()
@@ -124,6 +124,24 @@ fn main() {
             let s = t.elapsed().as_secs_f64();
             check(&kernel, got);
             println!("{} plain 1 {workers} {s:.4} {got}", args[1]);
+        }
+        "one-rank" => {
+            // One rank on the loopback transport: the distributed layer's own cost, without
+            // MPI's.
+            let pool = offshoot::ThreadPool::builder().workers(workers).build().unwrap();
+            let t = Instant::now();
+            let out = offshoot_mpi::run(
+                offshoot_mpi::loopback::cluster(1).pop().unwrap(),
+                &pool,
+                &Kernel::tasks(),
+                &Default::default(),
+                || kernel.parallel(),
+            )
+            .expect("run");
+            let s = t.elapsed().as_secs_f64();
+            let got = out.value.expect("rank 0 has the value");
+            check(&kernel, got);
+            println!("{} one-rank 1 {workers} {s:.4} {got}", args[1]);
         }
         "mpi" => mpi_run(&args[1], &kernel, workers),
         m => panic!("unknown mode {m:?}"),
