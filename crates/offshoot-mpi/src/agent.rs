@@ -179,8 +179,10 @@ impl<'p, X: Transport> Agent<'p, X> {
                 nap = Duration::from_micros(20);
             } else {
                 std::thread::park_timeout(nap);
-                let cap = if self.steal == Steal::Quiet
-                    && self.node.active.load(Ordering::Acquire) == 0
+                // Alone, or quiet with nothing running here: nothing can need an answer
+                // soon (a worker's news wakes the agent anyway).
+                let cap = if self.size == 1
+                    || (self.steal == Steal::Quiet && self.node.active.load(Ordering::Acquire) == 0)
                 {
                     self.cfg.max_nap
                 } else {
@@ -205,6 +207,9 @@ impl<'p, X: Transport> Agent<'p, X> {
 
     fn receive(&mut self) -> bool {
         let mut any = false;
+        if self.size == 1 {
+            return false;
+        }
         while let Some((from, bytes)) = self.t.try_recv() {
             any = true;
             self.last_heard[from] = Instant::now();

@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering;
 use offshoot::eureka::Eureka;
 use serde::Serialize;
 
-use crate::node::{current, Out};
+use crate::node::{current, with_current, Out};
 
 /// Reports a solution and stops the run everywhere: every task of the run, on every rank,
 /// stops at its next poll point, the root returns `None`, and rank 0's
@@ -66,20 +66,26 @@ static LOCAL: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(i
 
 impl Bound {
     /// The best bound this rank knows (`i64::MAX` before any).
+    #[inline]
     pub fn get() -> i64 {
-        match current() {
-            // Acquire: pairs with the AcqRel updates, so the bound's solution data written
-            // before `lower` on this rank is seen with it.
+        // Acquire: pairs with the AcqRel updates, so the data a task wrote before `lower`
+        // on this rank is seen with the bound.
+        with_current(|n| match n {
             Some(n) => n.bound.load(Ordering::Acquire),
             None => LOCAL.load(Ordering::Acquire),
-        }
+        })
     }
 
     /// Lowers the bound to `value` if that is better; then every other rank learns it.
     /// Returns whether it was better than what this rank knew.
     pub fn lower(value: i64) -> bool {
-        match current() {
+        with_current(|n| match n {
             Some(n) => {
+                // A load first: most offers do not improve, and a plain read keeps the
+                // bound's cache line shared between the workers.
+                if n.bound.load(Ordering::Acquire) <= value {
+                    return false;
+                }
                 let better = n.bound.fetch_min(value, Ordering::AcqRel) > value;
                 if better {
                     n.send(Out::Bound(value));
@@ -87,7 +93,7 @@ impl Bound {
                 better
             }
             None => LOCAL.fetch_min(value, Ordering::AcqRel) > value,
-        }
+        })
     }
 
     /// Sets the bound outside every run back to `i64::MAX` (a run's bound starts there by

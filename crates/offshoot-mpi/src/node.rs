@@ -82,6 +82,13 @@ pub(crate) fn current() -> Option<Arc<Node>> {
     NODE.with(|n| n.borrow().clone())
 }
 
+/// Calls `f` with the node of the calling thread's run (no reference count touched: the
+/// paths that run per task or per node use this).
+#[inline]
+pub(crate) fn with_current<R>(f: impl FnOnce(Option<&Node>) -> R) -> R {
+    NODE.with(|n| f(n.borrow().as_deref()))
+}
+
 /// Makes `node` the current one on every worker of `pool` for the duration of a run;
 /// `None` when the pool takes part in a run already.
 pub(crate) fn install(pool: &ThreadPool, node: Arc<Node>) -> Option<Installed<'_>> {

@@ -128,7 +128,10 @@ fn main() {
         "one-rank" => {
             // One rank on the loopback transport: the distributed layer's own cost, without
             // MPI's.
-            let pool = offshoot::ThreadPool::builder().workers(workers).build().unwrap();
+            let pool = offshoot::ThreadPool::builder()
+                .workers(workers)
+                .build()
+                .unwrap();
             let t = Instant::now();
             let out = offshoot_mpi::run(
                 offshoot_mpi::loopback::cluster(1).pop().unwrap(),
