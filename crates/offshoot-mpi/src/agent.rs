@@ -48,8 +48,13 @@ use crate::wire::{decode, decode_package, encode, Msg, Package, RankStats};
 enum Steal {
     /// Not looking (the pool is busy), or ready to look.
     Idle,
-    /// A random steal is outstanding at `victim`; `left` more random tries after it.
-    Waiting { victim: usize, left: usize },
+    /// A random steal is outstanding at `victim` since `since`; `left` more random tries
+    /// after it.
+    Waiting {
+        victim: usize,
+        left: usize,
+        since: Instant,
+    },
     /// Registered on lifelines: waiting for work to arrive.
     Quiet,
 }
@@ -240,7 +245,7 @@ impl<'p, X: Transport> Agent<'p, X> {
                 if lifeline {
                     self.registered[from] = true;
                 }
-                if let Steal::Waiting { victim, left } = self.steal {
+                if let Steal::Waiting { victim, left, .. } = self.steal {
                     if victim == from {
                         self.next_attempt(left);
                     }
@@ -421,6 +426,14 @@ impl<'p, X: Transport> Agent<'p, X> {
                 self.next_attempt(self.cfg.steal_attempts.max(1));
                 true
             }
+            // A victim that does not answer a steal within the fault timeout has stopped
+            // answering: try the next one (a late answer is still taken).
+            Steal::Waiting { left, since, .. }
+                if self.cfg.fault_timeout.is_some_and(|t| since.elapsed() > t) =>
+            {
+                self.next_attempt(left);
+                true
+            }
             _ => false,
         }
     }
@@ -440,6 +453,7 @@ impl<'p, X: Transport> Agent<'p, X> {
                 self.steal = Steal::Waiting {
                     victim,
                     left: left - 1,
+                    since: Instant::now(),
                 };
                 return;
             }

@@ -124,6 +124,9 @@ fn main() {
             let s = t.elapsed().as_secs_f64();
             check(&kernel, got);
             println!("{} plain 1 {workers} {s:.4} {got}", args[1]);
+            if std::env::var_os("CLUSTER_BENCH_STATS").is_some() {
+                println!("  {:?}", pool.stats());
+            }
         }
         "one-rank" => {
             // One rank on the loopback transport: the distributed layer's own cost, without
