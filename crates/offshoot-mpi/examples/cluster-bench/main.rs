@@ -4,7 +4,7 @@
 //! ```text
 //! cluster-bench KERNEL serial
 //! cluster-bench KERNEL plain WORKERS
-//! cluster-bench KERNEL one-rank WORKERS                 (one rank, loopback transport)
+//! cluster-bench KERNEL loopback RANKS WORKERS           (ranks as threads, no MPI)
 //! mpirun -np RANKS cluster-bench KERNEL mpi WORKERS     (built with --features mpi)
 //! ```
 //! KERNEL: uts-t1, uts-t3, uts-t1l, queens-N, knapsack-N. Each run checks its answer (the
@@ -128,26 +128,40 @@ fn main() {
                 println!("  {:?}", pool.stats());
             }
         }
-        "one-rank" => {
-            // One rank on the loopback transport: the distributed layer's own cost, without
-            // MPI's.
-            let pool = offshoot::ThreadPool::builder()
-                .workers(workers)
-                .build()
-                .unwrap();
+        "loopback" => {
+            // RANKS ranks as threads of this process, on the loopback transport: the
+            // protocol's cost without MPI's (args: KERNEL loopback RANKS WORKERS).
+            let ranks: usize = args.get(3).map(|r| r.parse().expect("RANKS")).unwrap_or(1);
+            let workers: usize = args
+                .get(4)
+                .map(|w| w.parse().expect("WORKERS"))
+                .unwrap_or(1);
+            let tasks = Kernel::tasks();
             let t = Instant::now();
-            let out = offshoot_mpi::run(
-                offshoot_mpi::loopback::cluster(1).pop().unwrap(),
-                &pool,
-                &Kernel::tasks(),
-                &Default::default(),
-                || kernel.parallel(),
-            )
-            .expect("run");
+            let got = std::thread::scope(|sc| {
+                let hs: Vec<_> = offshoot_mpi::loopback::cluster(ranks)
+                    .into_iter()
+                    .map(|tr| {
+                        let (tasks, kernel) = (&tasks, &kernel);
+                        sc.spawn(move || {
+                            let pool = offshoot::ThreadPool::builder()
+                                .workers(workers)
+                                .build()
+                                .unwrap();
+                            offshoot_mpi::run(tr, &pool, tasks, &Default::default(), || {
+                                kernel.parallel()
+                            })
+                            .expect("run")
+                            .value
+                        })
+                    })
+                    .collect();
+                hs.into_iter().map(|h| h.join().unwrap()).next().flatten()
+            })
+            .expect("rank 0 has the value");
             let s = t.elapsed().as_secs_f64();
-            let got = out.value.expect("rank 0 has the value");
             check(&kernel, got);
-            println!("{} one-rank 1 {workers} {s:.4} {got}", args[1]);
+            println!("{} loopback {ranks} {workers} {s:.4} {got}", args[1]);
         }
         "mpi" => mpi_run(&args[1], &kernel, workers),
         m => panic!("unknown mode {m:?}"),
