@@ -184,35 +184,63 @@ impl<T: Clone> Shared<T> {
     #[track_caller]
     pub fn write<R>(&self, f: impl FnOnce(&mut Draft<'_, T>) -> R) -> R {
         let at = Location::caller();
-        let me = holder_id();
         assert!(
-            self.writer.holder() != me,
+            !self.holds_writer(),
             "offshoot::sync::Shared::write: a write of this object called a write of the same \
              object (at {at}); a write operation may read the object (through its draft) but \
              not start another write of it"
         );
-        self.writer.acquire(me, || {
-            WaitOn::new("Shared::write", self).at(at).named(self.name)
-        });
-        /// Gives the lock back however the write ends.
-        struct Unlock<'a>(&'a LockWord);
-        impl Drop for Unlock<'_> {
-            fn drop(&mut self) {
-                self.0.release();
-            }
-        }
-        let _unlock = Unlock(&self.writer);
+        let held = self.lock_writer(|| WaitOn::new("Shared::write", self).at(at).named(self.name));
+        let mut draft = self.draft(&held);
+        let r = f(&mut draft);
+        self.commit(draft);
+        r
+    }
+
+    /// A private copy of the latest version, for the holder of the writer lock.
+    pub(super) fn draft(&self, _held: &WriterLock<'_>) -> Draft<'_, T> {
         // The latest version: only the lock's holder publishes, and this task holds it.
-        let base = self.current.load_full();
+        let base = self.current.load();
         crate::metrics::absorb(&base.stamp);
-        let mut draft = Draft {
+        Draft {
             value: base.value.clone(),
             object: self,
-        };
-        drop(base);
-        let r = f(&mut draft);
+        }
+    }
+}
+
+impl<T> Shared<T> {
+    /// Whether the calling task holds the writer lock (is inside a write of this object).
+    pub(super) fn holds_writer(&self) -> bool {
+        self.writer.holder() == holder_id()
+    }
+
+    /// Takes the writer lock for the calling task, parking while another holds it (reported
+    /// as waiting on what `on` builds). The caller has checked that it does not hold it.
+    pub(super) fn lock_writer(&self, on: impl Fn() -> WaitOn) -> WriterLock<'_> {
+        self.writer.acquire(holder_id(), on);
+        WriterLock(&self.writer)
+    }
+
+    /// Publishes `draft` as the new version (the holder of the writer lock, at the end of
+    /// its write).
+    pub(super) fn commit(&self, draft: Draft<'_, T>) {
         self.current.store(Version::now(draft.value));
-        r
+    }
+
+    /// The name given with [`Shared::named`].
+    pub(super) fn name(&self) -> Option<&'static str> {
+        self.name
+    }
+}
+
+/// The writer lock of a [`Shared`], held by the calling task until dropped, however the
+/// write ends.
+pub(super) struct WriterLock<'a>(&'a LockWord);
+
+impl Drop for WriterLock<'_> {
+    fn drop(&mut self) {
+        self.0.release();
     }
 }
 
@@ -235,6 +263,16 @@ impl<T: Default> Default for Shared<T> {
 
 /// The private copy a [`Shared::write`] works on: it dereferences to the state, and
 /// [`flush`](Draft::flush) publishes what it holds so far.
+///
+/// A draft exists only inside its write (the closure borrows it for the call), so a flush
+/// outside a write does not compile:
+///
+/// ```compile_fail
+/// use offshoot::sync::Shared;
+/// let s = Shared::new(1);
+/// let escaped = s.write(|d| d); // error: the draft cannot outlive the write
+/// escaped.flush();
+/// ```
 pub struct Draft<'a, T> {
     value: T,
     object: &'a Shared<T>,
