@@ -87,7 +87,7 @@ pub use event_count::EventCount;
 pub use future::{spawn_future, TaskFuture};
 pub use monitor::{Monitor, MonitorGuard};
 pub use mutex::{Mutex, MutexGuard};
-pub use object::{Call, Object, ObjectBuilder, Op};
+pub use object::{Call, Exclusive, Object, ObjectBuilder, Op};
 pub use promise::{spawn_when, AlreadyPut, Dependency, Promise, PutConflict};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use scoped_future::{with_future, ScopedFuture};

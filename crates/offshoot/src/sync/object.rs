@@ -5,18 +5,22 @@
 //! The user declares each operation once ([`ObjectBuilder::op`]) and gives it a body: a
 //! *read* operation runs on a snapshot of the state and never waits for a writer; a *write*
 //! operation runs on a private copy ([`Call`]) and commits it at its end or at
-//! [`Call::flush`], as [`Shared::write`] does. A call of an operation first looks the
+//! [`Call::flush`], as [`Shared::write`] does; an *exclusive* operation (OPA's
+//! `synchronized` method) runs under the same writer lock on the current state itself
+//! ([`Exclusive`]), changing it through interior mutability, with no copy and no commit. A call of an operation first looks the
 //! operation up in the object's table, which says, per operation, one of: its own body
 //! (`initial`), another operation's body (re-pointed), or *suspended*: the caller waits,
 //! before anything of the operation starts, until some write restores the operation.
 //!
-//! Invariants:
+//! Invariants ("a write" includes an exclusive operation: it holds the writer lock too, and
+//! its table changes take effect when it returns, as a write's at its commit):
 //! * `route[k]` is the table's entry for operation `k`: `k` itself (initial), another index
 //!   (re-pointed: the call runs that operation's own body, whatever that operation is routed
-//!   to), or `SUSPENDED`. It changes only under the state's writer lock *and* the `queues`
-//!   mutex, and a write's replacements take effect at its commit (or flush), after the new
-//!   version is published: a write that panics before its commit replaces nothing, and a
-//!   caller that sees an operation restored sees the state the restoring write published.
+//!   to), or `SUSPENDED`. It changes only under the state's writer lock (a restore of a
+//!   suspended operation also under the `queues` mutex), and a write's replacements take
+//!   effect at its commit (or flush), after the new version is published: a write that
+//!   panics before its commit replaces nothing, and a caller that sees an operation
+//!   restored sees the state the restoring write published.
 //! * Each operation has its own wait list in `queues[k]`. A caller queues itself on it only
 //!   while `route[k]` is `SUSPENDED`, checked under the `queues` mutex (and, for a write, also
 //!   under the writer lock, which it gives up only after queuing); so no restore is missed.
@@ -43,6 +47,10 @@ use super::{lock, WaitList, WaitOn, Woken};
 
 /// The route of a suspended operation.
 const SUSPENDED: usize = usize::MAX;
+
+/// A body found with another signature than its handle's: cannot happen, as `replace`
+/// takes two handles of one signature and handles are checked against their object.
+const RESIGNED: &str = "offshoot::sync::Object: an operation re-pointed to another signature";
 
 /// A handle naming one operation of one [`Object`]: it takes an `A` and returns an `R`.
 /// Made by [`ObjectBuilder::op`]; cheap to copy. Only operations of the same signature can
@@ -83,11 +91,14 @@ impl<A, R> fmt::Debug for Op<A, R> {
 type ReadBody<T, A, R> = Box<dyn Fn(&T, A) -> R + Send + Sync>;
 /// A write operation's body.
 type WriteBody<T, A, R> = Box<dyn Fn(&mut Call<'_, T>, A) -> R + Send + Sync>;
+/// An exclusive operation's body.
+type ExclusiveBody<T, A, R> = Box<dyn Fn(&mut Exclusive<'_, T>, A) -> R + Send + Sync>;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
     Read,
     Write,
+    Exclusive,
 }
 
 /// One operation of the table.
@@ -212,6 +223,35 @@ impl<T: Clone + Send + Sync + 'static> ObjectBuilder<T> {
     ) -> &mut Self {
         let body: WriteBody<T, A, R> = Box::new(body);
         self.define(op, Kind::Write, Box::new(body))
+    }
+
+    /// Makes `op` an exclusive operation (OPA's `synchronized` method): `body` runs under
+    /// the writer lock, like a write, but on the current state itself (`&T`), with no
+    /// private copy and no commit — for state that changes in place through interior
+    /// mutability (a queue behind a mutex, a `OnceLock`), which a write would copy at every
+    /// call. Its table changes ([`Exclusive::suspend`], …) take effect when it returns; if
+    /// it panics, none does, but what it changed in place stays.
+    ///
+    /// # Panics
+    /// If `op` is another builder's, or has a body already.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use std::sync::Arc;
+    /// let mut b = offshoot::sync::Object::builder(Arc::new(AtomicU32::new(0)));
+    /// let tick = b.op::<(), u32>("tick");
+    /// b.exclusive(tick, |c, ()| c.fetch_add(1, Ordering::Relaxed) + 1);
+    /// let o = b.build();
+    /// offshoot::par_for(0..10, |_| { o.call(tick, ()); });
+    /// assert_eq!(o.call(tick, ()), 11);
+    /// ```
+    pub fn exclusive<A: 'static, R: 'static>(
+        &mut self,
+        op: Op<A, R>,
+        body: impl Fn(&mut Exclusive<'_, T>, A) -> R + Send + Sync + 'static,
+    ) -> &mut Self {
+        let body: ExclusiveBody<T, A, R> = Box::new(body);
+        self.define(op, Kind::Exclusive, Box::new(body))
     }
 
     /// Starts the object with `op` suspended (OPA's `setmethod(op, suspends)` in a
@@ -428,19 +468,37 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
                 }
                 return self.run_read::<A, R>(to, arg);
             }
-            let body = self.ops[to]
-                .body
-                .downcast_ref::<WriteBody<T, A, R>>()
-                .expect("offshoot::sync::Object: an operation re-pointed to another signature");
-            let mut call = Call {
-                draft: self.state.draft(&held),
-                object: self,
-                pending: Vec::new(),
+            let r = if self.ops[to].kind == Kind::Exclusive {
+                let body = self.ops[to]
+                    .body
+                    .downcast_ref::<ExclusiveBody<T, A, R>>()
+                    .expect(RESIGNED);
+                self.state.read(|value| {
+                    let mut ex = Exclusive {
+                        value,
+                        object: self,
+                        pending: Changes::default(),
+                    };
+                    let r = body(&mut ex, arg);
+                    self.set_routes(ex.pending.as_slice());
+                    r
+                })
+            } else {
+                let body = self.ops[to]
+                    .body
+                    .downcast_ref::<WriteBody<T, A, R>>()
+                    .expect(RESIGNED);
+                let mut call = Call {
+                    draft: self.state.draft(&held),
+                    object: self,
+                    pending: Changes::default(),
+                };
+                let r = body(&mut call, arg);
+                let Call { draft, pending, .. } = call;
+                self.state.commit(draft);
+                self.set_routes(pending.as_slice());
+                r
             };
-            let r = body(&mut call, arg);
-            let Call { draft, pending, .. } = call;
-            self.state.commit(draft);
-            self.set_routes(&pending);
             if woken {
                 self.pass_on(k);
             }
@@ -560,7 +618,7 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
         let body = self.ops[to]
             .body
             .downcast_ref::<ReadBody<T, A, R>>()
-            .expect("offshoot::sync::Object: an operation re-pointed to another signature");
+            .expect(RESIGNED);
         self.state.read(|v| body(v, arg))
     }
 
@@ -583,7 +641,9 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
         }
         let w = {
             let mut q = lock(&self.queues);
-            // Relaxed: routes change under this mutex, which this task holds.
+            // Relaxed: a restore happens under this mutex, which this task holds, so one that
+            // came before is seen here; a later load never sees an older value than the
+            // `SUSPENDED` this caller saw.
             if self.ops[k].route.load(Ordering::Relaxed) != SUSPENDED {
                 return;
             }
@@ -606,7 +666,8 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     /// A woken caller got through operation `k`: wakes the next waiter if `k` is still open.
     fn pass_on(&self, k: usize) {
         let mut q = lock(&self.queues);
-        // Relaxed: routes change under this mutex, which this task holds.
+        // Relaxed: a restore happens under this mutex; a suspension this load misses only
+        // makes the woken caller find the operation suspended and queue itself again.
         if self.ops[k].route.load(Ordering::Relaxed) != SUSPENDED {
             q[k].wake_one();
         }
@@ -615,15 +676,19 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     /// Applies `routes` (operation, new route), in order; the caller holds the writer lock
     /// and has published the state they go with.
     fn set_routes(&self, routes: &[(usize, usize)]) {
-        if routes.is_empty() {
-            return;
-        }
-        let mut q = lock(&self.queues);
         for &(k, to) in routes {
-            // Release: pairs with the acquire load in `call`: a caller that sees the new
-            // route sees the version published before it.
-            let old = self.ops[k].route.swap(to, Ordering::Release);
-            if old == SUSPENDED && to != SUSPENDED {
+            let route = &self.ops[k].route;
+            // Relaxed: routes change only under the writer lock, which this task holds.
+            if route.load(Ordering::Relaxed) != SUSPENDED || to == SUSPENDED {
+                // Nobody waits for an operation that is not suspended (module invariants).
+                // Release: pairs with the acquire load in `call`: a caller that sees the new
+                // route sees the version published before it.
+                route.store(to, Ordering::Release);
+            } else {
+                let mut q = lock(&self.queues);
+                // Release: as above. Under the `queues` mutex: a caller that found the
+                // operation suspended there has queued itself, and is woken here.
+                route.store(to, Ordering::Release);
                 q[k].wake_one();
             }
         }
@@ -672,13 +737,117 @@ impl<T: fmt::Debug> fmt::Debug for Object<T> {
     }
 }
 
+/// What an exclusive operation of an [`Object`] works on: the current state itself
+/// (dereferences to `&T`; change it through its interior mutability), and the table changes
+/// it makes, which take effect when it returns.
+pub struct Exclusive<'a, T> {
+    value: &'a T,
+    object: &'a Object<T>,
+    pending: Changes,
+}
+
+impl<T: Clone + Send + Sync + 'static> Exclusive<'_, T> {
+    /// Suspends `op` from this operation's end on (see [`Call::suspend`]).
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// let mut b = offshoot::sync::Object::builder(std::sync::Arc::new(Mutex::new(0)));
+    /// let (get, close) = (b.op::<(), i32>("get"), b.op::<(), ()>("close"));
+    /// b.read(get, |v, ()| *v.lock().unwrap()).exclusive(close, move |c, ()| c.suspend(get));
+    /// b.build().call(close, ());
+    /// ```
+    pub fn suspend<A, R>(&mut self, op: Op<A, R>) {
+        let k = self.object.index(op);
+        self.pending.push((k, SUSPENDED));
+    }
+
+    /// Restores `op` to its own body from this operation's end on (see
+    /// [`Call::restore`]).
+    ///
+    /// ```
+    /// let mut b = offshoot::sync::Object::builder(());
+    /// let (get, open) = (b.op::<(), ()>("get"), b.op::<(), ()>("open"));
+    /// b.read(get, |_, ()| ()).exclusive(open, move |c, ()| c.restore(get)).suspended(get);
+    /// let o = b.build();
+    /// o.call(open, ());
+    /// o.call(get, ());
+    /// ```
+    pub fn restore<A, R>(&mut self, op: Op<A, R>) {
+        let k = self.object.index(op);
+        self.pending.push((k, k));
+    }
+
+    /// Re-points `op` at `with`'s own body from this operation's end on (see
+    /// [`Call::replace`]).
+    ///
+    /// ```
+    /// let mut b = offshoot::sync::Object::builder(());
+    /// let (a, z, swap) = (b.op::<(), u8>("a"), b.op::<(), u8>("z"), b.op::<(), ()>("swap"));
+    /// b.read(a, |_, ()| 1).read(z, |_, ()| 0).exclusive(swap, move |c, ()| c.replace(a, z));
+    /// let o = b.build();
+    /// o.call(swap, ());
+    /// assert_eq!(o.call(a, ()), 0);
+    /// ```
+    pub fn replace<A, R>(&mut self, op: Op<A, R>, with: Op<A, R>) {
+        let (k, to) = (self.object.index(op), self.object.index(with));
+        self.pending.push((k, to));
+    }
+}
+
+impl<T> Deref for Exclusive<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Exclusive<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Exclusive")
+            .field("value", self.value)
+            .field("table changes", &self.pending.as_slice().len())
+            .finish()
+    }
+}
+
+/// The table changes a write has made, (operation, new route) in order: two without an
+/// allocation (what OPA's classes make), more in a vector.
+#[derive(Default)]
+struct Changes {
+    inline: [(usize, usize); 2],
+    n: usize,
+    more: Vec<(usize, usize)>,
+}
+
+impl Changes {
+    fn push(&mut self, change: (usize, usize)) {
+        if self.n < self.inline.len() {
+            self.inline[self.n] = change;
+            self.n += 1;
+        } else {
+            if self.more.is_empty() {
+                self.more.extend_from_slice(&self.inline);
+            }
+            self.more.push(change);
+        }
+    }
+
+    fn as_slice(&self) -> &[(usize, usize)] {
+        if self.more.is_empty() {
+            &self.inline[..self.n]
+        } else {
+            &self.more
+        }
+    }
+}
+
 /// The private copy a write operation of an [`Object`] works on (a [`Draft`] of its state),
 /// and the table changes it makes, which take effect at its commit (the end of the
 /// operation, or [`flush`](Call::flush)).
 pub struct Call<'a, T> {
     draft: Draft<'a, T>,
     object: &'a Object<T>,
-    pending: Vec<(usize, usize)>,
+    pending: Changes,
 }
 
 impl<T: Clone + Send + Sync + 'static> Call<'_, T> {
@@ -746,7 +915,7 @@ impl<T: Clone + Send + Sync + 'static> Call<'_, T> {
     pub fn flush(&mut self) {
         self.draft.flush();
         let pending = std::mem::take(&mut self.pending);
-        self.object.set_routes(&pending);
+        self.object.set_routes(pending.as_slice());
     }
 }
 
@@ -767,7 +936,7 @@ impl<T: fmt::Debug> fmt::Debug for Call<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Call")
             .field("draft", &self.draft)
-            .field("table changes", &self.pending.len())
+            .field("table changes", &self.pending.as_slice().len())
             .finish()
     }
 }

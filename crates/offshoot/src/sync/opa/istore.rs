@@ -1,18 +1,22 @@
 //! [`IStore`]: an I-structure cell, OPA's I-store class on [`Object`].
 //!
 //! Invariants:
-//! * The state is `None` until the first `put`, `Some` for ever after; `get` is suspended
-//!   exactly while the state is `None` (suspended at construction, restored by the `put`
-//!   that fills the cell, in the same commit), so a `get` that runs finds `Some`.
+//! * The value lives in one `OnceLock` shared by the object's state (an `Arc`), set in place
+//!   by the exclusive operation `put`; `get` is suspended exactly while it is empty
+//!   (suspended at construction, restored by the `put` that fills it, before that put's
+//!   writer lock is given up), so a `get` that runs finds it set.
 //! * A second `put` changes nothing and hands its value back.
+
+use std::sync::{Arc, OnceLock};
 
 use crate::sync::{AlreadyPut, Object, Op};
 
 /// A single-assignment cell whose reads wait until it is written (an I-structure element):
 /// [`get`](IStore::get) parks until the one [`put`](IStore::put); a second put is an error.
 ///
-/// Written on [`Object`] as OPA writes it: `get` starts suspended, and `put` restores it.
-/// Reads after the put never wait and take no lock.
+/// Written on [`Object`] as OPA writes it: `get` starts suspended, and `put` (an exclusive
+/// operation, which sets the value in place) restores it. Reads after the put never wait
+/// and take no lock.
 ///
 /// ```
 /// use offshoot::sync::opa::IStore;
@@ -26,7 +30,7 @@ use crate::sync::{AlreadyPut, Object, Op};
 /// assert_eq!(cell.get(), 42);
 /// ```
 pub struct IStore<V> {
-    object: Object<Option<V>>,
+    object: Object<Arc<OnceLock<V>>>,
     get: Op<(), V>,
     try_get: Op<(), Option<V>>,
     put: Op<V, Result<(), AlreadyPut<V>>>,
@@ -40,7 +44,7 @@ impl<V: Clone + Send + Sync + 'static> IStore<V> {
     /// assert_eq!(c.try_get(), None);
     /// ```
     pub fn new() -> IStore<V> {
-        IStore::build(Object::builder(None))
+        IStore::build(Object::builder(Arc::new(OnceLock::new())))
     }
 
     /// An empty cell that deadlock reports name `name`: a task that waits for it for ever
@@ -53,25 +57,25 @@ impl<V: Clone + Send + Sync + 'static> IStore<V> {
     /// assert_eq!(c.get(), 1);
     /// ```
     pub fn named(name: &'static str) -> IStore<V> {
-        IStore::build(Object::builder(None).named(name))
+        IStore::build(Object::builder(Arc::new(OnceLock::new())).named(name))
     }
 
-    fn build(mut b: crate::sync::ObjectBuilder<Option<V>>) -> IStore<V> {
+    fn build(mut b: crate::sync::ObjectBuilder<Arc<OnceLock<V>>>) -> IStore<V> {
         let get = b.op("get");
         let try_get = b.op("try_get");
         let put = b.op("put");
-        b.read(get, |v: &Option<V>, ()| {
-            v.clone()
+        b.read(get, |v: &Arc<OnceLock<V>>, ()| {
+            v.get()
+                .cloned()
                 .expect("offshoot: IStore::get is restored only once the cell is written")
         });
-        b.read(try_get, |v: &Option<V>, ()| v.clone());
-        b.write(put, move |c, value| {
-            if c.is_some() {
-                return Err(AlreadyPut(value));
+        b.read(try_get, |v: &Arc<OnceLock<V>>, ()| v.get().cloned());
+        b.exclusive(put, move |c, value| match c.set(value) {
+            Ok(()) => {
+                c.restore(get);
+                Ok(())
             }
-            **c = Some(value);
-            c.restore(get);
-            Ok(())
+            Err(value) => Err(AlreadyPut(value)),
         });
         b.suspended(get);
         IStore {
