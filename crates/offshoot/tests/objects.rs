@@ -406,3 +406,24 @@ fn outside_a_pool_a_caller_blocks_its_thread() {
         });
     });
 }
+
+#[test]
+fn an_exclusive_operation_that_panics_changes_no_route() {
+    bounded(|| {
+        use std::sync::{Arc, Mutex};
+        let mut b = Object::builder(Arc::new(Mutex::new(0u32)));
+        let get = b.op::<(), u32>("get");
+        let bad = b.op::<(), ()>("bad");
+        b.read(get, |v, ()| *v.lock().unwrap());
+        b.exclusive(bad, move |c, ()| {
+            *c.lock().unwrap() = 5;
+            c.suspend(get);
+            panic!("expected: an exclusive operation fails")
+        });
+        let o = b.build();
+        let m = panic_message(|| o.call(bad, ()));
+        assert!(m.contains("an exclusive operation fails"), "{m}");
+        // No copy to drop: what it did in place stays; its suspension never happened.
+        assert_eq!(o.call(get, ()), 5);
+    });
+}
