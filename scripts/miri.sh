@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs a small set of integration tests (tests/miri_smoke.rs: joins, spawns, loops, bridged
 # pieces, futures dropped while another worker completes them, a
-# mutex, a monitor and a reader-writer lock contended by tasks and a thread) under Miri, which checks the
+# mutex, a monitor and a reader-writer lock contended by tasks and a thread, `sync::Shared` versions
+# reclaimed while readers hold them, an `opa::Fifo`) under Miri, which checks the
 # unsafe code (frame casts, the seed's in-place job, the reply slot, the future block's
-# counts, the finish state's last release) for undefined behaviour and data races on the
+# counts, the finish state's last release, arc-swap's loads and stores under Shared) for undefined behaviour and data races on the
 # interleavings it explores — once under Stacked Borrows and once under Tree Borrows, each
 # with 4 scheduling seeds. Not part of CI (slow: tens of minutes; pass a test filter to
 # narrow it, e.g. `scripts/miri.sh future`).

@@ -3,7 +3,8 @@
 //! bridged items, futures got in call order, stolen, and dropped while another
 //! worker completes them, eureka regions resolving and their lock-free cells, accumulator
 //! partials and isolated sections, a mutex and a monitor handing their data from holder to
-//! holder, and the same in a pool that measures work and span),
+//! holder, `sync::Shared` versions reclaimed while readers hold them and an `opa::Fifo`,
+//! and the same in a pool that measures work and span),
 //! sized so that `scripts/miri.sh` can run them under
 //! Miri. They also run in the normal test suite.
 
@@ -553,4 +554,48 @@ fn rwlock_hands_its_data_over() {
         pool().run(|| join_with_stolen_b(|| offshoot::join(work, work)));
     });
     assert_eq!(l.into_inner(), [3 * ROUNDS, 6 * ROUNDS]);
+}
+
+/// `sync::Shared`'s reclamation: versions replaced while readers hold them (a read in
+/// progress, a `Snapshot` kept across the writes and sent to another thread) are freed
+/// only when their last holder lets go, by `arc-swap`'s protected loads and `Arc`'s count;
+/// and an `opa::Fifo` moving boxed items between a task and a thread (the objects' wait
+/// lists and their table).
+#[test]
+fn shared_versions_are_reclaimed_soundly() {
+    use offshoot::sync::opa::Fifo;
+    use offshoot::sync::Shared;
+    const ROUNDS: u64 = 6;
+    let s = Shared::new(vec![0u64, 0]);
+    let kept = s.snapshot();
+    let work = || {
+        for _ in 0..ROUNDS {
+            s.write(|v| {
+                v[0] += 1;
+                v[1] += 2;
+            });
+            let old = s.snapshot();
+            s.read(|v| assert_eq!(v[1], 2 * v[0]));
+            assert_eq!(old[1], 2 * old[0]);
+            std::thread::yield_now();
+        }
+    };
+    let q = Fifo::new(1);
+    // The thread's puts wake the pool's consumer: the deadlock watch must know.
+    let waker = offshoot::sync::ExternalWaker::new();
+    std::thread::scope(|t| {
+        t.spawn(work);
+        t.spawn(|| (0..ROUNDS).for_each(|i| q.put(Box::new(i))));
+        pool().run(|| {
+            join_with_stolen_b(|| {
+                offshoot::join(work, || (0..ROUNDS).map(|_| *q.get()).sum::<u64>())
+            })
+        });
+    });
+    drop(waker);
+    assert_eq!(*kept, [0, 0]);
+    assert_eq!(*s.snapshot(), [2 * ROUNDS, 4 * ROUNDS]);
+    std::thread::scope(|t| {
+        t.spawn(move || assert_eq!(*kept, [0, 0]));
+    });
 }

@@ -67,6 +67,7 @@ pub mod nbody;
 pub mod nqueens;
 pub mod nqueens_firstk;
 pub mod nqueens_undo;
+pub mod opa_fifo;
 pub mod par_for;
 pub mod par_sort;
 pub mod pentomino;
@@ -74,6 +75,7 @@ pub mod pentomino_copy;
 pub mod plain;
 pub mod ring;
 pub mod savina;
+pub mod shared_reads;
 pub mod sls;
 pub mod sor;
 pub mod sort_halves;
@@ -151,6 +153,8 @@ pub fn all() -> Vec<KernelInfo> {
         futures_fib::info_scoped(),
         ring::info(),
         monitor_buffer::info(),
+        shared_reads::info(),
+        opa_fifo::info(),
         savina::pingpong::info(),
         savina::counting::info(),
         savina::fjthroughput::info(),

@@ -56,13 +56,13 @@ pub struct Checksum {
 }
 
 impl Checksum {
-    fn add(&mut self, item: u64) {
+    pub(super) fn add(&mut self, item: u64) {
         self.count += 1;
         self.sum = self.sum.wrapping_add(item);
         self.squares = self.squares.wrapping_add(item.wrapping_mul(item));
     }
 
-    fn merge(self, other: Checksum) -> Checksum {
+    pub(super) fn merge(self, other: Checksum) -> Checksum {
         Checksum {
             count: self.count + other.count,
             sum: self.sum.wrapping_add(other.sum),
@@ -97,12 +97,12 @@ pub struct Team {
 
 impl Team {
     /// Producer `p`'s `k`-th item.
-    fn item(self, p: u64, k: u64) -> u64 {
+    pub(super) fn item(self, p: u64, k: u64) -> u64 {
         p * self.items + k
     }
 
     /// How many items consumer `c` takes.
-    fn share(self, c: u64) -> u64 {
+    pub(super) fn share(self, c: u64) -> u64 {
         let total = self.producers * self.items;
         total / self.consumers + u64::from(c < total % self.consumers)
     }

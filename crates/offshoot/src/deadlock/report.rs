@@ -82,6 +82,9 @@ pub(super) fn describe_wait(
     if let Some(p) = e.on.phase {
         let _ = write!(text, " for the end of phase {p}");
     }
+    if let Some(op) = e.on.operation {
+        let _ = write!(text, " for operation {op:?} to be restored");
+    }
     match holder {
         Some(Holder::Outside(id)) => {
             let _ = write!(

@@ -37,6 +37,8 @@ pub(crate) struct WaitOn {
     pub(crate) interruptible: bool,
     /// For a phaser, the phase whose end it waits for.
     pub(crate) phase: Option<u64>,
+    /// For an object with named operations, the operation whose restoring it waits for.
+    pub(crate) operation: Option<&'static str>,
     /// For a lock, how the deadlock watch reads who holds it at a check.
     pub(crate) probe: Option<crate::deadlock::HolderProbe>,
     /// Where the program called the waiting operation (`#[track_caller]`), if known.
@@ -52,6 +54,7 @@ impl WaitOn {
             name: None,
             interruptible: true,
             phase: None,
+            operation: None,
             probe: None,
             at: None,
         }
@@ -83,6 +86,14 @@ impl WaitOn {
     pub(crate) fn in_phase(self, phase: u64) -> WaitOn {
         WaitOn {
             phase: Some(phase),
+            ..self
+        }
+    }
+
+    /// The same wait, for operation `operation` of the object to be restored.
+    pub(crate) fn for_operation(self, operation: &'static str) -> WaitOn {
+        WaitOn {
+            operation: Some(operation),
             ..self
         }
     }

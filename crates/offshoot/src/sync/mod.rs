@@ -64,6 +64,8 @@ mod future;
 mod lock_word;
 mod monitor;
 mod mutex;
+mod object;
+pub mod opa;
 mod promise;
 mod refcount;
 mod rw_word;
@@ -85,6 +87,7 @@ pub use event_count::EventCount;
 pub use future::{spawn_future, TaskFuture};
 pub use monitor::{Monitor, MonitorGuard};
 pub use mutex::{Mutex, MutexGuard};
+pub use object::{Call, Exclusive, Object, ObjectBuilder, Op};
 pub use promise::{spawn_when, AlreadyPut, Dependency, Promise, PutConflict};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use scoped_future::{with_future, ScopedFuture};
@@ -114,6 +117,11 @@ impl WaitList {
     /// Whether no token is queued (woken or abandoned ones included until they leave).
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// How many tokens are queued (woken or abandoned ones included until they leave).
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
     }
 
     /// Wakes the oldest waiter still waiting. Returns whether one was woken.
