@@ -143,8 +143,7 @@ impl offshoot_mpi::Task for Bag {
 }
 
 /// Counts the nodes below the bag's nodes, depth first on one stack; a thief's request (a
-/// worker of this rank, or another rank) takes the older half of the stack, the nodes
-/// nearest the root.
+/// worker of this rank, or another rank) takes every other node of the stack.
 pub fn count(shape: &Shape, nodes: Vec<Node>) -> u64 {
     use std::cell::RefCell;
     let bag = RefCell::new(nodes);
@@ -154,8 +153,21 @@ pub fn count(shape: &Shape, nodes: Vec<Node>) -> u64 {
         if b.len() < 2 {
             return None;
         }
-        let half = b.len() / 2;
-        Some(b.drain(..half).collect::<Vec<Node>>())
+        // Every other node: half of the nodes at every depth, so the thief gets about half
+        // of the *work*. (The older half of the stack by count would be the shallowest
+        // nodes, nearly all of the work in a geometric tree: thief and victim would trade
+        // the whole tree back and forth instead of sharing it.)
+        let mut give = Vec::with_capacity(b.len() / 2);
+        let mut keep = Vec::with_capacity(b.len() - b.len() / 2);
+        for (i, n) in b.drain(..).enumerate() {
+            if i % 2 == 1 {
+                give.push(n);
+            } else {
+                keep.push(n);
+            }
+        }
+        *b = keep;
+        Some(give)
     };
     let (mine, local, remote) = offshoot_mpi::handle(
         &st,
