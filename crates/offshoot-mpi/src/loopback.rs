@@ -1,6 +1,6 @@
 //! Ranks as threads of one process: a [`Transport`] for tests and examples that need no
 //! MPI. It carries the same messages as the MPI transport, through shared queues. It is a
-//! test double — use [`Mpi`](crate::Mpi) to run on a cluster.
+//! test double — use `Mpi` to run on a cluster.
 //!
 //! It can also make a rank **crash-stop** at the protocol level ([`Loopback::crash_stop_after`]):
 //! after a given number of received messages, everything the rank sends is dropped, so it

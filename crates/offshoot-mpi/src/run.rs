@@ -136,7 +136,7 @@ impl<R> Finished<R> {
 /// # Example
 ///
 /// Two ranks as threads of one process (the loopback transport, for tests; a real program
-/// passes [`Mpi`](crate::Mpi)):
+/// passes `Mpi`):
 ///
 /// ```
 /// use serde::{Deserialize, Serialize};

@@ -7,7 +7,7 @@
 //!   complete it later; `flush` completes every queued send).
 //! * Only the rank's agent thread calls a transport (MPI's `Funneled` level is enough).
 
-/// The message layer of one rank. The product's transport is [`Mpi`](crate::Mpi) (feature
+/// The message layer of one rank. The product's transport is `Mpi` (feature
 /// `mpi`); [`loopback`](crate::loopback) runs ranks as threads of one process for tests.
 pub trait Transport {
     /// This rank's number, from 0.
