@@ -122,7 +122,10 @@
 //!   yet started never start, and the panic resumes in the caller once they have all ended.
 //!   rayon lets the siblings run to the end.
 //! * **No grain size.** Loops and parallel iterators keep their remaining range whole and give
-//!   half of it to each worker that asks, so there is nothing like `with_min_len` to tune.
+//!   half of it to each worker that asks, so there is no grain size to tune.
+//!   `with_min_len` and `with_max_len` keep rayon's contract (no piece, as a `fold` or
+//!   `map_init` sees it, shorter than the minimum or longer than the maximum where the
+//!   minimum allows); a maximum folds a worker's part in segments rather than adding splits.
 //! * **Tasks wait without blocking.** Tasks run on fibers; a task waiting in [`sync`] (a lock, a
 //!   channel, a promise, a join whose other half was taken) parks and its worker goes on with
 //!   other work, and a parked task resumes on the thread it started on. Deadlocks among tasks

@@ -39,6 +39,10 @@ where
         self.a.base_len() + self.b.base_len()
     }
     #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.a.lengths().and(self.b.lengths())
+    }
+    #[inline]
     fn state(&self) -> Self::State {
         (self.a.state(), self.b.state())
     }

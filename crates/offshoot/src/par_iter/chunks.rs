@@ -34,6 +34,10 @@ impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
         self.base.base_len().div_ceil(self.size)
     }
     #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths().per(self.size)
+    }
+    #[inline]
     fn state(&self) -> I::State {
         self.base.state()
     }

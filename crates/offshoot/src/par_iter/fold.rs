@@ -51,6 +51,10 @@ where
     fn base_len(&self) -> usize {
         self.base.base_len()
     }
+    #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths()
+    }
     fn state(&self) -> Self::State {
         (None, self.base.state())
     }
@@ -162,6 +166,10 @@ where
     type State = (Option<R>, I::State);
     fn base_len(&self) -> usize {
         self.base.base_len()
+    }
+    #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths()
     }
     fn state(&self) -> Self::State {
         (None, self.base.state())

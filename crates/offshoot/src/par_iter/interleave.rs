@@ -57,6 +57,10 @@ where
     fn base_len(&self) -> usize {
         self.a.base_len() + self.b.base_len()
     }
+    #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.a.lengths().and(self.b.lengths())
+    }
     fn state(&self) -> Self::State {
         (self.a.state(), self.b.state())
     }

@@ -57,6 +57,10 @@ where
         self.end - self.start
     }
     #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths()
+    }
+    #[inline]
     fn state(&self) -> I::State {
         self.base.state()
     }

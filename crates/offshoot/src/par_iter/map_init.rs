@@ -101,6 +101,10 @@ where
         self.base.base_len()
     }
     #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths()
+    }
+    #[inline]
     fn state(&self) -> Self::State {
         (None, self.base.state())
     }

@@ -86,6 +86,10 @@ macro_rules! multizip {
                 self.members.0.base_len()
             }
             #[inline]
+            fn lengths(&self) -> super::Lengths {
+                super::Lengths::ANY$(.and(self.members.$i.lengths()))+
+            }
+            #[inline]
             fn state(&self) -> Self::State {
                 ($(self.members.$i.state(),)+)
             }

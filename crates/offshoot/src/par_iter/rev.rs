@@ -25,6 +25,10 @@ impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
         self.base.base_len()
     }
     #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths()
+    }
+    #[inline]
     fn state(&self) -> I::State {
         self.base.state()
     }

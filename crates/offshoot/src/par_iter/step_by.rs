@@ -28,6 +28,10 @@ impl<I: IndexedParallelIterator> ParallelIterator for StepBy<I> {
         self.base.base_len().div_ceil(self.step)
     }
     #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths().per(self.step)
+    }
+    #[inline]
     fn state(&self) -> I::State {
         self.base.state()
     }

@@ -30,6 +30,10 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> ParallelIterator fo
         self.a.base_len()
     }
     #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.a.lengths().and(self.b.lengths())
+    }
+    #[inline]
     fn state(&self) -> Self::State {
         (self.a.state(), self.b.state())
     }
