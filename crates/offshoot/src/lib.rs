@@ -91,7 +91,7 @@
 //! |---|---|---|
 //! | `rayon::join`, `join_context`, `scope`, `in_place_scope` | [`join`](join()), [`join_context`], [`scope()`], [`in_place_scope`] | a panic stops the siblings (below); `in_place_scope` needs a `Send` body |
 //! | `ThreadPoolBuilder::new().num_threads(n)` | [`ThreadPoolBuilder`], or offshoot's [`ThreadPool::builder()`](ThreadPool::builder)`.workers(n)` | `num_threads(0)` picks automatically; `workers(0)` is an error ([`BuildError::ZeroWorkers`]) |
-//! | `RAYON_NUM_THREADS` | `OFFSHOOT_WORKERS` ([`WORKERS_ENV`]) | `0` means every core for [`ThreadPoolBuilder`], and is an error for offshoot's [`Builder`] |
+//! | `RAYON_NUM_THREADS` | the same, read as rayon reads it when `OFFSHOOT_WORKERS` ([`WORKERS_ENV`]) is unset; `OFFSHOOT_WORKERS` wins when both are set | `RAYON_NUM_THREADS=0` or a value that is not a count means every core; `OFFSHOOT_WORKERS=0` means every core for [`ThreadPoolBuilder`], and is an error for offshoot's [`Builder`] |
 //! | `thread_name`, `stack_size`, `start_handler`, `exit_handler`, `panic_handler`, `build`, `build_global` | the same, on [`ThreadPoolBuilder`] | `stack_size` sizes the fiber stacks tasks run on |
 //! | `ThreadPoolBuildError` | [`ThreadPoolBuildError`] = [`BuildError`] | |
 //! | `pool.install(op)` | [`ThreadPool::install`] = [`ThreadPool::run`] | also waits for the tasks `op` [`spawn`]s |
