@@ -7,6 +7,9 @@
 //! not, they drop it unrun. So `find_first` stops every piece to the right of a hit at its
 //! next block, but lets the pieces to its left finish; `find_last` does the mirror image.
 //!
+//! A block checks the mark before each item too, so a block that stands for many values
+//! (an index of a range longer than `usize::MAX`) stops soon after a hit elsewhere.
+//!
 //! Invariant: the `First` mark only decreases and the `Last` mark only increases; skipped
 //! ranges lie wholly after (`First`) or before (`Last`) a block that holds a hit, whose
 //! piece keeps it, so the answer is exact.
@@ -33,6 +36,20 @@ struct Find<F> {
     mark: AtomicUsize,
 }
 
+impl<F> Find<F> {
+    /// `Any`, `First`: whether items from the block that starts at `lo` on are no longer
+    /// needed (a hit is known, for `First` in an earlier block).
+    #[inline]
+    fn past_a_hit(&self, lo: usize) -> bool {
+        let mark = self.mark.load(Ordering::Relaxed);
+        match self.which {
+            Which::Any => mark != 0,
+            Which::First => lo > mark,
+            Which::Last => false,
+        }
+    }
+}
+
 impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
     type Acc = Option<R>;
     #[inline]
@@ -43,7 +60,7 @@ impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
     fn consume(
         &self,
         acc: Option<R>,
-        mut it: impl Iterator<Item = T>,
+        it: impl Iterator<Item = T>,
         lo: usize,
         _: usize,
     ) -> Option<R> {
@@ -55,7 +72,9 @@ impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
                     // This piece already has an earlier hit.
                     return acc;
                 }
-                let r = it.find_map(&self.f);
+                // Also within the block: one index of a huge range's block may stand for
+                // billions of values (`range.rs`), and an item after a known hit is not needed.
+                let r = it.take_while(|_| !self.past_a_hit(lo)).find_map(&self.f);
                 if r.is_some() {
                     if self.which == Which::Any {
                         self.mark.store(1, Ordering::Relaxed);
