@@ -42,6 +42,7 @@ pub type ThreadPoolBuildError = BuildError;
 ///
 /// The type parameter says how threads start: [`DefaultSpawn`], or a spawn handler's
 /// [`CustomSpawn`] ([`spawn_handler`](Self::spawn_handler)).
+#[must_use = "a builder does nothing until it is built (build, build_global)"]
 pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     num_threads: usize,
     /// What `stack_size` set, for [`ThreadBuilder::stack_size`].

@@ -174,6 +174,8 @@ mod limit_word;
 mod loops;
 mod mailbox;
 pub mod metrics;
+#[cfg(doctest)]
+mod must_use;
 mod overflow;
 mod par_iter;
 pub mod phaser;

@@ -10,6 +10,7 @@ use super::{IndexedParallelIterator, ParallelIterator};
 
 /// See [`ParallelIterator::chain`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Chain<A, B> {
     a: A,
     b: B,

@@ -14,6 +14,7 @@ use super::ParallelIterator;
 
 /// See [`ParallelIterator::fold`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Fold<I, ID, F> {
     base: I,
     identity: ID,
@@ -98,6 +99,7 @@ where
 
 /// See [`ParallelIterator::try_fold`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct TryFold<I, R, ID, F> {
     base: I,
     identity: ID,

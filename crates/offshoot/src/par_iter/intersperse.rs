@@ -19,6 +19,7 @@ use super::{block_via_iblock, IndexedParallelIterator, ParallelIterator};
 
 /// See [`IndexedParallelIterator::intersperse`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Intersperse<I: ParallelIterator> {
     base: I,
     sep: I::Item,

@@ -62,6 +62,7 @@ impl<T: Clone + Send> MakeState for CloneState<T> {
 
 /// See [`ParallelIterator::map_init`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct MapInit<I, INIT, F> {
     base: I,
     init: INIT,

@@ -14,6 +14,7 @@ use super::{
 
 /// A parallel iterator with no items: see [`empty`].
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Empty<T>(PhantomData<fn() -> T>);
 
 /// A parallel iterator with no items.
@@ -68,6 +69,7 @@ pub fn once<T: Send>(x: T) -> Once<T> {
 
 /// `n` clones of one value: see [`repeat_n`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct RepeatN<T> {
     x: T,
     n: usize,
@@ -138,6 +140,7 @@ impl<T: Clone + Send + Sync> IndexedParallelIterator for RepeatN<T> {
 
 /// See [`ParallelIterator::while_some`].
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct WhileSome<I> {
     base: I,
     /// Set once a `None` was seen.
@@ -205,6 +208,7 @@ impl<I> WhileSome<I> {
 
 /// See [`ParallelIterator::take_any`] and [`ParallelIterator::skip_any`].
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct TakeAny<I> {
     base: I,
     n: usize,
@@ -258,6 +262,7 @@ impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
 
 /// See [`ParallelIterator::take_any_while`] and [`ParallelIterator::skip_any_while`].
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct AnyWhile<I, P> {
     base: I,
     p: P,

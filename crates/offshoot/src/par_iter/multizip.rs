@@ -24,6 +24,7 @@ use super::{
 /// assert_eq!(sums, [10, 40, 90]);
 /// ```
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct MultiZip<T> {
     members: T,
 }

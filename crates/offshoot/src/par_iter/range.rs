@@ -125,6 +125,7 @@ const NO_INDEX: &str = "offshoot: the range has more than usize::MAX elements: i
 /// assert_eq!((0..1000u128).into_par_iter().len(), 1000);
 /// ```
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct RangeIter<T> {
     start: T,
     /// The number of indices: of values, unless `spread`.
@@ -259,6 +260,7 @@ const SURROGATE_COUNT: u32 = 0x800;
 
 /// A parallel iterator over a range of `char`s (surrogates skipped, as sequentially).
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct CharRangeIter {
     /// The first code point.
     start: u32,

@@ -10,6 +10,7 @@ use super::{block_via_iblock, IndexedParallelIterator, IntoParallelIterator, Par
 
 /// A parallel iterator over `&T` of a slice.
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Iter<'a, T> {
     slice: &'a [T],
 }
@@ -64,6 +65,7 @@ impl<'a, T: Sync> IndexedParallelIterator for Iter<'a, T> {
 
 /// A parallel iterator over `&mut T` of a slice.
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct IterMut<'a, T> {
     ptr: *mut T,
     len: usize,

@@ -19,6 +19,7 @@ use super::{block_via_iblock, IndexedParallelIterator, IntoParallelIterator, Par
 /// when the iterator is dropped unused. If a closure panics, the elements of blocks that
 /// never ran are leaked, not dropped.
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct IntoIter<T> {
     /// The buffer, with length 0: the elements `start..end` are owned by the iterator.
     buf: ManuallyDrop<Vec<T>>,

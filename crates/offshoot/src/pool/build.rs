@@ -164,6 +164,7 @@ impl std::error::Error for BuildError {
 /// # Ok::<(), offshoot::BuildError>(())
 /// ```
 #[derive(Default)]
+#[must_use = "a builder does nothing until it is built (build, build_global)"]
 pub struct Builder {
     pub(super) workers: Option<usize>,
     pub(super) stack_size: Option<usize>,
