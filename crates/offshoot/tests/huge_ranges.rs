@@ -2,7 +2,8 @@
 //! parallel iterators (rayon's `octillion` tests), instead of panicking when they are made.
 //! Ranges that fit stay indexed (`len`, `zip`, `enumerate`, `collect_into_vec`); a huge
 //! one has no length (`opt_len` is `None`), and an indexed use of it panics with a message
-//! that says so.
+//! that says so. A range of nearly all `2^128` values (more than `(2^64 - 1)^2`) is
+//! refused with a message.
 
 mod common;
 
@@ -45,13 +46,15 @@ fn find_first_and_any_over_whole_types() {
         two_threads(|| {
             assert_eq!((0..OCTILLION).into_par_iter().find_first(|_| true), Some(0));
             assert_eq!(
-                (0..=u128::MAX).into_par_iter().find_first(|x| *x > 5),
+                (0..=u128::MAX / 2).into_par_iter().find_first(|x| *x > 5),
                 Some(6)
             );
             assert_eq!(
-                (i128::MIN..=i128::MAX).into_par_iter().find_first(|_| true),
+                (i128::MIN..=-1).into_par_iter().find_first(|_| true),
                 Some(i128::MIN)
             );
+            let top = (u128::MAX / 2..=u128::MAX).into_par_iter();
+            assert_eq!(top.find_any(|x| *x == u128::MAX / 2), Some(u128::MAX / 2));
             assert_eq!(
                 (0..=u64::MAX)
                     .into_par_iter()
@@ -73,6 +76,9 @@ fn a_huge_range_has_no_length_and_small_ones_stay_indexed() {
     bounded(|| {
         assert_eq!((0..OCTILLION).into_par_iter().opt_len(), None);
         assert_eq!((0..=u64::MAX).into_par_iter().opt_len(), None);
+        // Nearly all 2^128 values: an index would stand for more than usize::MAX of them.
+        let msg = panic_message(|| (0..=u128::MAX).into_par_iter());
+        assert!(msg.contains("halves"), "{msg}");
         let msg = panic_message(|| (0..OCTILLION).into_par_iter().len());
         assert!(msg.contains("usize::MAX"), "{msg}");
         let msg = panic_message(|| {

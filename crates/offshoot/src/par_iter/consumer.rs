@@ -49,6 +49,9 @@ struct Run<'a, I, C> {
     c: &'a C,
     /// Where pieces may be cut and where their states restart (`len.rs`).
     grid: Grid,
+    /// An index may stand for a long run of items (`Lengths::runs`): blocks are run one
+    /// index at a time, with a poll point between indices.
+    runs: bool,
 }
 
 /// A piece's scratch: the pipeline's state, the end of the last block run into it, and
@@ -68,6 +71,58 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> Run<'_, I, C> {
         if flushed.peek().is_some() {
             let a = acc.take().unwrap_or_else(|| self.c.identity());
             *acc = Some(self.c.consume(a, flushed, local.end, local.end));
+        }
+    }
+
+    /// Blocks of a pipeline whose index may stand for a long run of items, one index at a
+    /// time with a poll point between indices (so that each index's run is one block, and
+    /// a request waits for one run, not a block of them).
+    #[cold]
+    #[inline(never)]
+    fn by_index(
+        &self,
+        local: &mut Local<I::State>,
+        acc: &mut Option<C::Acc>,
+        lo: usize,
+        hi: usize,
+    ) {
+        for i in lo..hi {
+            if i > lo {
+                if self.skip(i, hi) {
+                    // Early exit inside the block: the rest is disposed of, as the loop does.
+                    return self.discard(i, hi);
+                }
+                crate::poll();
+            }
+            self.segments(local, acc, i, i + 1);
+        }
+    }
+
+    /// Block `lo..hi`, cut at restart boundaries under a maximum (`len.rs`): one state per
+    /// segment.
+    #[inline]
+    fn segments(
+        &self,
+        local: &mut Local<I::State>,
+        acc: &mut Option<C::Acc>,
+        lo: usize,
+        hi: usize,
+    ) {
+        if !self.grid.restarts() {
+            return self.block(local, acc, lo, hi);
+        }
+        let mut s = lo;
+        while s < hi {
+            if local.fresh || s >= local.seg_end {
+                if !local.fresh {
+                    self.flush(local, acc);
+                    local.st = self.iter.state();
+                }
+                local.seg_end = self.grid.restart_after(s);
+            }
+            let e = hi.min(local.seg_end);
+            self.block(local, acc, s, e);
+            s = e;
         }
     }
 
@@ -100,23 +155,10 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> LoopBody for Run<'_, I, C> {
     }
     #[inline]
     fn run(&self, local: &mut Self::Local, acc: &mut Option<C::Acc>, lo: usize, hi: usize) {
-        if !self.grid.restarts() {
-            return self.block(local, acc, lo, hi);
+        if self.runs {
+            return self.by_index(local, acc, lo, hi);
         }
-        // Under a maximum: one state per segment between restart boundaries.
-        let mut s = lo;
-        while s < hi {
-            if local.fresh || s >= local.seg_end {
-                if !local.fresh {
-                    self.flush(local, acc);
-                    local.st = self.iter.state();
-                }
-                local.seg_end = self.grid.restart_after(s);
-            }
-            let e = hi.min(local.seg_end);
-            self.block(local, acc, s, e);
-            s = e;
-        }
+        self.segments(local, acc, lo, hi);
     }
     #[inline]
     fn cut(&self, next: usize, end: usize, whole: bool) -> Option<usize> {
@@ -152,10 +194,12 @@ pub(super) fn drive<I: ParallelIterator, C: Consumer<I::Item>>(iter: I, c: &C) -
     let out = if n == 0 {
         None
     } else {
+        let lengths = iter.lengths();
         let body = Run {
             iter: &iter,
             c,
-            grid: Grid::new(n, iter.lengths()),
+            grid: Grid::new(n, lengths),
+            runs: lengths.runs,
         };
         in_worker(|w| run_range(w, &body, 0, n))
     };

@@ -7,8 +7,9 @@
 //! not, they drop it unrun. So `find_first` stops every piece to the right of a hit at its
 //! next block, but lets the pieces to its left finish; `find_last` does the mirror image.
 //!
-//! A block checks the mark before each item too, so a block that stands for many values
-//! (an index of a range longer than `usize::MAX`) stops soon after a hit elsewhere.
+//! Where an index stands for a long run of items (a range longer than `usize::MAX`,
+//! `Lengths::runs`), a block checks the mark before each item too, so it stops soon after a
+//! hit elsewhere.
 //!
 //! Invariant: the `First` mark only decreases and the `Last` mark only increases; skipped
 //! ranges lie wholly after (`First`) or before (`Last`) a block that holds a hit, whose
@@ -34,9 +35,33 @@ struct Find<F> {
     /// block known to hold a hit (`usize::MAX`: none yet). `Last`: one past the first index
     /// of the highest block known to hold a hit (0: none yet).
     mark: AtomicUsize,
+    /// The pipeline's indices may stand for long runs of items (`Lengths::runs`): check the
+    /// mark before each item too.
+    runs: bool,
 }
 
 impl<F> Find<F> {
+    /// `find_map` over a block whose index stands for a long run of values (`range.rs`):
+    /// stops at a hit elsewhere, checked before each item, and polls every 4096 items so
+    /// that a request does not wait for the whole run. Apart, so that the ordinary path's
+    /// loop stays what it is.
+    #[cold]
+    #[inline(never)]
+    fn find_in_runs<T, R>(&self, it: impl Iterator<Item = T>, lo: usize) -> Option<R>
+    where
+        F: Fn(T) -> Option<R>,
+    {
+        let mut n = 0u32;
+        it.take_while(|_| {
+            n = n.wrapping_add(1);
+            if n.is_multiple_of(4096) {
+                crate::poll();
+            }
+            !self.past_a_hit(lo)
+        })
+        .find_map(&self.f)
+    }
+
     /// `Any`, `First`: whether items from the block that starts at `lo` on are no longer
     /// needed (a hit is known, for `First` in an earlier block).
     #[inline]
@@ -60,7 +85,7 @@ impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
     fn consume(
         &self,
         acc: Option<R>,
-        it: impl Iterator<Item = T>,
+        mut it: impl Iterator<Item = T>,
         lo: usize,
         _: usize,
     ) -> Option<R> {
@@ -72,9 +97,11 @@ impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
                     // This piece already has an earlier hit.
                     return acc;
                 }
-                // Also within the block: one index of a huge range's block may stand for
-                // billions of values (`range.rs`), and an item after a known hit is not needed.
-                let r = it.take_while(|_| !self.past_a_hit(lo)).find_map(&self.f);
+                let r = if self.runs {
+                    self.find_in_runs(it, lo)
+                } else {
+                    it.find_map(&self.f)
+                };
                 if r.is_some() {
                     if self.which == Which::Any {
                         self.mark.store(1, Ordering::Relaxed);
@@ -121,12 +148,14 @@ where
     F: Fn(I::Item) -> Option<R> + Sync + Send,
 {
     let mark = if which == Which::First { usize::MAX } else { 0 };
+    let runs = iter.lengths().runs;
     drive(
         iter,
         &Find {
             f,
             which,
             mark: AtomicUsize::new(mark),
+            runs,
         },
     )
 }

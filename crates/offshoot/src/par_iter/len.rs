@@ -33,6 +33,10 @@ pub struct Lengths {
     pub(crate) min: usize,
     /// No piece longer, where the minimum allows; `usize::MAX`: no bound.
     pub(crate) max: usize,
+    /// An index may stand for a long run of items (a range longer than `usize::MAX`,
+    /// `range.rs`), so a consumer that stops early checks between items, not only between
+    /// blocks. Not a bound: carried here because every adaptor already reports `lengths`.
+    pub(crate) runs: bool,
 }
 
 impl Lengths {
@@ -40,6 +44,7 @@ impl Lengths {
     pub(crate) const ANY: Lengths = Lengths {
         min: 1,
         max: usize::MAX,
+        runs: false,
     };
 
     /// Both bounds at once (`zip`, `chain`, a bound set twice): the larger minimum and the
@@ -48,6 +53,7 @@ impl Lengths {
         Lengths {
             min: self.min.max(other.min),
             max: self.max.min(other.max),
+            runs: self.runs || other.runs,
         }
     }
 
@@ -61,6 +67,7 @@ impl Lengths {
             } else {
                 (self.max / k).max(1)
             },
+            runs: self.runs,
         }
     }
 }
@@ -208,11 +215,11 @@ macro_rules! length_adaptor {
 
 length_adaptor!(MinLen, |s| Lengths {
     min: s.min.max(1),
-    max: usize::MAX
+    ..Lengths::ANY
 });
 length_adaptor!(MaxLen, |s| Lengths {
-    min: 1,
-    max: s.max.max(1)
+    max: s.max.max(1),
+    ..Lengths::ANY
 });
 
 #[cfg(test)]
@@ -220,7 +227,14 @@ mod tests {
     use super::*;
 
     fn grid(n: usize, min: usize, max: usize) -> Grid {
-        Grid::new(n, Lengths { min, max })
+        Grid::new(
+            n,
+            Lengths {
+                min,
+                max,
+                runs: false,
+            },
+        )
     }
 
     /// Every piece a sequence of cuts can make, from any claimed point, is a run of whole

@@ -6,8 +6,9 @@
 //! A range with at most `usize::MAX` values is indexed: index `i` is value `start + i`. A
 //! longer one (`u128`, `i128`, and the whole of `u64`/`usize` inclusive) runs as rayon runs
 //! it, unindexed: its `usize::MAX` indices each stand for a run of consecutive values
-//! ([`Spread`]), so a block yields its indices' runs in order, with a poll point every
-//! 4096 values so that a block of a few indices does not keep requests waiting; it has no length
+//! ([`Spread`]), so a block yields its indices' runs in order (the consumer runs such a
+//! range one index at a time and polls between indices; `find_*` also every 4096
+//! items: `Lengths::runs`); it has no length
 //! (`opt_len` is `None`), and the indexed operations (`len`, `zip`, `enumerate`, ...) panic
 //! on it, as they do not compile on rayon's.
 //!
@@ -15,8 +16,9 @@
 //! * `start + k` fits the type for every value offset `k` of the range (the length is
 //!   computed from the range itself), so `offset` never overflows in value.
 //! * Spread: index `i` covers offsets `off(i)..off(i + 1)`, `off(i) = i * q + min(i, r)`,
-//!   with `q >= 1` values each and one more for the first `r`; `off(usize::MAX)` is the
-//!   number of values, so the runs cover the range once, in order.
+//!   with `q >= 1` values each and one more for the first `r` (at most `usize::MAX`, so
+//!   one index's run is a `Range<usize>`); `off(usize::MAX)` is the number of values, so
+//!   the runs cover the range once, in order.
 
 use std::ops::{Range, RangeInclusive};
 
@@ -69,14 +71,25 @@ struct Spread {
 impl Spread {
     /// `last + 1` values (`last` the offset of the last one, so `2^128` values fit) over
     /// `indices` indices, `indices <= last`.
+    ///
+    /// # Panics
+    ///
+    /// If an index would stand for more than `usize::MAX` values (a range of nearly all
+    /// `2^128` values of `u128` or `i128`: a block is a `Range<usize>` of values).
     fn new(last: u128, indices: usize) -> Spread {
         let l = indices as u128;
         let (q, r) = (last / l, last % l);
-        if r + 1 == l {
+        let sp = if r + 1 == l {
             Spread { q: q + 1, r: 0 }
         } else {
             Spread { q, r: r + 1 }
-        }
+        };
+        assert!(
+            sp.q + u128::from(sp.r > 0) <= usize::MAX as u128,
+            "offshoot: a range of more than (2^64 - 1)^2 values (nearly all of u128 or i128) \
+             is not supported; iterate its halves one after the other"
+        );
+        sp
     }
 
     /// The offset of index `i`'s first value, modulo `2^128` (exact below the end).
@@ -91,19 +104,34 @@ impl Spread {
     fn offsets(self, lo: usize, hi: usize) -> RangeInclusive<u128> {
         self.off(lo)..=self.off(hi).wrapping_sub(1)
     }
+
+    /// The first value's offset and the number of values of indices `lo..hi`
+    /// (`lo < hi`), when that number fits a `usize` (always for one index).
+    #[inline]
+    fn run(self, lo: usize, hi: usize) -> Option<(u128, usize)> {
+        let ks = self.offsets(lo, hi);
+        let n = usize::try_from(ks.end() - ks.start())
+            .ok()?
+            .checked_add(1)?;
+        Some((*ks.start(), n))
+    }
 }
 
-/// Value `start + k` of a spread range, with a poll point every 4096 values: one index
-/// stands for many values (up to `2^64 + 1`), so a block would otherwise keep requests
-/// waiting for all of them. (The loop claimed the block first: a request answered here
-/// splits only what lies beyond it.)
-#[inline]
-fn spread_value<T: RangeInteger>(start: T, k: u128) -> T {
-    if k.is_multiple_of(4096) {
-        crate::poll();
+/// The values of indices `lo..hi` of a spread range, as `base + (a..b)`.
+#[cold]
+#[inline(never)]
+fn spread_block<T: RangeInteger>(start: T, sp: Spread, lo: usize, hi: usize) -> (T, usize, usize) {
+    if lo == hi {
+        return (start, 0, 0);
     }
-    T::offset(start, k)
+    let (first, n) = sp.run(lo, hi).expect(MANY_VALUES);
+    (T::offset(start, first), 0, n)
 }
+
+/// A block of a spread range with more values than a `usize` counts: the consumer runs
+/// such a range one index at a time (`Lengths::runs`), so this does not happen.
+const MANY_VALUES: &str =
+    "offshoot: a block of a range longer than usize::MAX holds more than usize::MAX values";
 
 const NO_INDEX: &str = "offshoot: the range has more than usize::MAX elements: it runs as an \
     unindexed ParallelIterator (as in rayon), with no length or index (len, zip, enumerate, \
@@ -176,27 +204,33 @@ impl<T: RangeInteger> ParallelIterator for RangeIter<T> {
     #[inline]
     unsafe fn block<'s>(&'s self, _: &'s mut (), lo: usize, hi: usize) -> impl Iterator<Item = T> {
         debug_assert!(lo <= hi && hi <= self.len);
-        let s = self.start;
-        match self.spread {
-            None => Either::Left((lo..hi).map(move |i| T::offset(s, i as u128))),
-            Some(sp) => {
-                let ks = if lo < hi {
-                    sp.offsets(lo, hi)
-                } else {
-                    RangeInclusive::new(1, 0)
-                };
-                Either::Right(ks.map(move |k| spread_value(s, k)))
-            }
-        }
+        // One loop for both kinds (a spread block is its values' run), so an ordinary range's
+        // block is exactly its `iblock`'s `Range<usize>` map.
+        let (base, a, b) = match self.spread {
+            None => (self.start, lo, hi),
+            Some(sp) => spread_block(self.start, sp, lo, hi),
+        };
+        (a..b).map(move |j| T::offset(base, j as u128))
     }
     fn opt_len(&self) -> Option<usize> {
         self.spread.is_none().then_some(self.len)
+    }
+    fn lengths(&self) -> super::Lengths {
+        super::Lengths {
+            runs: self.spread.is_some(),
+            ..super::Lengths::ANY
+        }
     }
     fn into_seq(self) -> impl Iterator<Item = T> {
         let s = self.start;
         match self.spread {
             None => Either::Left((0..self.len).map(move |i| T::offset(s, i as u128))),
-            Some(sp) => Either::Right(sp.offsets(0, self.len).map(move |k| spread_value(s, k))),
+            // One index at a time: each one's run fits a `Range<usize>`.
+            Some(sp) => Either::Right((0..self.len).flat_map(move |i| {
+                let (first, n) = sp.run(i, i + 1).expect(MANY_VALUES);
+                let base = T::offset(s, first);
+                (0..n).map(move |j| T::offset(base, j as u128))
+            })),
         }
     }
 }
@@ -366,12 +400,18 @@ mod tests {
             }
             assert_eq!(next, last + 1);
         }
-        let sp = Spread::new(u128::MAX, usize::MAX);
-        assert_eq!(*sp.offsets(0, usize::MAX).end(), u128::MAX);
-        assert_eq!(*sp.offsets(usize::MAX - 1, usize::MAX).end(), u128::MAX);
+        // The largest range a spread takes: usize::MAX values per index.
+        let most = (usize::MAX as u128) * (usize::MAX as u128) - 1;
+        let sp = Spread::new(most, usize::MAX);
+        assert_eq!(*sp.offsets(0, usize::MAX).end(), most);
+        assert_eq!(
+            sp.run(usize::MAX - 1, usize::MAX),
+            Some((most + 1 - usize::MAX as u128, usize::MAX))
+        );
         let a = sp.offsets(0, 1000);
         let b = sp.offsets(1000, usize::MAX);
         assert_eq!(a.end() + 1, *b.start());
+        assert!(std::panic::catch_unwind(|| Spread::new(most + 1, usize::MAX)).is_err());
     }
 
     #[test]
