@@ -17,6 +17,12 @@ use super::{
 #[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Empty<T>(PhantomData<fn() -> T>);
 
+impl<T> Clone for Empty<T> {
+    fn clone(&self) -> Self {
+        Empty(PhantomData)
+    }
+}
+
 /// A parallel iterator with no items.
 ///
 /// ```
@@ -147,6 +153,13 @@ pub struct WhileSome<I> {
     ended: AtomicBool,
 }
 
+/// A clone of an adaptor not yet consumed, so its flag is still clear.
+impl<I: Clone> Clone for WhileSome<I> {
+    fn clone(&self) -> Self {
+        WhileSome::new(self.base.clone())
+    }
+}
+
 impl<I> WhileSome<I> {
     pub(super) fn new(base: I) -> Self {
         WhileSome {
@@ -217,6 +230,14 @@ pub struct TakeAny<I> {
     seen: AtomicUsize,
 }
 
+/// A clone of an adaptor not yet consumed (a consumer owns it while it runs), so its
+/// counter is still at its start.
+impl<I: Clone> Clone for TakeAny<I> {
+    fn clone(&self) -> Self {
+        TakeAny::new(self.base.clone(), self.n, self.take)
+    }
+}
+
 impl<I> TakeAny<I> {
     pub(super) fn new(base: I, n: usize, take: bool) -> Self {
         TakeAny {
@@ -270,6 +291,13 @@ pub struct AnyWhile<I, P> {
     take: bool,
     /// Set once `p` failed for some item.
     failed: AtomicBool,
+}
+
+/// A clone of an adaptor not yet consumed, so its flag is still clear.
+impl<I: Clone, P: Clone> Clone for AnyWhile<I, P> {
+    fn clone(&self) -> Self {
+        AnyWhile::new(self.base.clone(), self.p.clone(), self.take)
+    }
 }
 
 impl<I, P> AnyWhile<I, P> {

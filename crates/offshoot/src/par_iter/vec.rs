@@ -34,6 +34,23 @@ unsafe impl<T: Send> Send for IntoIter<T> {}
 // SAFETY: shared access only moves disjoint elements out, each once (module invariant).
 unsafe impl<T: Send> Sync for IntoIter<T> {}
 
+/// A copy of the elements the iterator still owns, as a new iterator. Only an iterator no
+/// consumer has started can be reached to clone (a consumer owns it while it runs).
+impl<T: Clone + Send> Clone for IntoIter<T> {
+    fn clone(&self) -> Self {
+        assert!(
+            !self.started.load(Ordering::Relaxed),
+            "offshoot: vec::IntoIter cloned while consumed"
+        );
+        // SAFETY: not started, so the elements `start..end` are initialised and owned by
+        // this iterator, and nothing moves them out while `&self` is held here.
+        let owned = unsafe {
+            std::slice::from_raw_parts(self.base().add(self.start), self.end - self.start)
+        };
+        owned.to_vec().into_par_iter()
+    }
+}
+
 impl<T> IntoIter<T> {
     fn base(&self) -> *mut T {
         self.buf.as_ptr().cast_mut()
