@@ -22,11 +22,12 @@ use crate::worker::Worker;
 pub type ThreadPoolBuildError = BuildError;
 
 /// rayon's pool builder: the same settings as [`Builder`] under rayon's names, and rayon's
-/// handlers. `num_threads(0)` (the default) means "pick automatically": `OFFSHOOT_WORKERS`
-/// if set to a positive count, else one worker per core — where offshoot's own
-/// [`Builder::workers`]`(0)` is an error ([`BuildError::ZeroWorkers`]), and
-/// `OFFSHOOT_WORKERS=0` is an error for [`Builder`] but "automatic" here (rayon's
-/// `RAYON_NUM_THREADS=0`). `RAYON_NUM_THREADS` itself is not read.
+/// handlers. `num_threads(0)` (the default) means "pick automatically", as in rayon:
+/// `OFFSHOOT_WORKERS` if set to a positive count, else `RAYON_NUM_THREADS` read as rayon
+/// reads it (a positive count; `0` or anything else is every core), else one worker per
+/// core — where offshoot's own [`Builder::workers`]`(0)` is an error
+/// ([`BuildError::ZeroWorkers`]), and `OFFSHOOT_WORKERS=0` is an error for [`Builder`] but
+/// "automatic" here (as rayon's `RAYON_NUM_THREADS=0`).
 ///
 /// ```
 /// use offshoot::ThreadPoolBuilder;
@@ -41,6 +42,7 @@ pub type ThreadPoolBuildError = BuildError;
 ///
 /// The type parameter says how threads start: [`DefaultSpawn`], or a spawn handler's
 /// [`CustomSpawn`] ([`spawn_handler`](Self::spawn_handler)).
+#[must_use = "a builder does nothing until it is built (build, build_global)"]
 pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     num_threads: usize,
     /// What `stack_size` set, for [`ThreadBuilder::stack_size`].

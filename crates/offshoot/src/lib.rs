@@ -91,7 +91,7 @@
 //! |---|---|---|
 //! | `rayon::join`, `join_context`, `scope`, `in_place_scope` | [`join`](join()), [`join_context`], [`scope()`], [`in_place_scope`] | a panic stops the siblings (below); `in_place_scope` needs a `Send` body |
 //! | `ThreadPoolBuilder::new().num_threads(n)` | [`ThreadPoolBuilder`], or offshoot's [`ThreadPool::builder()`](ThreadPool::builder)`.workers(n)` | `num_threads(0)` picks automatically; `workers(0)` is an error ([`BuildError::ZeroWorkers`]) |
-//! | `RAYON_NUM_THREADS` | `OFFSHOOT_WORKERS` ([`WORKERS_ENV`]) | `0` means every core for [`ThreadPoolBuilder`], and is an error for offshoot's [`Builder`] |
+//! | `RAYON_NUM_THREADS` | the same, read as rayon reads it when `OFFSHOOT_WORKERS` ([`WORKERS_ENV`]) is unset; `OFFSHOOT_WORKERS` wins when both are set | `RAYON_NUM_THREADS=0` or a value that is not a count means every core; `OFFSHOOT_WORKERS=0` means every core for [`ThreadPoolBuilder`], and is an error for offshoot's [`Builder`] |
 //! | `thread_name`, `stack_size`, `start_handler`, `exit_handler`, `panic_handler`, `build`, `build_global` | the same, on [`ThreadPoolBuilder`] | `stack_size` sizes the fiber stacks tasks run on |
 //! | `ThreadPoolBuildError` | [`ThreadPoolBuildError`] = [`BuildError`] | |
 //! | `pool.install(op)` | [`ThreadPool::install`] = [`ThreadPool::run`] | also waits for the tasks `op` [`spawn`]s |
@@ -122,7 +122,10 @@
 //!   yet started never start, and the panic resumes in the caller once they have all ended.
 //!   rayon lets the siblings run to the end.
 //! * **No grain size.** Loops and parallel iterators keep their remaining range whole and give
-//!   half of it to each worker that asks, so there is nothing like `with_min_len` to tune.
+//!   half of it to each worker that asks, so there is no grain size to tune.
+//!   `with_min_len` and `with_max_len` keep rayon's contract (no piece, as a `fold` or
+//!   `map_init` sees it, shorter than the minimum or longer than the maximum where the
+//!   minimum allows); a maximum folds a worker's part in segments rather than adding splits.
 //! * **Tasks wait without blocking.** Tasks run on fibers; a task waiting in [`sync`] (a lock, a
 //!   channel, a promise, a join whose other half was taken) parks and its worker goes on with
 //!   other work, and a parked task resumes on the thread it started on. Deadlocks among tasks
@@ -172,6 +175,8 @@ mod limit_word;
 mod loops;
 mod mailbox;
 pub mod metrics;
+#[cfg(doctest)]
+mod must_use;
 mod overflow;
 mod par_iter;
 pub mod phaser;

@@ -68,6 +68,16 @@ pub(crate) trait LoopBody: Sync {
     fn discard(&self, lo: usize, hi: usize) {
         let _ = (lo, hi);
     }
+    /// Where the unclaimed iterations `next..end` of a piece may be cut for a thief, which
+    /// takes `mid..end`: by default the middle, or for `whole` (a parked chain, see
+    /// [`whole_offer`]) all of it; `None`: not now. Called by the owner only, twice for one
+    /// cut (`has_work`, then `offer`), so it must answer the same both times.
+    #[inline]
+    fn cut(&self, next: usize, end: usize, whole: bool) -> Option<usize> {
+        let want = if whole { next } else { next + (end - next) / 2 };
+        let lowest = if whole { next } else { next + 1 };
+        (lowest <= want && want < end).then_some(want)
+    }
     /// Ends a piece that was not unwound: last use of its scratch value.
     #[inline]
     fn finish(&self, local: Self::Local, acc: &mut Self::Acc) {
@@ -136,19 +146,15 @@ pub(crate) trait SplitFrame {
     };
 }
 
-/// The fewest remaining iterations a loop frame hands out: two (half of them) on the
-/// running chain, whose piece goes on with the rest; one (all of them) on a parked fiber's
-/// chain (`Worker::scanning_parked`), whose piece waits in an iteration and would run the
-/// others only after that wait — which may be for one of them (bodies that meet at a
-/// barrier, a phaser, a channel).
-fn min_offer() -> usize {
+/// Whether a loop frame hands out all its remaining iterations, not half: on a parked
+/// fiber's chain (`Worker::scanning_parked`), whose piece waits in an iteration and would
+/// run the others only after that wait — which may be for one of them (bodies that meet at
+/// a barrier, a phaser, a channel). On the running chain the piece goes on with the rest.
+/// (A body with a minimum piece length cuts only where its cells allow: `LoopBody::cut`.)
+fn whole_offer() -> bool {
     let w = Worker::current();
     // SAFETY: frame tables are called by their owning worker, on its thread.
-    if !w.is_null() && unsafe { (*w).scanning_parked() } {
-        1
-    } else {
-        2
-    }
+    !w.is_null() && unsafe { (*w).scanning_parked() }
 }
 
 impl<L: LoopBody> SplitFrame for LoopFrame<'_, L> {
@@ -158,7 +164,8 @@ impl<L: LoopBody> SplitFrame for LoopFrame<'_, L> {
     unsafe fn has_work(f: *const Frame) -> bool {
         // SAFETY: the Loop table is only installed on `LoopFrame<L>`s; only the owner calls.
         let f = unsafe { &*(f as *const Self) };
-        f.end.get().saturating_sub(f.next.get()) >= min_offer()
+        let (next, end) = (f.next.get(), f.end.get());
+        next < end && f.body.cut(next, end, whole_offer()).is_some()
     }
 
     /// # Safety
@@ -168,12 +175,12 @@ impl<L: LoopBody> SplitFrame for LoopFrame<'_, L> {
         // SAFETY: as in `has_work`.
         let f = unsafe { &*(f as *const Self) };
         let (next, end) = (f.next.get(), f.end.get());
-        // On a parked chain, all of it (see `min_offer`); else the upper half.
-        let mid = if min_offer() == 1 {
-            next
-        } else {
-            next + (end - next) / 2
-        };
+        // On a parked chain, all of it (see `whole_offer`); else the upper half; where the
+        // body allows (`LoopBody::cut`, which `has_work` just asked the same).
+        let mid = f
+            .body
+            .cut(next, end, whole_offer())
+            .expect("has_work said the loop can be cut");
         f.end.set(mid);
         let piece = Piece {
             header: JobHeader::new(Piece::<L>::execute, w),

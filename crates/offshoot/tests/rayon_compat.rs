@@ -23,11 +23,9 @@ fn num_threads_sets_the_size_and_zero_picks_automatically() {
             assert_eq!(pool.current_num_threads(), n);
             assert_eq!(pool.install(rayon::current_num_threads), n);
         }
-        let auto = match std::env::var(rayon::WORKERS_ENV)
-            .ok()
-            .and_then(|v| v.parse().ok())
-        {
-            Some(n) if n > 0 => n,
+        let count = |k: &str| std::env::var(k).ok().and_then(|v| v.trim().parse().ok());
+        let auto = match (count(rayon::WORKERS_ENV), count("RAYON_NUM_THREADS")) {
+            (Some(n), _) | (None, Some(n)) if n > 0 => n,
             _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
         let pool = ThreadPoolBuilder::new().num_threads(0).build().unwrap();

@@ -10,6 +10,7 @@ use super::{IndexedParallelIterator, ParallelIterator};
 
 /// See [`ParallelIterator::chain`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Chain<A, B> {
     a: A,
     b: B,
@@ -37,6 +38,10 @@ where
     #[inline]
     fn base_len(&self) -> usize {
         self.a.base_len() + self.b.base_len()
+    }
+    #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.a.lengths().and(self.b.lengths())
     }
     #[inline]
     fn state(&self) -> Self::State {

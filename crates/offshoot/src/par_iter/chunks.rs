@@ -9,6 +9,7 @@ use super::{block_via_iblock, IndexedParallelIterator, ParallelIterator};
 
 /// See [`IndexedParallelIterator::chunks`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Chunks<I> {
     base: I,
     size: usize,
@@ -32,6 +33,10 @@ impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
     #[inline]
     fn base_len(&self) -> usize {
         self.base.base_len().div_ceil(self.size)
+    }
+    #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths().per(self.size)
     }
     #[inline]
     fn state(&self) -> I::State {

@@ -1,6 +1,7 @@
 //! Collecting: [`FromParallelIterator`] (what `collect` builds) and [`ParallelExtend`]
 //! (what `par_extend`, `unzip` and `partition` fill), for the standard collections,
-//! `String`, `Result<C, E>`, `Option<C>` and `()`; and `collect_into_vec`, which writes an
+//! `String`, `Result<C, E>`, `Option<C>`, `()`, and pairs of them (from pairs, or from
+//! `Either`s, as rayon's); and `collect_into_vec`, which writes an
 //! indexed iterator's items straight into place.
 //!
 //! Invariants: every target keeps the items' order (pieces' `Vec`s are appended in index
@@ -430,13 +431,7 @@ where
     L: Send,
     R: Send,
 {
-    let (left, right) = drive(
-        iter,
-        &Pairs(|x| match op(x) {
-            Either::Left(l) => Ok(l),
-            Either::Right(r) => Err(r),
-        }),
-    );
+    let (left, right) = sides(iter.map(op));
     let (mut a, mut b) = (A::default(), B::default());
     a.par_extend(left);
     b.par_extend(right);
@@ -477,25 +472,38 @@ pub(super) fn collect_vec_list<I: ParallelIterator>(iter: I) -> LinkedList<Vec<I
     drive(iter, &ToList)
 }
 
-/// Collects pairs into two collections, in order (as [`ParallelIterator::unzip`]).
+/// Collects pairs into two collections, in order, each side as it collects alone
+/// (rayon's bounds: `FromParallelIterator` for each side, so `Box<[T]>`, `Result<C, E>`
+/// and nested pairs work too).
 ///
 /// ```
 /// use offshoot::prelude::*;
 /// let (a, b): (Vec<i32>, String) = (0..3).into_par_iter().map(|x| (x, 'z')).collect();
 /// assert_eq!((a, b), (vec![0, 1, 2], "zzz".to_string()));
+/// let (c, d): (Box<[i32]>, Vec<i32>) = (0..3).into_par_iter().map(|x| (x, -x)).collect();
+/// assert_eq!((&*c, d), (&[0, 1, 2][..], vec![0, -1, -2]));
 /// ```
 impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
 where
     A: Send,
     B: Send,
-    FromA: Default + Send + ParallelExtend<A>,
-    FromB: Default + Send + ParallelExtend<B>,
+    FromA: Send + FromParallelIterator<A>,
+    FromB: Send + FromParallelIterator<B>,
 {
     fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
-        unzip(par_iter.into_par_iter())
+        let (left, right) = drive(par_iter.into_par_iter(), &Unzip);
+        (FromA::from_par_iter(left), FromB::from_par_iter(right))
     }
 }
 
+/// Extends two collections with the sides of pairs, in order.
+///
+/// ```
+/// use offshoot::prelude::*;
+/// let mut pair = (vec![9], String::new());
+/// pair.par_extend((0..3).into_par_iter().map(|x| (x, 'z')));
+/// assert_eq!(pair, (vec![9, 0, 1, 2], "zzz".to_string()));
+/// ```
 impl<A, B, FromA, FromB> ParallelExtend<(A, B)> for (FromA, FromB)
 where
     A: Send,
@@ -505,6 +513,70 @@ where
 {
     fn par_extend<I: IntoParallelIterator<Item = (A, B)>>(&mut self, par_iter: I) {
         let (left, right) = drive(par_iter.into_par_iter(), &Unzip);
+        self.0.par_extend(left);
+        self.1.par_extend(right);
+    }
+}
+
+/// The left and right items of `Either`s, in order (a [`Pairs`] that only routes).
+fn sides<I, L, R>(iter: I) -> (Vec<L>, Vec<R>)
+where
+    I: ParallelIterator<Item = Either<L, R>>,
+    L: Send,
+    R: Send,
+{
+    drive(
+        iter,
+        &Pairs(|x| match x {
+            Either::Left(l) => Ok(l),
+            Either::Right(r) => Err(r),
+        }),
+    )
+}
+
+/// Collects `Either`s into two collections, the left items into the first and the right
+/// into the second, in order (as [`ParallelIterator::partition_map`], with rayon's bounds).
+///
+/// ```
+/// use offshoot::prelude::*;
+/// use offshoot::iter::Either;
+/// let (even, odd): (Vec<i32>, Vec<i32>) = (0..6)
+///     .into_par_iter()
+///     .map(|x| if x % 2 == 0 { Either::Left(x) } else { Either::Right(x) })
+///     .collect();
+/// assert_eq!((even, odd), (vec![0, 2, 4], vec![1, 3, 5]));
+/// ```
+impl<L, R, A, B> FromParallelIterator<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: Send + FromParallelIterator<L>,
+    B: Send + FromParallelIterator<R>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Either<L, R>>>(par_iter: I) -> Self {
+        let (left, right) = sides(par_iter.into_par_iter());
+        (A::from_par_iter(left), B::from_par_iter(right))
+    }
+}
+
+/// Extends two collections with `Either`s: the left items the first, the right the second.
+///
+/// ```
+/// use offshoot::prelude::*;
+/// use offshoot::iter::Either;
+/// let mut pair = (vec![-1], vec![]);
+/// pair.par_extend((0..4).into_par_iter().map(|x| if x < 2 { Either::Left(x) } else { Either::Right(x) }));
+/// assert_eq!(pair, (vec![-1, 0, 1], vec![2, 3]));
+/// ```
+impl<L, R, A, B> ParallelExtend<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: Send + ParallelExtend<L>,
+    B: Send + ParallelExtend<R>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = Either<L, R>>>(&mut self, par_iter: I) {
+        let (left, right) = sides(par_iter.into_par_iter());
         self.0.par_extend(left);
         self.1.par_extend(right);
     }

@@ -8,10 +8,13 @@
 //! * A piece's pipeline state is made on the worker that runs the piece and flushed into
 //!   the piece's accumulator when the piece ends (not when it unwinds).
 //! * Accumulators combine left (lower indices) with right: `combine(a, b)`.
+//! * Under a maximum piece length (`len.rs`) a piece's state is flushed into its
+//!   accumulator and made again at each restart boundary, so one state never folds more
+//!   than a segment.
 //! * A piece ends early when the consumer needs no more (`Consumer::skip`) or the pipeline
 //!   will yield no more (`ParallelIterator::exhausted`): its rest goes to one `drop_block`.
 
-use super::ParallelIterator;
+use super::{Grid, ParallelIterator};
 use crate::loops::{run_range, LoopBody};
 use crate::pool::in_worker;
 
@@ -44,27 +47,122 @@ pub(super) trait Consumer<T>: Sync {
 struct Run<'a, I, C> {
     iter: &'a I,
     c: &'a C,
+    /// Where pieces may be cut and where their states restart (`len.rs`).
+    grid: Grid,
+    /// An index may stand for a long run of items (`Lengths::runs`): blocks are run one
+    /// index at a time, with a poll point between indices.
+    runs: bool,
+}
+
+/// A piece's scratch: the pipeline's state, the end of the last block run into it, and
+/// the restart boundary that ends the state's segment (`usize::MAX`: none).
+struct Local<S> {
+    st: S,
+    end: usize,
+    seg_end: usize,
+    fresh: bool,
+}
+
+impl<I: ParallelIterator, C: Consumer<I::Item>> Run<'_, I, C> {
+    /// Folds what the state still holds into `acc`, at the end of the last block.
+    #[inline]
+    fn flush(&self, local: &mut Local<I::State>, acc: &mut Option<C::Acc>) {
+        let mut flushed = self.iter.flush(&mut local.st).peekable();
+        if flushed.peek().is_some() {
+            let a = acc.take().unwrap_or_else(|| self.c.identity());
+            *acc = Some(self.c.consume(a, flushed, local.end, local.end));
+        }
+    }
+
+    /// Blocks of a pipeline whose index may stand for a long run of items, one index at a
+    /// time with a poll point between indices (so that each index's run is one block, and
+    /// a request waits for one run, not a block of them).
+    #[cold]
+    #[inline(never)]
+    fn by_index(
+        &self,
+        local: &mut Local<I::State>,
+        acc: &mut Option<C::Acc>,
+        lo: usize,
+        hi: usize,
+    ) {
+        for i in lo..hi {
+            if i > lo {
+                if self.skip(i, hi) {
+                    // Early exit inside the block: the rest is disposed of, as the loop does.
+                    return self.discard(i, hi);
+                }
+                crate::poll();
+            }
+            self.segments(local, acc, i, i + 1);
+        }
+    }
+
+    /// Block `lo..hi`, cut at restart boundaries under a maximum (`len.rs`): one state per
+    /// segment.
+    #[inline]
+    fn segments(
+        &self,
+        local: &mut Local<I::State>,
+        acc: &mut Option<C::Acc>,
+        lo: usize,
+        hi: usize,
+    ) {
+        if !self.grid.restarts() {
+            return self.block(local, acc, lo, hi);
+        }
+        let mut s = lo;
+        while s < hi {
+            if local.fresh || s >= local.seg_end {
+                if !local.fresh {
+                    self.flush(local, acc);
+                    local.st = self.iter.state();
+                }
+                local.seg_end = self.grid.restart_after(s);
+            }
+            let e = hi.min(local.seg_end);
+            self.block(local, acc, s, e);
+            s = e;
+        }
+    }
+
+    #[inline]
+    fn block(&self, local: &mut Local<I::State>, acc: &mut Option<C::Acc>, lo: usize, hi: usize) {
+        let a = acc.take().unwrap_or_else(|| self.c.identity());
+        // SAFETY: the loop hands every index to one block.
+        let it = unsafe { self.iter.block(&mut local.st, lo, hi) };
+        *acc = Some(self.c.consume(a, it, lo, hi));
+        local.end = hi;
+        local.fresh = false;
+    }
 }
 
 impl<I: ParallelIterator, C: Consumer<I::Item>> LoopBody for Run<'_, I, C> {
     type Acc = Option<C::Acc>;
-    /// The pipeline's state and the end of the last block run.
-    type Local = (I::State, usize);
+    type Local = Local<I::State>;
     #[inline]
     fn identity(&self) -> Option<C::Acc> {
         None
     }
     #[inline]
     fn local(&self) -> Self::Local {
-        (self.iter.state(), 0)
+        Local {
+            st: self.iter.state(),
+            end: 0,
+            seg_end: usize::MAX,
+            fresh: true,
+        }
     }
     #[inline]
     fn run(&self, local: &mut Self::Local, acc: &mut Option<C::Acc>, lo: usize, hi: usize) {
-        let a = acc.take().unwrap_or_else(|| self.c.identity());
-        // SAFETY: the loop hands every index to one block.
-        let it = unsafe { self.iter.block(&mut local.0, lo, hi) };
-        *acc = Some(self.c.consume(a, it, lo, hi));
-        local.1 = hi;
+        if self.runs {
+            return self.by_index(local, acc, lo, hi);
+        }
+        self.segments(local, acc, lo, hi);
+    }
+    #[inline]
+    fn cut(&self, next: usize, end: usize, whole: bool) -> Option<usize> {
+        self.grid.cut(next, end, whole)
     }
     #[inline]
     fn skip(&self, lo: usize, hi: usize) -> bool {
@@ -75,13 +173,8 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> LoopBody for Run<'_, I, C> {
         unsafe { self.iter.drop_block(lo, hi) }
     }
     #[inline]
-    fn finish(&self, local: Self::Local, acc: &mut Option<C::Acc>) {
-        let (mut st, end) = local;
-        let mut flushed = self.iter.flush(&mut st).peekable();
-        if flushed.peek().is_some() {
-            let a = acc.take().unwrap_or_else(|| self.c.identity());
-            *acc = Some(self.c.consume(a, flushed, end, end));
-        }
+    fn finish(&self, mut local: Self::Local, acc: &mut Option<C::Acc>) {
+        self.flush(&mut local, acc);
     }
     #[inline]
     fn combine(&self, a: Option<C::Acc>, b: Option<C::Acc>) -> Option<C::Acc> {
@@ -101,7 +194,13 @@ pub(super) fn drive<I: ParallelIterator, C: Consumer<I::Item>>(iter: I, c: &C) -
     let out = if n == 0 {
         None
     } else {
-        let body = Run { iter: &iter, c };
+        let lengths = iter.lengths();
+        let body = Run {
+            iter: &iter,
+            c,
+            grid: Grid::new(n, lengths),
+            runs: lengths.runs,
+        };
         in_worker(|w| run_range(w, &body, 0, n))
     };
     out.unwrap_or_else(|| c.identity())

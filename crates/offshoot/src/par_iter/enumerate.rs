@@ -8,6 +8,7 @@ use super::{block_via_iblock, forward_to_base, IndexedParallelIterator, Parallel
 
 /// See [`IndexedParallelIterator::enumerate`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Enumerate<I> {
     base: I,
     offset: usize,

@@ -7,6 +7,7 @@ use super::{forward_to_base, ParallelIterator};
 
 /// See [`ParallelIterator::filter`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Filter<I, P> {
     base: I,
     p: P,
@@ -50,6 +51,7 @@ where
 
 /// See [`ParallelIterator::filter_map`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct FilterMap<I, F> {
     base: I,
     f: F,

@@ -7,6 +7,10 @@
 //! not, they drop it unrun. So `find_first` stops every piece to the right of a hit at its
 //! next block, but lets the pieces to its left finish; `find_last` does the mirror image.
 //!
+//! Where an index stands for a long run of items (a range longer than `usize::MAX`,
+//! `Lengths::runs`), a block checks the mark before each item too, so it stops soon after a
+//! hit elsewhere.
+//!
 //! Invariant: the `First` mark only decreases and the `Last` mark only increases; skipped
 //! ranges lie wholly after (`First`) or before (`Last`) a block that holds a hit, whose
 //! piece keeps it, so the answer is exact.
@@ -31,6 +35,44 @@ struct Find<F> {
     /// block known to hold a hit (`usize::MAX`: none yet). `Last`: one past the first index
     /// of the highest block known to hold a hit (0: none yet).
     mark: AtomicUsize,
+    /// The pipeline's indices may stand for long runs of items (`Lengths::runs`): check the
+    /// mark before each item too.
+    runs: bool,
+}
+
+impl<F> Find<F> {
+    /// `find_map` over a block whose index stands for a long run of values (`range.rs`):
+    /// stops at a hit elsewhere, checked before each item, and polls every 4096 items so
+    /// that a request does not wait for the whole run. Apart, so that the ordinary path's
+    /// loop stays what it is.
+    #[cold]
+    #[inline(never)]
+    fn find_in_runs<T, R>(&self, it: impl Iterator<Item = T>, lo: usize) -> Option<R>
+    where
+        F: Fn(T) -> Option<R>,
+    {
+        let mut n = 0u32;
+        it.take_while(|_| {
+            n = n.wrapping_add(1);
+            if n.is_multiple_of(4096) {
+                crate::poll();
+            }
+            !self.past_a_hit(lo)
+        })
+        .find_map(&self.f)
+    }
+
+    /// `Any`, `First`: whether items from the block that starts at `lo` on are no longer
+    /// needed (a hit is known, for `First` in an earlier block).
+    #[inline]
+    fn past_a_hit(&self, lo: usize) -> bool {
+        let mark = self.mark.load(Ordering::Relaxed);
+        match self.which {
+            Which::Any => mark != 0,
+            Which::First => lo > mark,
+            Which::Last => false,
+        }
+    }
 }
 
 impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
@@ -55,7 +97,11 @@ impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
                     // This piece already has an earlier hit.
                     return acc;
                 }
-                let r = it.find_map(&self.f);
+                let r = if self.runs {
+                    self.find_in_runs(it, lo)
+                } else {
+                    it.find_map(&self.f)
+                };
                 if r.is_some() {
                     if self.which == Which::Any {
                         self.mark.store(1, Ordering::Relaxed);
@@ -102,12 +148,14 @@ where
     F: Fn(I::Item) -> Option<R> + Sync + Send,
 {
     let mark = if which == Which::First { usize::MAX } else { 0 };
+    let runs = iter.lengths().runs;
     drive(
         iter,
         &Find {
             f,
             which,
             mark: AtomicUsize::new(mark),
+            runs,
         },
     )
 }

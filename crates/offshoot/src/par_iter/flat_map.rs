@@ -13,6 +13,7 @@ macro_rules! flattener {
     ($(#[$doc:meta])* $name:ident [$($f:ident)?] ($($bound:tt)*) $item:ty, |$s:ident, $x:ident| $inner:expr) => {
         $(#[$doc])*
         #[derive(Clone, Debug)]
+        #[must_use = "lazy iterators do nothing unless consumed"]
         pub struct $name<I $(, $f)?> {
             base: I,
             $(f: $f,)?

@@ -14,6 +14,7 @@ use super::ParallelIterator;
 
 /// See [`ParallelIterator::fold`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Fold<I, ID, F> {
     base: I,
     identity: ID,
@@ -50,6 +51,10 @@ where
     type State = (Option<ID::T>, I::State);
     fn base_len(&self) -> usize {
         self.base.base_len()
+    }
+    #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths()
     }
     fn state(&self) -> Self::State {
         (None, self.base.state())
@@ -94,6 +99,7 @@ where
 
 /// See [`ParallelIterator::try_fold`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct TryFold<I, R, ID, F> {
     base: I,
     identity: ID,
@@ -162,6 +168,10 @@ where
     type State = (Option<R>, I::State);
     fn base_len(&self) -> usize {
         self.base.base_len()
+    }
+    #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths()
     }
     fn state(&self) -> Self::State {
         (None, self.base.state())

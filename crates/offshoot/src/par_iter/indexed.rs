@@ -243,30 +243,42 @@ pub trait IndexedParallelIterator: ParallelIterator {
             .map(move |c| c.into_iter().fold(identity(), &fold_op))
     }
 
-    /// Does nothing: kept for rayon compatibility. offshoot splits a range only when a
-    /// worker asks, and sizes its blocks by time, so no minimum piece length is needed.
+    /// Cuts no piece shorter than `min` items: each split part of the iterator a worker runs
+    /// (one `fold` accumulator, one `map_init` value) has at least `min` items, unless the
+    /// whole iterator has fewer. offshoot splits only when a worker asks, so this is needed
+    /// only where a piece has a fixed cost worth amortising.
     ///
     /// ```
     /// use offshoot::prelude::*;
-    /// // Accepted for rayon's sake; offshoot splits only on request anyway.
-    /// let v: Vec<i32> = (0..4).into_par_iter().with_min_len(2).collect();
-    /// assert_eq!(v, [0, 1, 2, 3]);
+    /// let min = (0..1_000_000)
+    ///     .into_par_iter()
+    ///     .with_min_len(1234)
+    ///     .fold(|| 0, |acc, _| acc + 1) // the items of one piece
+    ///     .min()
+    ///     .unwrap();
+    /// assert!(min >= 1234);
     /// ```
-    fn with_min_len(self, min: usize) -> Self {
-        let _ = min;
-        self
+    fn with_min_len(self, min: usize) -> MinLen<Self> {
+        MinLen::new(self, min)
     }
 
-    /// Does nothing: kept for rayon compatibility (see
-    /// [`with_min_len`](IndexedParallelIterator::with_min_len)).
+    /// Folds no piece longer than `max` items: a part of the iterator a worker runs is
+    /// folded in segments (one `fold` accumulator, one `map_init` value each) of at most
+    /// `max` items, unless that would make one shorter than a
+    /// [`with_min_len`](IndexedParallelIterator::with_min_len) minimum.
     ///
     /// ```
     /// use offshoot::prelude::*;
-    /// assert_eq!((0..4).into_par_iter().with_max_len(1).sum::<i32>(), 6);
+    /// let max = (0..1_000_000)
+    ///     .into_par_iter()
+    ///     .with_max_len(1234)
+    ///     .fold(|| 0, |acc, _| acc + 1) // the items of one piece
+    ///     .max()
+    ///     .unwrap();
+    /// assert!(max <= 1234);
     /// ```
-    fn with_max_len(self, max: usize) -> Self {
-        let _ = max;
-        self
+    fn with_max_len(self, max: usize) -> MaxLen<Self> {
+        MaxLen::new(self, max)
     }
 
     /// Folds every chunk of `size` items from a clone of `init`.

@@ -12,6 +12,7 @@ use super::{block_via_iblock, IndexedParallelIterator, ParallelIterator};
 
 /// See [`IndexedParallelIterator::interleave`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Interleave<A, B> {
     a: A,
     b: B,
@@ -56,6 +57,10 @@ where
     type State = (A::State, B::State);
     fn base_len(&self) -> usize {
         self.a.base_len() + self.b.base_len()
+    }
+    #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.a.lengths().and(self.b.lengths())
     }
     fn state(&self) -> Self::State {
         (self.a.state(), self.b.state())

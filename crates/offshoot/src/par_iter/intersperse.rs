@@ -19,6 +19,7 @@ use super::{block_via_iblock, IndexedParallelIterator, ParallelIterator};
 
 /// See [`IndexedParallelIterator::intersperse`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Intersperse<I: ParallelIterator> {
     base: I,
     sep: I::Item,
@@ -55,6 +56,10 @@ where
     #[inline]
     fn base_len(&self) -> usize {
         self.end - self.start
+    }
+    #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths()
     }
     #[inline]
     fn state(&self) -> I::State {

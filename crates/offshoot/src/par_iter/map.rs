@@ -80,6 +80,7 @@ impl<T: Send, F: Fn(&mut T) + Sync + Send> MapOp<T> for UpdateOp<F> {
 
 /// See [`ParallelIterator::map`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Map<I, F> {
     base: I,
     f: F,

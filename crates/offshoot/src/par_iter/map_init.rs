@@ -62,6 +62,7 @@ impl<T: Clone + Send> MakeState for CloneState<T> {
 
 /// See [`ParallelIterator::map_init`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct MapInit<I, INIT, F> {
     base: I,
     init: INIT,
@@ -99,6 +100,10 @@ where
     #[inline]
     fn base_len(&self) -> usize {
         self.base.base_len()
+    }
+    #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths()
     }
     #[inline]
     fn state(&self) -> Self::State {

@@ -14,7 +14,14 @@ use super::{
 
 /// A parallel iterator with no items: see [`empty`].
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Empty<T>(PhantomData<fn() -> T>);
+
+impl<T> Clone for Empty<T> {
+    fn clone(&self) -> Self {
+        Empty(PhantomData)
+    }
+}
 
 /// A parallel iterator with no items.
 ///
@@ -68,6 +75,7 @@ pub fn once<T: Send>(x: T) -> Once<T> {
 
 /// `n` clones of one value: see [`repeat_n`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct RepeatN<T> {
     x: T,
     n: usize,
@@ -138,10 +146,18 @@ impl<T: Clone + Send + Sync> IndexedParallelIterator for RepeatN<T> {
 
 /// See [`ParallelIterator::while_some`].
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct WhileSome<I> {
     base: I,
     /// Set once a `None` was seen.
     ended: AtomicBool,
+}
+
+/// A clone of an adaptor not yet consumed, so its flag is still clear.
+impl<I: Clone> Clone for WhileSome<I> {
+    fn clone(&self) -> Self {
+        WhileSome::new(self.base.clone())
+    }
 }
 
 impl<I> WhileSome<I> {
@@ -205,12 +221,21 @@ impl<I> WhileSome<I> {
 
 /// See [`ParallelIterator::take_any`] and [`ParallelIterator::skip_any`].
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct TakeAny<I> {
     base: I,
     n: usize,
     /// Whether the first `n` items seen are kept (`take_any`) or dropped (`skip_any`).
     take: bool,
     seen: AtomicUsize,
+}
+
+/// A clone of an adaptor not yet consumed (a consumer owns it while it runs), so its
+/// counter is still at its start.
+impl<I: Clone> Clone for TakeAny<I> {
+    fn clone(&self) -> Self {
+        TakeAny::new(self.base.clone(), self.n, self.take)
+    }
 }
 
 impl<I> TakeAny<I> {
@@ -258,6 +283,7 @@ impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
 
 /// See [`ParallelIterator::take_any_while`] and [`ParallelIterator::skip_any_while`].
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct AnyWhile<I, P> {
     base: I,
     p: P,
@@ -265,6 +291,13 @@ pub struct AnyWhile<I, P> {
     take: bool,
     /// Set once `p` failed for some item.
     failed: AtomicBool,
+}
+
+/// A clone of an adaptor not yet consumed, so its flag is still clear.
+impl<I: Clone, P: Clone> Clone for AnyWhile<I, P> {
+    fn clone(&self) -> Self {
+        AnyWhile::new(self.base.clone(), self.p.clone(), self.take)
+    }
 }
 
 impl<I, P> AnyWhile<I, P> {

@@ -46,6 +46,7 @@ mod indexed;
 mod interleave;
 mod intersperse;
 mod into;
+mod len;
 mod map;
 mod map_init;
 mod misc;
@@ -76,6 +77,8 @@ pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::{Fold, FoldWith, TryFold, TryFoldWith};
 pub use interleave::Interleave;
 pub use intersperse::Intersperse;
+pub(crate) use len::{Grid, Lengths};
+pub use len::{MaxLen, MinLen};
 pub use map::{Cloned, Copied, Inspect, Map, Update};
 pub use map_init::{MapInit, MapWith};
 pub use misc::{
@@ -101,9 +104,9 @@ pub mod iter {
         Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith,
         FromParallelIterator, IndexedParallelIterator, Inspect, Interleave, Intersperse,
         IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Map, MapInit,
-        MapWith, MultiZip, Once, ParallelDrainFull, ParallelDrainRange, ParallelExtend,
-        ParallelIterator, RepeatN, Rev, StepBy, TakeAny, TryFold, TryFoldWith, Update, WhileSome,
-        Zip,
+        MapWith, MaxLen, MinLen, MultiZip, Once, ParallelDrainFull, ParallelDrainRange,
+        ParallelExtend, ParallelIterator, RepeatN, Rev, StepBy, TakeAny, TryFold, TryFoldWith,
+        Update, WhileSome, Zip,
     };
     pub use super::{CharRangeIter, IntoIter, Iter, IterMut, RangeInteger, RangeIter, Try};
     pub use super::{IterBridge, ParallelBridge};
@@ -137,8 +140,9 @@ macro_rules! block_via_iblock {
 pub(crate) use block_via_iblock;
 
 /// Implements the `ParallelIterator` methods an adaptor forwards unchanged to its `base`
-/// field: `base_len`, `state` (the adaptor's state is its base's), `drop_block` and
-/// `exhausted` (`forward_to_base!(own_exhausted)` leaves `exhausted` to the adaptor).
+/// field: `base_len`, `state` (the adaptor's state is its base's), `drop_block`,
+/// `exhausted` and `lengths` (`forward_to_base!(own_exhausted)` leaves `exhausted` to the
+/// adaptor, `forward_to_base!(own_lengths)` leaves `lengths`).
 macro_rules! forward_to_base {
     () => {
         $crate::par_iter::forward_to_base!(own_exhausted);
@@ -148,6 +152,20 @@ macro_rules! forward_to_base {
         }
     };
     (own_exhausted) => {
+        $crate::par_iter::forward_to_base!(@shape);
+        #[inline]
+        fn lengths(&self) -> $crate::par_iter::Lengths {
+            self.base.lengths()
+        }
+    };
+    (own_lengths) => {
+        $crate::par_iter::forward_to_base!(@shape);
+        #[inline]
+        fn exhausted(&self) -> bool {
+            self.base.exhausted()
+        }
+    };
+    (@shape) => {
         #[inline]
         fn base_len(&self) -> usize {
             self.base.base_len()

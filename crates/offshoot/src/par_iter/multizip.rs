@@ -24,6 +24,7 @@ use super::{
 /// assert_eq!(sums, [10, 40, 90]);
 /// ```
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct MultiZip<T> {
     members: T,
 }
@@ -84,6 +85,10 @@ macro_rules! multizip {
             #[inline]
             fn base_len(&self) -> usize {
                 self.members.0.base_len()
+            }
+            #[inline]
+            fn lengths(&self) -> super::Lengths {
+                super::Lengths::ANY$(.and(self.members.$i.lengths()))+
             }
             #[inline]
             fn state(&self) -> Self::State {

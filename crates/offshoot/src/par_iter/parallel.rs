@@ -74,6 +74,14 @@ pub trait ParallelIterator: Sized + Sync + Send {
         false
     }
 
+    /// The shortest and longest piece the pipeline asks for, in its own indices
+    /// (`with_min_len`, `with_max_len`; `len.rs`): an adaptor reports its base's.
+    #[doc(hidden)]
+    #[inline]
+    fn lengths(&self) -> Lengths {
+        Lengths::ANY
+    }
+
     /// Runs the whole pipeline sequentially, on this thread (the inner iterators of
     /// `flat_map` and `flatten`).
     #[doc(hidden)]

@@ -7,6 +7,7 @@ use super::{block_via_iblock, IndexedParallelIterator, ParallelIterator};
 
 /// See [`IndexedParallelIterator::rev`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Rev<I> {
     base: I,
 }
@@ -23,6 +24,10 @@ impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
     #[inline]
     fn base_len(&self) -> usize {
         self.base.base_len()
+    }
+    #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths()
     }
     #[inline]
     fn state(&self) -> I::State {

@@ -1,5 +1,5 @@
 //! Slices as indexed sources: `&[T]` ([`Iter`]) and `&mut [T]` ([`IterMut`]), also
-//! through `Vec`, arrays and `Option` by reference.
+//! through `Vec`, arrays, `Option` and `Result` (its `Ok` value) by reference.
 //!
 //! Invariant: each index is handed out at most once (module invariant of `par_iter`),
 //! which makes handing out `&mut T` sound: no two blocks ever touch the same element.
@@ -10,6 +10,7 @@ use super::{block_via_iblock, IndexedParallelIterator, IntoParallelIterator, Par
 
 /// A parallel iterator over `&T` of a slice.
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Iter<'a, T> {
     slice: &'a [T],
 }
@@ -64,6 +65,7 @@ impl<'a, T: Sync> IndexedParallelIterator for Iter<'a, T> {
 
 /// A parallel iterator over `&mut T` of a slice.
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct IterMut<'a, T> {
     ptr: *mut T,
     len: usize,
@@ -157,6 +159,24 @@ impl<'a, T: Sync> IntoParallelIterator for &'a Option<T> {
     }
 }
 
+/// `par_iter()` of a `Result`: its `Ok` value, or nothing (as rayon's).
+///
+/// ```
+/// use offshoot::prelude::*;
+/// let r: Result<i32, String> = Ok(3);
+/// assert_eq!(r.par_iter().copied().sum::<i32>(), 3);
+/// ```
+impl<'a, T: Sync, E> IntoParallelIterator for &'a Result<T, E> {
+    type Iter = Iter<'a, T>;
+    type Item = &'a T;
+    fn into_par_iter(self) -> Iter<'a, T> {
+        Iter::new(match self {
+            Ok(t) => std::slice::from_ref(t),
+            Err(_) => &[],
+        })
+    }
+}
+
 impl<'a, T: Send> IntoParallelIterator for &'a mut [T] {
     type Iter = IterMut<'a, T>;
     type Item = &'a mut T;
@@ -186,5 +206,24 @@ impl<'a, T: Send> IntoParallelIterator for &'a mut Option<T> {
     type Item = &'a mut T;
     fn into_par_iter(self) -> IterMut<'a, T> {
         IterMut::new(self.as_mut_slice())
+    }
+}
+
+/// `par_iter_mut()` of a `Result`: its `Ok` value, or nothing (as rayon's).
+///
+/// ```
+/// use offshoot::prelude::*;
+/// let mut r: Result<i32, String> = Ok(3);
+/// r.par_iter_mut().for_each(|x| *x += 1);
+/// assert_eq!(r, Ok(4));
+/// ```
+impl<'a, T: Send, E> IntoParallelIterator for &'a mut Result<T, E> {
+    type Iter = IterMut<'a, T>;
+    type Item = &'a mut T;
+    fn into_par_iter(self) -> IterMut<'a, T> {
+        IterMut::new(match self {
+            Ok(t) => std::slice::from_mut(t),
+            Err(_) => &mut [],
+        })
     }
 }

@@ -8,6 +8,7 @@ use super::{block_via_iblock, IndexedParallelIterator, ParallelIterator};
 
 /// See [`IndexedParallelIterator::step_by`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct StepBy<I> {
     base: I,
     step: usize,
@@ -26,6 +27,10 @@ impl<I: IndexedParallelIterator> ParallelIterator for StepBy<I> {
     #[inline]
     fn base_len(&self) -> usize {
         self.base.base_len().div_ceil(self.step)
+    }
+    #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.base.lengths().per(self.step)
     }
     #[inline]
     fn state(&self) -> I::State {

@@ -544,6 +544,7 @@ impl PieceKind for EncodeUtf16 {
 
 /// The pieces of a string, in parallel (see [`ParallelString`]).
 #[derive(Clone, Copy, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct StrPieces<'a, K> {
     s: &'a str,
     kind: K,

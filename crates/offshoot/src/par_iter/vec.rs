@@ -19,6 +19,7 @@ use super::{block_via_iblock, IndexedParallelIterator, IntoParallelIterator, Par
 /// when the iterator is dropped unused. If a closure panics, the elements of blocks that
 /// never ran are leaked, not dropped.
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct IntoIter<T> {
     /// The buffer, with length 0: the elements `start..end` are owned by the iterator.
     buf: ManuallyDrop<Vec<T>>,
@@ -32,6 +33,23 @@ pub struct IntoIter<T> {
 unsafe impl<T: Send> Send for IntoIter<T> {}
 // SAFETY: shared access only moves disjoint elements out, each once (module invariant).
 unsafe impl<T: Send> Sync for IntoIter<T> {}
+
+/// A copy of the elements the iterator still owns, as a new iterator. Only an iterator no
+/// consumer has started can be reached to clone (a consumer owns it while it runs).
+impl<T: Clone + Send> Clone for IntoIter<T> {
+    fn clone(&self) -> Self {
+        assert!(
+            !self.started.load(Ordering::Relaxed),
+            "offshoot: vec::IntoIter cloned while consumed"
+        );
+        // SAFETY: not started, so the elements `start..end` are initialised and owned by
+        // this iterator, and nothing moves them out while `&self` is held here.
+        let owned = unsafe {
+            std::slice::from_raw_parts(self.base().add(self.start), self.end - self.start)
+        };
+        owned.to_vec().into_par_iter()
+    }
+}
 
 impl<T> IntoIter<T> {
     fn base(&self) -> *mut T {

@@ -8,6 +8,7 @@ use super::{block_via_iblock, IndexedParallelIterator, ParallelIterator};
 
 /// See [`IndexedParallelIterator::zip`].
 #[derive(Clone, Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Zip<A, B> {
     a: A,
     b: B,
@@ -28,6 +29,10 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> ParallelIterator fo
     #[inline]
     fn base_len(&self) -> usize {
         self.a.base_len()
+    }
+    #[inline]
+    fn lengths(&self) -> super::Lengths {
+        self.a.lengths().and(self.b.lengths())
     }
     #[inline]
     fn state(&self) -> Self::State {

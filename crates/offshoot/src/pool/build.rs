@@ -164,6 +164,7 @@ impl std::error::Error for BuildError {
 /// # Ok::<(), offshoot::BuildError>(())
 /// ```
 #[derive(Default)]
+#[must_use = "a builder does nothing until it is built (build, build_global)"]
 pub struct Builder {
     pub(super) workers: Option<usize>,
     pub(super) stack_size: Option<usize>,
@@ -192,7 +193,8 @@ impl fmt::Debug for Builder {
 
 impl Builder {
     /// A builder with the defaults: as many workers as `OFFSHOOT_WORKERS` says, else as
-    /// `std::thread::available_parallelism()`.
+    /// `RAYON_NUM_THREADS` says (read as rayon reads it: `0` or a value that is not a count
+    /// is every core), else as `std::thread::available_parallelism()`.
     ///
     /// ```
     /// let pool = offshoot::Builder::new().workers(2).build().unwrap();
@@ -482,37 +484,65 @@ fn default_stack_size() -> usize {
         .map_or(2 << 20, |s| s.max(MIN_STACK_SIZE))
 }
 
-/// The worker count of a pool that does not set one: `OFFSHOOT_WORKERS`, else every core.
+/// The worker count of a pool that does not set one: `OFFSHOOT_WORKERS`, else
+/// `RAYON_NUM_THREADS` read as rayon reads it ([`rayon_env_workers`]), else every core.
 /// With `zero_is_auto` (rayon's reading, for `ThreadPoolBuilder`), `OFFSHOOT_WORKERS=0`
 /// also means every core.
-/// A value the variable holds that is not a usable count (0 without `zero_is_auto`, more
-/// than [`MAX_WORKERS`]) is [`BuildError::InvalidEnv`], so the message names the variable
-/// the user set rather than a `workers(n)` call they never made.
+/// A value `OFFSHOOT_WORKERS` holds that is not a usable count (0 without `zero_is_auto`,
+/// more than [`MAX_WORKERS`]) is [`BuildError::InvalidEnv`], so the message names the
+/// variable the user set rather than a `workers(n)` call they never made.
 pub(crate) fn env_workers(zero_is_auto: bool) -> Result<usize, BuildError> {
-    match default_workers()? {
-        0 if zero_is_auto => Ok(available_cores()),
-        n @ 1..=MAX_WORKERS => Ok(n),
-        _ => Err(BuildError::InvalidEnv {
-            value: std::env::var(WORKERS_ENV).unwrap_or_default(),
-        }),
+    let v = match std::env::var(WORKERS_ENV) {
+        Ok(v) => v,
+        Err(std::env::VarError::NotPresent) => {
+            return Ok(rayon_env_workers(std::env::var(RAYON_ENV).ok().as_deref()))
+        }
+        Err(std::env::VarError::NotUnicode(v)) => {
+            return Err(BuildError::InvalidEnv {
+                value: v.to_string_lossy().into_owned(),
+            })
+        }
+    };
+    match v.trim().parse::<usize>() {
+        Ok(0) if zero_is_auto => Ok(available_cores()),
+        Ok(n @ 1..=MAX_WORKERS) => Ok(n),
+        _ => Err(BuildError::InvalidEnv { value: v }),
+    }
+}
+
+/// rayon's variable for the size of its pools, read when `OFFSHOOT_WORKERS` is unset.
+const RAYON_ENV: &str = "RAYON_NUM_THREADS";
+
+/// The worker count `RAYON_NUM_THREADS` (`value`, `None` if unset) gives, as rayon reads
+/// it: a positive count (capped at [`MAX_WORKERS`], as rayon caps at its
+/// `max_num_threads()`), else — unset, `0`, or not a count — every core. Never an error.
+fn rayon_env_workers(value: Option<&str>) -> usize {
+    match value.and_then(|v| v.parse::<usize>().ok()) {
+        Some(n @ 1..) => n.min(MAX_WORKERS),
+        _ => available_cores(),
     }
 }
 
 fn available_cores() -> usize {
     std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+        .map_or(1, |n| n.get())
+        .min(MAX_WORKERS)
 }
 
-fn default_workers() -> Result<usize, BuildError> {
-    match std::env::var(WORKERS_ENV) {
-        Ok(v) => match v.trim().parse::<usize>() {
-            Ok(n) => Ok(n),
-            Err(_) => Err(BuildError::InvalidEnv { value: v }),
-        },
-        Err(std::env::VarError::NotPresent) => Ok(available_cores()),
-        Err(std::env::VarError::NotUnicode(v)) => Err(BuildError::InvalidEnv {
-            value: v.to_string_lossy().into_owned(),
-        }),
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rayon_num_threads_is_read_as_rayon_reads_it() {
+        let cores = available_cores();
+        assert_eq!(rayon_env_workers(Some("3")), 3);
+        assert_eq!(
+            rayon_env_workers(Some(&(MAX_WORKERS + 1).to_string())),
+            MAX_WORKERS
+        );
+        for auto in [None, Some("0"), Some(""), Some("x"), Some("-2"), Some(" 2")] {
+            assert_eq!(rayon_env_workers(auto), cores, "{auto:?}");
+        }
     }
 }

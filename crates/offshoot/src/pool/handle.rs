@@ -49,7 +49,7 @@ impl ThreadPool {
     }
 
     /// The global pool, created on first use with [`Builder::new`]'s defaults
-    /// (`OFFSHOOT_WORKERS`, else every core).
+    /// (`OFFSHOOT_WORKERS`, else `RAYON_NUM_THREADS`, else every core).
     ///
     /// # Panics
     ///

@@ -61,5 +61,6 @@ pub const MAX_STACK_SIZE: usize = 1 << 30;
 pub const MIN_STACK_SIZE: usize = 16 << 10;
 
 /// The environment variable that sets the size of the global pool (and of pools built
-/// without [`Builder::workers`]).
+/// without [`Builder::workers`]). When it is unset, rayon's `RAYON_NUM_THREADS` is read as
+/// rayon reads it (a positive count; `0` or anything else is every core).
 pub const WORKERS_ENV: &str = "OFFSHOOT_WORKERS";

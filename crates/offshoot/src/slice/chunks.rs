@@ -106,6 +106,7 @@ macro_rules! chunking {
     (ref $(#[$doc:meta])* $ty:ident, $method:literal, $layout:expr, $span:ident, $cut:ident) => {
         $(#[$doc])*
         #[derive(Debug)]
+        #[must_use = "lazy iterators do nothing unless consumed"]
         pub struct $ty<'a, T> {
             body: &'a [T],
             // Empty and never read in the ragged forms; the exact forms' `remainder`.
@@ -167,6 +168,7 @@ macro_rules! chunking {
     (mut $(#[$doc:meta])* $ty:ident, $method:literal, $layout:expr, $span:ident, $cut:ident) => {
         $(#[$doc])*
         #[derive(Debug)]
+        #[must_use = "lazy iterators do nothing unless consumed"]
         pub struct $ty<'a, T> {
             body: RawMut<'a, T>,
             // Empty and never read in the ragged forms; the exact forms' remainder.

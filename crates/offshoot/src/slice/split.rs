@@ -148,6 +148,7 @@ impl Cuts {
 /// Parallel iterator over the sub-slices between separators: see
 /// [`ParallelSlice::par_split`](super::ParallelSlice::par_split).
 #[derive(Debug, Clone)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Split<'a, T> {
     slice: &'a [T],
     cuts: Cuts,
@@ -215,6 +216,7 @@ impl<'a, T: Sync> IndexedParallelIterator for Split<'a, T> {
 /// Parallel iterator over the mutable sub-slices between separators: see
 /// [`ParallelSliceMut::par_split_mut`](super::ParallelSliceMut::par_split_mut).
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct SplitMut<'a, T> {
     slice: RawMut<'a, T>,
     cuts: Cuts,

@@ -10,6 +10,7 @@ use crate::par_iter::{block_via_iblock, IndexedParallelIterator, ParallelIterato
 /// Parallel iterator over the overlapping `size`-element windows of a slice: see
 /// [`ParallelSlice::par_windows`](super::ParallelSlice::par_windows).
 #[derive(Debug)]
+#[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Windows<'a, T> {
     slice: &'a [T],
     size: usize,
