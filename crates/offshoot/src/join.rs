@@ -2,12 +2,13 @@
 //!
 //! `join(a, b)` builds a [`JoinSeed`] for `b` in its own stack frame, links it at the head
 //! of the worker's frame chain, polls once, runs `a`, unlinks the seed and — if nobody took
-//! it — calls `b` inline. That path is: three thread-local loads (the seed count, the limit
-//! word, the worker), the count's two tests, a null test of the worker, the count's
-//! increment, three stores (the seed's link, its table, the chain head), `b`'s captures,
-//! one relaxed load of the mailbox, the call of `a`, one store (unlink), one null test of
-//! the seed's table (was the seed handed out?), the count's decrement and the call of `b`.
-//! No allocation, no atomic read-modify-write, no fence.
+//! it — calls `b` inline. That path is: four thread-local loads (the seed count, the limit
+//! word, the worker, the chain's head), the count's two tests, a null test of the worker,
+//! the count's increment, three stores (the seed's link, its table, the chain head), `b`'s
+//! captures, one relaxed load of the mailbox, the call of `a`, one load and one store
+//! (unlink, in the thread-local: the worker's address is not needed after `a`), one null
+//! test of the seed's table (was the seed handed out?), the count's decrement and the call
+//! of `b`. No allocation, no atomic read-modify-write, no fence.
 //!
 //! Joins deep in a recursion take a shorter path still: when the worker already holds
 //! `SEED_LIMIT` (`worker/mod.rs`) unstolen seeds, the join plants none and does not poll
@@ -636,11 +637,13 @@ where
         // drops the seed's copy of `b`, so this one never has to be in memory.
         Err(p) => return seed.a_failed(fp, p),
     };
-    // SAFETY: as above; the same worker (this thread's), read again from the thread-local
-    // rather than kept in a register across the call of `a`.
-    let w = unsafe { &*Worker::current() };
+    // Unlinking and uncounting reach the thread-local only (the chain's head and the count
+    // live there), so `w` need not be kept, nor read again, across the call of `a`.
     w.pop(fp);
     if seed.frame.vtable.get().is_none() {
+        // SAFETY: as above; the same worker (this thread's), read again from the
+        // thread-local.
+        let w = unsafe { &*Worker::current() };
         return seed.join_stolen(w, Ok(ra));
     }
     w.count_seed(-1);
