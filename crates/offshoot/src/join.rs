@@ -2,12 +2,13 @@
 //!
 //! `join(a, b)` builds a [`JoinSeed`] for `b` in its own stack frame, links it at the head
 //! of the worker's frame chain, polls once, runs `a`, unlinks the seed and — if nobody took
-//! it — calls `b` inline. That path is: three thread-local loads (the seed count, the limit
-//! word, the worker), the count's two tests, a null test of the worker, the count's
-//! increment, three stores (the seed's link, its table, the chain head), `b`'s captures,
-//! one relaxed load of the mailbox, the call of `a`, one store (unlink), one null test of
-//! the seed's table (was the seed handed out?), the count's decrement and the call of `b`.
-//! No allocation, no atomic read-modify-write, no fence.
+//! it — calls `b` inline. That path is: four thread-local loads (the seed count, the limit
+//! word, the worker, the chain's head), the count's two tests, a null test of the worker,
+//! the count's increment, three stores (the seed's link, its table, the chain head), `b`'s
+//! captures, one relaxed load of the mailbox, the call of `a`, one load and one store
+//! (unlink, in the thread-local: the worker's address is not needed after `a`), one null
+//! test of the seed's table (was the seed handed out?), the count's decrement and the call
+//! of `b`. No allocation, no atomic read-modify-write, no fence.
 //!
 //! Joins deep in a recursion take a shorter path still: when the worker already holds
 //! `SEED_LIMIT` (`worker/mod.rs`) unstolen seeds, the join plants none and does not poll
@@ -23,7 +24,19 @@
 //! n-queens, whose first branches are often shallow dead ends, many do
 //! (`docs/DESIGN-NOTES.md` has the shares measured).
 //!
-//! All of this is inlined into the caller's crate however that crate is built (no LTO, 16
+//! Where that body is compiled depends on the closures' size, nothing else (`join`'s first,
+//! compile-time, test). Two narrow closures (at most two words each, so passed in registers:
+//! `fib`'s `|| fib(n - 1)`, a tree walk's `|| sum(left)`) go to `join_narrow`, an out-of-line
+//! copy of the body: the caller's function, then only a leaf test and that call, is inlined
+//! into the closures, so `join_narrow` is the recursive function and a leaf (`fib(1)`, an
+//! empty subtree) is a test at the call site instead of a call with its prologue; callgrind,
+//! user-shaped kernels, 1 worker: fib(27) 48.3 → 37.8 instructions per fork (serial 20.2),
+//! tree-sum 78.0 → 59.5 (serial 35.0). Wider closures (`nqueens`' six captured references,
+//! `knapsack`'s five) get the body inlined into the caller: passed to a call they would go
+//! through memory, and out of line the same kernels cost 40–50% more per fork (measured in
+//! issue 43).
+//!
+//! All of this is compiled into the caller's crate however that crate is built (no LTO, 16
 //! codegen units): `join` and the path it takes are generic or `#[inline(always)]`, the
 //! thread-locals are `const`-initialised (a plain `%fs`-relative load, no lazy-init test),
 //! and everything that is not on the path (`join_outside`, `join_raised`, a stolen seed's
@@ -111,8 +124,53 @@ use crate::worker::Worker;
 /// }
 /// assert_eq!(fib(20), 6765);
 /// ```
-#[inline]
+// Always inlined: it is only the choice of where the body goes, and for wide closures the
+// body must be inlined into the caller (`#[inline]` alone left knapsack's `join` out of line
+// in the bench crate, its closures passed through memory: 106.9 -> 119.6 instructions per
+// fork).
+#[inline(always)]
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    if narrow::<A>() && narrow::<B>() {
+        join_narrow(a, b)
+    } else {
+        join_body(a, b)
+    }
+}
+
+/// Whether a closure is passed in registers (at most two words): `join`'s sides are then
+/// given to the out-of-line [`join_narrow`].
+const fn narrow<F>() -> bool {
+    std::mem::size_of::<F>() <= 2 * std::mem::size_of::<usize>()
+}
+
+/// [`join`] of two narrow closures, out of line (but still compiled in the caller's crate:
+/// it is generic). Inlined into the caller, the join makes the caller's function the
+/// recursive one, so each leaf of a recursion (`fib(0)`, an empty subtree) is a real call
+/// of it, with its prologue, and the captured locals are stored before its leaf test; here
+/// the caller's function — now only its leaf test and this call — is inlined into the
+/// closures instead, so this function is the recursive one and a leaf is a test at the call
+/// site. The closures arrive in registers. Wide closures stay inlined (`join_body`): passed
+/// to a call they would go through memory, and their captures read back from it.
+#[inline(never)]
+fn join_narrow<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_body(a, b)
+}
+
+/// The body of [`join`]: the no-seed path, then the planting one (see the module docs).
+#[inline(always)]
+fn join_body<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -462,6 +520,28 @@ where
         unsafe { (*self.header.get()).assume_init_ref() }
     }
 
+    /// The end of a join whose `a` failed (panicked or was stopped) with `p`: unlinks the
+    /// seed `fp` (this one) and, if it was handed out, waits for the thief (see
+    /// [`JoinSeed::join_stolen`]); otherwise `b` never starts and is dropped from the
+    /// seed's copy (the joining thread's is forgotten). A panic of `b`'s destructor comes
+    /// second, so `a`'s payload wins.
+    #[cold]
+    #[inline(never)]
+    fn a_failed<RA>(&self, fp: *const Frame, p: Box<dyn std::any::Any + Send>) -> (RA, RB) {
+        // SAFETY: this thread's worker, which planted the seed (as in `join_in_worker`).
+        let w = unsafe { &*Worker::current() };
+        w.pop(fp);
+        if self.frame.vtable.get().is_none() {
+            return self.join_stolen(w, Err(p));
+        }
+        w.count_seed(-1);
+        // SAFETY: the seed was not handed out, so its `b` is still there and ours; the other
+        // copy is a `ManuallyDrop` the caller forgets.
+        let b = unsafe { ManuallyDrop::take(&mut *self.b.get()) };
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(b)));
+        resume_unwind(p)
+    }
+
     /// The join of a seed that was handed out: wait for the thief, then decide the outcome.
     #[cold]
     #[inline(never)]
@@ -553,34 +633,31 @@ where
     // chain's `*const Frame` may be cast back to the seed.
     let fp = &seed as *const JoinSeed<B, RB> as *const Frame;
     w.push(fp);
-    let ra = catch_unwind(AssertUnwindSafe(|| {
+    let ra = match catch_unwind(AssertUnwindSafe(|| {
         w.poll();
         a()
-    }));
-    // SAFETY: as above; the same worker (this thread's), read again from the thread-local
-    // rather than kept in a register across the call of `a`.
-    let w = unsafe { &*Worker::current() };
+    })) {
+        Ok(ra) => ra,
+        // Out of line, so that no test of the result is left on the path that returns; it
+        // drops the seed's copy of `b`, so this one never has to be in memory.
+        Err(p) => return seed.a_failed(fp, p),
+    };
+    // Unlinking and uncounting reach the thread-local only (the chain's head and the count
+    // live there), so `w` need not be kept, nor read again, across the call of `a`.
     w.pop(fp);
     if seed.frame.vtable.get().is_none() {
-        return seed.join_stolen(w, ra);
+        // SAFETY: as above; the same worker (this thread's), read again from the
+        // thread-local.
+        let w = unsafe { &*Worker::current() };
+        return seed.join_stolen(w, Ok(ra));
     }
     w.count_seed(-1);
-    match ra {
-        Ok(ra) => {
-            // The seed was not handed out, so `b` is ours, in either copy (see above).
-            let b = if JoinSeed::<B, RB>::LOCAL_B {
-                ManuallyDrop::into_inner(b)
-            } else {
-                // SAFETY: the seed was not handed out, so its `b` is still there and ours.
-                unsafe { ManuallyDrop::take(&mut *seed.b.get()) }
-            };
-            (ra, b())
-        }
-        Err(p) => {
-            // `a` failed before anyone took `b`: `b` never starts. A panic of `b`'s destructor
-            // comes second, so `a`'s payload wins. Only one copy is dropped (as above).
-            let _ = catch_unwind(AssertUnwindSafe(|| drop(ManuallyDrop::into_inner(b))));
-            resume_unwind(p)
-        }
-    }
+    // The seed was not handed out, so `b` is ours, in either copy (see above).
+    let b = if JoinSeed::<B, RB>::LOCAL_B {
+        ManuallyDrop::into_inner(b)
+    } else {
+        // SAFETY: the seed was not handed out, so its `b` is still there and ours.
+        unsafe { ManuallyDrop::take(&mut *seed.b.get()) }
+    };
+    (ra, b())
 }

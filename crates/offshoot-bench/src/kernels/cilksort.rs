@@ -21,7 +21,6 @@
 
 use super::{compare_slices, About, Kernel, KernelInfo, Size, Work};
 use crate::harness::Contender;
-use crate::par::{Fork, Offshoot, Rayon};
 use crate::rng::SplitMix64;
 
 /// What the kernel is.
@@ -83,8 +82,8 @@ fn merge_serial(x: &[Key], y: &[Key], dest: &mut [Key]) {
     merge_serial(&x[m + 1..], &y[k..], &mut hi[1..]);
 }
 
-/// Parallel cilksort with `J::join`.
-pub fn par<J: Fork>(a: &mut [Key], tmp: &mut [Key]) {
+/// Parallel cilksort with `offshoot::join`.
+pub fn offshoot(a: &mut [Key], tmp: &mut [Key]) {
     debug_assert_eq!(a.len(), tmp.len());
     if a.len() < QUICKSIZE {
         seqquick(a);
@@ -98,23 +97,23 @@ pub fn par<J: Fork>(a: &mut [Key], tmp: &mut [Key]) {
         let (a2, a3) = a23.split_at_mut(q);
         let (t0, t1) = t01.split_at_mut(q);
         let (t2, t3) = t23.split_at_mut(q);
-        J::join(
-            || J::join(|| par::<J>(a0, t0), || par::<J>(a1, t1)),
-            || J::join(|| par::<J>(a2, t2), || par::<J>(a3, t3)),
+        offshoot::join(
+            || offshoot::join(|| offshoot(a0, t0), || offshoot(a1, t1)),
+            || offshoot::join(|| offshoot(a2, t2), || offshoot(a3, t3)),
         );
     }
     {
         let (a01, a23) = a.split_at(2 * q);
         let (t01, t23) = tmp.split_at_mut(2 * q);
-        J::join(
-            || merge_par::<J>(&a01[..q], &a01[q..], t01),
-            || merge_par::<J>(&a23[..q], &a23[q..], t23),
+        offshoot::join(
+            || merge_offshoot(&a01[..q], &a01[q..], t01),
+            || merge_offshoot(&a23[..q], &a23[q..], t23),
         );
     }
-    merge_par::<J>(&tmp[..2 * q], &tmp[2 * q..], a);
+    merge_offshoot(&tmp[..2 * q], &tmp[2 * q..], a);
 }
 
-fn merge_par<J: Fork>(x: &[Key], y: &[Key], dest: &mut [Key]) {
+fn merge_offshoot(x: &[Key], y: &[Key], dest: &mut [Key]) {
     let (x, y) = if y.len() > x.len() { (y, x) } else { (x, y) };
     if y.len() <= MERGESIZE {
         seqmerge(x, y, dest);
@@ -123,9 +122,55 @@ fn merge_par<J: Fork>(x: &[Key], y: &[Key], dest: &mut [Key]) {
     let (m, k) = split_point(x, y);
     dest[m + k] = x[m];
     let (lo, hi) = dest.split_at_mut(m + k);
-    J::join(
-        || merge_par::<J>(&x[..m], &y[..k], lo),
-        || merge_par::<J>(&x[m + 1..], &y[k..], &mut hi[1..]),
+    offshoot::join(
+        || merge_offshoot(&x[..m], &y[..k], lo),
+        || merge_offshoot(&x[m + 1..], &y[k..], &mut hi[1..]),
+    );
+}
+
+/// Parallel cilksort with `rayon::join`.
+pub fn rayon(a: &mut [Key], tmp: &mut [Key]) {
+    debug_assert_eq!(a.len(), tmp.len());
+    if a.len() < QUICKSIZE {
+        seqquick(a);
+        return;
+    }
+    let q = a.len() / 4;
+    {
+        let (a01, a23) = a.split_at_mut(2 * q);
+        let (t01, t23) = tmp.split_at_mut(2 * q);
+        let (a0, a1) = a01.split_at_mut(q);
+        let (a2, a3) = a23.split_at_mut(q);
+        let (t0, t1) = t01.split_at_mut(q);
+        let (t2, t3) = t23.split_at_mut(q);
+        rayon::join(
+            || rayon::join(|| rayon(a0, t0), || rayon(a1, t1)),
+            || rayon::join(|| rayon(a2, t2), || rayon(a3, t3)),
+        );
+    }
+    {
+        let (a01, a23) = a.split_at(2 * q);
+        let (t01, t23) = tmp.split_at_mut(2 * q);
+        rayon::join(
+            || merge_rayon(&a01[..q], &a01[q..], t01),
+            || merge_rayon(&a23[..q], &a23[q..], t23),
+        );
+    }
+    merge_rayon(&tmp[..2 * q], &tmp[2 * q..], a);
+}
+
+fn merge_rayon(x: &[Key], y: &[Key], dest: &mut [Key]) {
+    let (x, y) = if y.len() > x.len() { (y, x) } else { (x, y) };
+    if y.len() <= MERGESIZE {
+        seqmerge(x, y, dest);
+        return;
+    }
+    let (m, k) = split_point(x, y);
+    dest[m + k] = x[m];
+    let (lo, hi) = dest.split_at_mut(m + k);
+    rayon::join(
+        || merge_rayon(&x[..m], &y[..k], lo),
+        || merge_rayon(&x[m + 1..], &y[k..], &mut hi[1..]),
     );
 }
 
@@ -320,8 +365,8 @@ impl Work for CilkSort {
 /// The registry entry.
 pub fn info() -> KernelInfo {
     Kernel::new(ABOUT, prepare, |k| serial(&mut k.data, &mut k.tmp))
-        .offshoot(|k| par::<Offshoot>(&mut k.data, &mut k.tmp))
-        .rayon(|k| par::<Rayon>(&mut k.data, &mut k.tmp))
+        .offshoot(|k| offshoot(&mut k.data, &mut k.tmp))
+        .rayon(|k| rayon(&mut k.data, &mut k.tmp))
         .chili(|k, s| chili(s, &mut k.data, &mut k.tmp))
         .peers(Contender::PEERS, |k| {
             if !k.accepted {

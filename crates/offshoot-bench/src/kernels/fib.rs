@@ -11,7 +11,6 @@
 use super::plain::{self, call, scoped, Plain};
 use super::{About, Kernel, KernelInfo, Size};
 use crate::harness::Contender;
-use crate::par::{Fork, Offshoot, Rayon};
 
 /// What the kernel is.
 pub const ABOUT: About = About {
@@ -30,13 +29,35 @@ pub fn serial(n: u64) -> u64 {
     }
 }
 
-/// Forks both recursive calls with `J::join`.
-pub fn par<J: Fork>(n: u64) -> u64 {
+// Each runtime's version is its own plain function, written as a user writes it (no
+// generic body shared through a trait): in a user's crate the user's function is the
+// recursive one and each leaf `fib(0|1)` is a real call, which is what these measure.
+
+/// Forks both recursive calls with `offshoot::join`.
+pub fn offshoot(n: u64) -> u64 {
     if n < 2 {
-        return n;
+        n
+    } else {
+        let (a, b) = offshoot::join(|| offshoot(n - 1), || offshoot(n - 2));
+        a + b
     }
-    let (a, b) = J::join(|| par::<J>(n - 1), || par::<J>(n - 2));
-    a + b
+}
+
+/// Forks both recursive calls with `rayon::join`.
+pub fn rayon(n: u64) -> u64 {
+    if n < 2 {
+        n
+    } else {
+        let (a, b) = rayon::join(|| rayon(n - 1), || rayon(n - 2));
+        a + b
+    }
+}
+
+/// How many joins the parallel versions make for fib(`n`) (`forkcost`): one per call
+/// with `n >= 2`.
+pub fn forks(n: u64) -> u64 {
+    // fib(n + 1) - 1 inner calls.
+    iterative(n + 1).saturating_sub(1)
 }
 
 /// Forks both recursive calls with chili's `Scope::join`.
@@ -76,8 +97,8 @@ fn n_of(size: Size) -> u64 {
 /// The registry entry.
 pub fn info() -> KernelInfo {
     Kernel::new(ABOUT, |size| plain(n_of(size)), call(serial))
-        .offshoot(call(par::<Offshoot>))
-        .rayon(call(par::<Rayon>))
+        .offshoot(call(offshoot))
+        .rayon(call(rayon))
         .chili(scoped(chili))
         .peers(
             Contender::PEERS,

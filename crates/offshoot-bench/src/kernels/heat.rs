@@ -20,7 +20,6 @@
 //! Check: the serial grid must be within 1e-9 of the exact solution.
 
 use super::{check_reference, About, Kernel, KernelInfo, Size, Work};
-use crate::par::{Fork, Offshoot, Rayon};
 
 /// What the kernel is.
 pub const ABOUT: About = About {
@@ -168,24 +167,40 @@ pub fn serial(p: &Params, u: &mut [f64], v: &mut [f64]) {
     time_steps(p, u, v, |new, old, step| stripe(p, new, old, 0, p.nx, step));
 }
 
-/// Parallel with `J::join` over halves of the rows of each time step; the
+/// Parallel with `offshoot::join` over halves of the rows of each time step; the
 /// result is in `u`.
-pub fn par<J: Fork>(p: &Params, u: &mut [f64], v: &mut [f64]) {
-    fn rows<J: Fork>(p: &Params, new: &mut [f64], old: &[f64], lb: usize, ub: usize, step: usize) {
+pub fn offshoot(p: &Params, u: &mut [f64], v: &mut [f64]) {
+    fn rows(p: &Params, new: &mut [f64], old: &[f64], lb: usize, ub: usize, step: usize) {
         if ub - lb > LEAFMAXCOL {
             let mid = (lb + ub) / 2;
             let (lo, hi) = new.split_at_mut((mid - lb) * p.ny);
-            J::join(
-                || rows::<J>(p, lo, old, lb, mid, step),
-                || rows::<J>(p, hi, old, mid, ub, step),
+            offshoot::join(
+                || rows(p, lo, old, lb, mid, step),
+                || rows(p, hi, old, mid, ub, step),
             );
         } else {
             stripe(p, new, old, lb, ub, step);
         }
     }
-    time_steps(p, u, v, |new, old, step| {
-        rows::<J>(p, new, old, 0, p.nx, step)
-    });
+    time_steps(p, u, v, |new, old, step| rows(p, new, old, 0, p.nx, step));
+}
+
+/// Parallel with `rayon::join` over halves of the rows of each time step; the
+/// result is in `u`.
+pub fn rayon(p: &Params, u: &mut [f64], v: &mut [f64]) {
+    fn rows(p: &Params, new: &mut [f64], old: &[f64], lb: usize, ub: usize, step: usize) {
+        if ub - lb > LEAFMAXCOL {
+            let mid = (lb + ub) / 2;
+            let (lo, hi) = new.split_at_mut((mid - lb) * p.ny);
+            rayon::join(
+                || rows(p, lo, old, lb, mid, step),
+                || rows(p, hi, old, mid, ub, step),
+            );
+        } else {
+            stripe(p, new, old, lb, ub, step);
+        }
+    }
+    time_steps(p, u, v, |new, old, step| rows(p, new, old, 0, p.nx, step));
 }
 
 /// Parallel with chili's `Scope::join` over halves of the rows.
@@ -276,8 +291,8 @@ impl Work for Heat {
 /// The registry entry.
 pub fn info() -> KernelInfo {
     Kernel::new(ABOUT, prepare, |k| serial(&k.p, &mut k.u, &mut k.v))
-        .offshoot(|k| par::<Offshoot>(&k.p, &mut k.u, &mut k.v))
-        .rayon(|k| par::<Rayon>(&k.p, &mut k.u, &mut k.v))
+        .offshoot(|k| offshoot(&k.p, &mut k.u, &mut k.v))
+        .rayon(|k| rayon(&k.p, &mut k.u, &mut k.v))
         .chili(|k, s| chili(s, &k.p, &mut k.u, &mut k.v))
         .build()
 }

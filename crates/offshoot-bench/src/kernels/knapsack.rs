@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::{About, Answer, Kernel, KernelInfo, Size, Work};
 use crate::harness::Contender;
-use crate::par::{Fork, Offshoot, Rayon};
+use crate::par::Fork;
 use crate::rng::SplitMix64;
 
 /// What the kernel is.
@@ -97,12 +97,76 @@ pub fn serial_visiting<V: Fn()>(items: &[Item], capacity: i64, visit: &V) -> i64
     rec(items, capacity, 0, &mut best, visit)
 }
 
-/// Parallel branch and bound with `J::join` at every node.
-pub fn par<J: Fork>(items: &[Item], capacity: i64) -> i64 {
-    par_visiting::<J, _>(items, capacity, &|| ())
+// Each runtime's version is its own plain function, as a user writes it (see `fib.rs`):
+// each closure captures five words (the rest of the items, the capacity, the value, the
+// shared best), the wide-capture shape.
+
+/// Parallel branch and bound with `offshoot::join` at every node.
+pub fn offshoot(items: &[Item], capacity: i64) -> i64 {
+    fn rec(items: &[Item], c: i64, v: i64, best: &AtomicI64) -> i64 {
+        if c < 0 {
+            return i64::MIN;
+        }
+        let Some((e, rest)) = items.split_first() else {
+            return v;
+        };
+        if c == 0 {
+            return v;
+        }
+        if v + c * e.value / e.weight < best.load(Ordering::Relaxed) {
+            return i64::MIN;
+        }
+        let (with, without) = offshoot::join(
+            || rec(rest, c - e.weight, v + e.value, best),
+            || rec(rest, c, v, best),
+        );
+        let b = with.max(without);
+        raise(best, b);
+        b
+    }
+    let best = AtomicI64::new(i64::MIN);
+    rec(items, capacity, 0, &best)
 }
 
-/// [`par`], calling `visit` at every node it expands (as [`serial_visiting`]).
+/// Parallel branch and bound with `rayon::join` at every node.
+pub fn rayon(items: &[Item], capacity: i64) -> i64 {
+    fn rec(items: &[Item], c: i64, v: i64, best: &AtomicI64) -> i64 {
+        if c < 0 {
+            return i64::MIN;
+        }
+        let Some((e, rest)) = items.split_first() else {
+            return v;
+        };
+        if c == 0 {
+            return v;
+        }
+        if v + c * e.value / e.weight < best.load(Ordering::Relaxed) {
+            return i64::MIN;
+        }
+        let (with, without) = rayon::join(
+            || rec(rest, c - e.weight, v + e.value, best),
+            || rec(rest, c, v, best),
+        );
+        let b = with.max(without);
+        raise(best, b);
+        b
+    }
+    let best = AtomicI64::new(i64::MIN);
+    rec(items, capacity, 0, &best)
+}
+
+/// How many joins the parallel versions make on one worker (`forkcost`): the nodes the
+/// serial search expands, which visits them in the same order with the same bound.
+pub fn forks(items: &[Item], capacity: i64) -> u64 {
+    let count = std::cell::Cell::new(0u64);
+    serial_visiting(items, capacity, &|| count.set(count.get() + 1));
+    count.get()
+}
+
+/// Parallel branch and bound generic over the runtime's join, calling `visit` at every
+/// node it expands (as [`serial_visiting`]): `knapsack-bb`'s visit counts, which measure
+/// the search's pruning rather than the fork's cost (the kernel's own contenders are the
+/// plain [`offshoot()`] and [`rayon()`]).
 pub fn par_visiting<J: Fork, V: Fn() + Sync>(items: &[Item], capacity: i64, visit: &V) -> i64 {
     fn rec<J: Fork, V: Fn() + Sync>(
         items: &[Item],
@@ -252,8 +316,8 @@ impl Work for Knapsack {
 /// The registry entry.
 pub fn info() -> KernelInfo {
     Kernel::new(ABOUT, prepare, |k| k.out.set(serial(&k.items, k.capacity)))
-        .offshoot(|k| k.out.set(par::<Offshoot>(&k.items, k.capacity)))
-        .rayon(|k| k.out.set(par::<Rayon>(&k.items, k.capacity)))
+        .offshoot(|k| k.out.set(offshoot(&k.items, k.capacity)))
+        .rayon(|k| k.out.set(rayon(&k.items, k.capacity)))
         .chili(|k, s| k.out.set(chili(s, &k.items, k.capacity)))
         .peers(Contender::PEERS, |k| {
             let best = k

@@ -6,7 +6,7 @@
 //! * offshoot (EU): `eureka::finish` with [`Minima::maxima`]; a node prunes when
 //!   `check(v + c * value / weight)` says its upper bound cannot beat the best, and offers
 //!   what it returns;
-//! * offshoot-ct: `knapsack::par` on offshoot, the hand-written shared bound (an
+//! * offshoot-ct: `knapsack::offshoot`, the hand-written shared bound (an
 //!   `AtomicI64` raised with `fetch_max`) — the token version of branch and bound;
 //! * rayon: the same on `rayon::join`.
 //!
@@ -18,7 +18,7 @@ use offshoot::eureka::{self, Descending, Eureka, Minima};
 
 use std::sync::Arc;
 
-use super::knapsack::{accept_optimum, par, par_visiting, serial, serial_visiting, sized, Item};
+use super::knapsack::{self, accept_optimum, par_visiting, serial, serial_visiting, sized, Item};
 use super::visits::{self, Counted, Tally};
 use super::{About, Answer, Kernel, KernelInfo, Size, Work};
 use crate::par::{Offshoot, Rayon};
@@ -144,11 +144,15 @@ pub fn info() -> KernelInfo {
     })
     .offshoot(|k| k.run(eureka_bb, |i, c, v| eureka_bb_visiting(i, c, &v)))
     .offshoot_ct(|k| {
-        k.run(par::<Offshoot>, |i, c, v| {
+        k.run(knapsack::offshoot, |i, c, v| {
             par_visiting::<Offshoot, _>(i, c, &v)
         });
     })
-    .rayon(|k| k.run(par::<Rayon>, |i, c, v| par_visiting::<Rayon, _>(i, c, &v)))
+    .rayon(|k| {
+        k.run(knapsack::rayon, |i, c, v| {
+            par_visiting::<Rayon, _>(i, c, &v)
+        })
+    })
     .build()
 }
 

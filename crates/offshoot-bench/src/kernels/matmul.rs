@@ -24,7 +24,6 @@
 
 use super::{check_reference, compare_slices, About, Kernel, KernelInfo, Size, Work};
 use crate::harness::Contender;
-use crate::par::{Fork, Offshoot, Rayon};
 use crate::rng::SplitMix64;
 
 /// What the kernel is.
@@ -60,8 +59,8 @@ pub fn serial(c: &mut [f64], a: &[f64], b: &[f64], add: bool) {
     serial(c3, a3, b3, true);
 }
 
-/// Parallel product with `J::join`: four forks per phase, two phases.
-pub fn par<J: Fork>(c: &mut [f64], a: &[f64], b: &[f64], add: bool) {
+/// Parallel product with `offshoot::join`: four forks per phase, two phases.
+pub fn offshoot(c: &mut [f64], a: &[f64], b: &[f64], add: bool) {
     if c.len() == LEAF {
         leaf(c, a, b, add);
         return;
@@ -70,13 +69,33 @@ pub fn par<J: Fork>(c: &mut [f64], a: &[f64], b: &[f64], add: bool) {
     let (a0, a1, a2, a3) = quarters(a, q);
     let (b0, b1, b2, b3) = quarters(b, q);
     let (c0, c1, c2, c3) = quarters_mut(c, q);
-    J::join(
-        || J::join(|| par::<J>(c0, a0, b0, add), || par::<J>(c1, a0, b1, add)),
-        || J::join(|| par::<J>(c2, a2, b0, add), || par::<J>(c3, a2, b1, add)),
+    offshoot::join(
+        || offshoot::join(|| offshoot(c0, a0, b0, add), || offshoot(c1, a0, b1, add)),
+        || offshoot::join(|| offshoot(c2, a2, b0, add), || offshoot(c3, a2, b1, add)),
     );
-    J::join(
-        || J::join(|| par::<J>(c0, a1, b2, true), || par::<J>(c1, a1, b3, true)),
-        || J::join(|| par::<J>(c2, a3, b2, true), || par::<J>(c3, a3, b3, true)),
+    offshoot::join(
+        || offshoot::join(|| offshoot(c0, a1, b2, true), || offshoot(c1, a1, b3, true)),
+        || offshoot::join(|| offshoot(c2, a3, b2, true), || offshoot(c3, a3, b3, true)),
+    );
+}
+
+/// Parallel product with `rayon::join`: four forks per phase, two phases.
+pub fn rayon(c: &mut [f64], a: &[f64], b: &[f64], add: bool) {
+    if c.len() == LEAF {
+        leaf(c, a, b, add);
+        return;
+    }
+    let q = c.len() / 4;
+    let (a0, a1, a2, a3) = quarters(a, q);
+    let (b0, b1, b2, b3) = quarters(b, q);
+    let (c0, c1, c2, c3) = quarters_mut(c, q);
+    rayon::join(
+        || rayon::join(|| rayon(c0, a0, b0, add), || rayon(c1, a0, b1, add)),
+        || rayon::join(|| rayon(c2, a2, b0, add), || rayon(c3, a2, b1, add)),
+    );
+    rayon::join(
+        || rayon::join(|| rayon(c0, a1, b2, true), || rayon(c1, a1, b3, true)),
+        || rayon::join(|| rayon(c2, a3, b2, true), || rayon(c3, a3, b3, true)),
     );
 }
 
@@ -236,8 +255,8 @@ impl Work for MatMul {
 /// The registry entry.
 pub fn info() -> KernelInfo {
     Kernel::new(ABOUT, prepare, |k| serial(&mut k.c, &k.a, &k.b, false))
-        .offshoot(|k| par::<Offshoot>(&mut k.c, &k.a, &k.b, false))
-        .rayon(|k| par::<Rayon>(&mut k.c, &k.a, &k.b, false))
+        .offshoot(|k| offshoot(&mut k.c, &k.a, &k.b, false))
+        .rayon(|k| rayon(&mut k.c, &k.a, &k.b, false))
         .chili(|k, s| chili(s, &mut k.c, &k.a, &k.b, false))
         .peers(Contender::PEERS, |k| {
             let want = k

@@ -8,9 +8,16 @@
 //! for. Every contender of a kernel runs the same algorithm on the same input with the same
 //! cutoffs; a new kernel is one file and one line in [`all`].
 //!
-//! Contenders: the fork-join kernels (most of the suite) have one parallel
-//! version generic over [`crate::par::Fork`] (used for offshoot and rayon) and
-//! one for chili. The kernels of `offshoot::sync` (`futures-fib`, `ring`,
+//! Contenders: the fork-join kernels (`fib`, `tree-sum`, `nqueens`, `knapsack`, `uts`,
+//! `heat`, `matmul`, `cilksort`, `sort-halves`) give offshoot, rayon and chili each a plain,
+//! non-generic function of its own, written as a user writes it: in a user's crate the
+//! user's function is the recursive one, which a body shared through a trait would change
+//! (LLVM then makes the runtime's `join` the recursive function and tests the leaf at its
+//! call site). The search kernels (`tsp`, `sudoku`, `nqueens-firstk`, `uts-goal`) and the
+//! copying/undo variants (`pentomino`, `nqueens-undo`) keep one parallel version generic over
+//! [`crate::par::Fork`] (used for offshoot and rayon): they measure termination and
+//! copying, which the same body on every runtime makes comparable; `knapsack-bb`'s visit
+//! counts use `knapsack::par_visiting` the same way. The kernels of `offshoot::sync` (`futures-fib`, `ring`,
 //! `monitor-buffer`) wait on each other, which rayon and chili have no
 //! construct for; their peers are tokio (futures) and plain OS threads with
 //! `std::sync` (the blocking baseline).

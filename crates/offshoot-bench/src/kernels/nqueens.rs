@@ -16,7 +16,6 @@
 use super::plain::{self, call, scoped, Plain};
 use super::{About, Answer, Kernel, KernelInfo, Size};
 use crate::harness::Contender;
-use crate::par::{Fork, Offshoot, Rayon};
 
 /// What the kernel is.
 pub const ABOUT: About = About {
@@ -49,29 +48,78 @@ pub fn serial(n: u32) -> u64 {
     rec(full_mask(n), 0, 0, 0)
 }
 
-/// Parallel count with `J::join` at every split of the candidate set.
-pub fn par<J: Fork>(n: u32) -> u64 {
-    fn place<J: Fork>(all: u32, cols: u32, d1: u32, d2: u32) -> u64 {
+// Each runtime's version is its own pair of plain functions, as a user writes them (see
+// `fib.rs`): `split` captures six words in each closure, the wide-capture shape.
+
+/// Parallel count with `offshoot::join` at every split of the candidate set.
+pub fn offshoot(n: u32) -> u64 {
+    fn place(all: u32, cols: u32, d1: u32, d2: u32) -> u64 {
         if cols == all {
             return 1;
         }
-        split::<J>(all, cols, d1, d2, all & !(cols | d1 | d2))
+        split(all, cols, d1, d2, all & !(cols | d1 | d2))
     }
-    fn split<J: Fork>(all: u32, cols: u32, d1: u32, d2: u32, cand: u32) -> u64 {
+    fn split(all: u32, cols: u32, d1: u32, d2: u32, cand: u32) -> u64 {
         if cand == 0 {
             return 0;
         }
         if cand & (cand - 1) == 0 {
-            return place::<J>(all, cols | cand, (d1 | cand) << 1, (d2 | cand) >> 1);
+            return place(all, cols | cand, (d1 | cand) << 1, (d2 | cand) >> 1);
         }
         let lo = lower_half(cand);
-        let (a, b) = J::join(
-            || split::<J>(all, cols, d1, d2, lo),
-            || split::<J>(all, cols, d1, d2, cand ^ lo),
+        let (a, b) = offshoot::join(
+            || split(all, cols, d1, d2, lo),
+            || split(all, cols, d1, d2, cand ^ lo),
         );
         a + b
     }
-    place::<J>(full_mask(n), 0, 0, 0)
+    place(full_mask(n), 0, 0, 0)
+}
+
+/// Parallel count with `rayon::join` at every split of the candidate set.
+pub fn rayon(n: u32) -> u64 {
+    fn place(all: u32, cols: u32, d1: u32, d2: u32) -> u64 {
+        if cols == all {
+            return 1;
+        }
+        split(all, cols, d1, d2, all & !(cols | d1 | d2))
+    }
+    fn split(all: u32, cols: u32, d1: u32, d2: u32, cand: u32) -> u64 {
+        if cand == 0 {
+            return 0;
+        }
+        if cand & (cand - 1) == 0 {
+            return place(all, cols | cand, (d1 | cand) << 1, (d2 | cand) >> 1);
+        }
+        let lo = lower_half(cand);
+        let (a, b) = rayon::join(
+            || split(all, cols, d1, d2, lo),
+            || split(all, cols, d1, d2, cand ^ lo),
+        );
+        a + b
+    }
+    place(full_mask(n), 0, 0, 0)
+}
+
+/// How many joins the parallel versions make for an `n × n` board (`forkcost`).
+pub fn forks(n: u32) -> u64 {
+    fn place(all: u32, cols: u32, d1: u32, d2: u32) -> u64 {
+        if cols == all {
+            return 0;
+        }
+        split(all, cols, d1, d2, all & !(cols | d1 | d2))
+    }
+    fn split(all: u32, cols: u32, d1: u32, d2: u32, cand: u32) -> u64 {
+        if cand == 0 {
+            return 0;
+        }
+        if cand & (cand - 1) == 0 {
+            return place(all, cols | cand, (d1 | cand) << 1, (d2 | cand) >> 1);
+        }
+        let lo = lower_half(cand);
+        1 + split(all, cols, d1, d2, lo) + split(all, cols, d1, d2, cand ^ lo)
+    }
+    place(full_mask(n), 0, 0, 0)
 }
 
 /// Parallel count with chili's `Scope::join` at every split.
@@ -147,8 +195,8 @@ fn prepare(size: Size) -> Plain<u32, u64> {
 /// The registry entry.
 pub fn info() -> KernelInfo {
     Kernel::new(ABOUT, prepare, call(serial))
-        .offshoot(call(par::<Offshoot>))
-        .rayon(call(par::<Rayon>))
+        .offshoot(call(offshoot))
+        .rayon(call(rayon))
         .chili(scoped(chili))
         .peers(
             Contender::PEERS,

@@ -20,7 +20,6 @@ use super::{
     check_reference, cilksort::keys, par_sort::sorted_permutation, About, Kernel, KernelInfo, Size,
     Work,
 };
-use crate::par::{Fork, Offshoot, Rayon};
 
 /// What the kernel is.
 pub const ABOUT: About = About {
@@ -51,9 +50,15 @@ fn prepare(size: Size) -> Halves {
 }
 
 /// Sorts both halves of `v`, forking once with `J`.
-pub fn par<J: Fork>(v: &mut [u64]) {
+pub fn offshoot(v: &mut [u64]) {
     let (left, right) = v.split_at_mut(v.len() / 2);
-    J::join(|| left.sort_unstable(), || right.sort_unstable());
+    offshoot::join(|| left.sort_unstable(), || right.sort_unstable());
+}
+
+/// Sorts both halves of `v`, forking once with `J`.
+pub fn rayon(v: &mut [u64]) {
+    let (left, right) = v.split_at_mut(v.len() / 2);
+    rayon::join(|| left.sort_unstable(), || right.sort_unstable());
 }
 
 impl Work for Halves {
@@ -90,8 +95,8 @@ pub fn info() -> KernelInfo {
         left.sort_unstable();
         right.sort_unstable();
     })
-    .offshoot(|k| par::<Offshoot>(black_box(&mut k.data)))
-    .rayon(|k| par::<Rayon>(black_box(&mut k.data)))
+    .offshoot(|k| offshoot(black_box(&mut k.data)))
+    .rayon(|k| rayon(black_box(&mut k.data)))
     .chili(|k, s| {
         let (left, right) = black_box(&mut k.data[..]).split_at_mut(k.input.len() / 2);
         // chili runs its second closure itself and offers the first (see mod.rs).

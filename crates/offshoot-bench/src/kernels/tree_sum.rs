@@ -18,7 +18,6 @@
 use super::plain::{self, by_ref, scoped_ref, Plain};
 use super::{About, Kernel, KernelInfo, Size};
 use crate::harness::Contender;
-use crate::par::{Fork, Offshoot, Rayon};
 
 /// What the kernel is.
 pub const ABOUT: About = About {
@@ -70,15 +69,39 @@ pub fn serial(node: &Node) -> u64 {
     sum
 }
 
-/// Forks on the two subtrees with `J::join`.
-pub fn par<J: Fork>(node: &Node) -> u64 {
+// Each runtime's version is its own plain function, as a user writes it (see `fib.rs`).
+
+/// Forks on the two subtrees with `offshoot::join`.
+pub fn offshoot(node: &Node) -> u64 {
     match (&node.left, &node.right) {
         (Some(left), Some(right)) => {
-            let (a, b) = J::join(|| par::<J>(left), || par::<J>(right));
+            let (a, b) = offshoot::join(|| offshoot(left), || offshoot(right));
             node.value + a + b
         }
-        (Some(child), None) | (None, Some(child)) => node.value + par::<J>(child),
+        (Some(child), None) | (None, Some(child)) => node.value + offshoot(child),
         (None, None) => node.value,
+    }
+}
+
+/// Forks on the two subtrees with `rayon::join`.
+pub fn rayon(node: &Node) -> u64 {
+    match (&node.left, &node.right) {
+        (Some(left), Some(right)) => {
+            let (a, b) = rayon::join(|| rayon(left), || rayon(right));
+            node.value + a + b
+        }
+        (Some(child), None) | (None, Some(child)) => node.value + rayon(child),
+        (None, None) => node.value,
+    }
+}
+
+/// How many joins the parallel versions make on `node`'s tree (`forkcost`): one per node
+/// with two children.
+pub fn forks(node: &Node) -> u64 {
+    match (&node.left, &node.right) {
+        (Some(left), Some(right)) => 1 + forks(left) + forks(right),
+        (Some(child), None) | (None, Some(child)) => forks(child),
+        (None, None) => 0,
     }
 }
 
@@ -120,8 +143,8 @@ fn prepare(size: Size) -> Plain<Node, u64> {
 /// The registry entry.
 pub fn info() -> KernelInfo {
     Kernel::new(ABOUT, prepare, by_ref(serial))
-        .offshoot(by_ref(par::<Offshoot>))
-        .rayon(by_ref(par::<Rayon>))
+        .offshoot(by_ref(offshoot))
+        .rayon(by_ref(rayon))
         .chili(scoped_ref(chili))
         .peers(
             Contender::PEERS,

@@ -43,7 +43,6 @@ use sha1::{Digest, Sha1};
 use super::plain::{self, by_ref, scoped_ref, Plain};
 use super::{About, Kernel, KernelInfo, Size};
 use crate::harness::Contender;
-use crate::par::{Fork, Offshoot, Rayon};
 
 /// What the kernel is for the geometric trees.
 pub const ABOUT: About = About {
@@ -389,32 +388,60 @@ pub fn serial(tree: &Tree) -> Counts {
     visit(tree, &tree.root())
 }
 
-/// Parallel search with `J::join` over halves of each child range.
-pub fn par<J: Fork>(tree: &Tree) -> Counts {
-    fn visit<J: Fork>(tree: &Tree, node: &Node) -> Counts {
+/// Parallel search with `offshoot::join` over halves of each child range.
+pub fn offshoot(tree: &Tree) -> Counts {
+    fn visit(tree: &Tree, node: &Node) -> Counts {
         let n = tree.num_children(node);
         if n == 0 {
             return Counts::leaf(node.height);
         }
-        let c = children::<J>(tree, node, 0, n);
+        let c = children(tree, node, 0, n);
         Counts {
             nodes: c.nodes + 1,
             leaves: c.leaves,
             depth: c.depth.max(node.height as u64),
         }
     }
-    fn children<J: Fork>(tree: &Tree, parent: &Node, lo: u32, hi: u32) -> Counts {
+    fn children(tree: &Tree, parent: &Node, lo: u32, hi: u32) -> Counts {
         if hi - lo == 1 {
-            return visit::<J>(tree, &tree.child(parent, lo));
+            return visit(tree, &tree.child(parent, lo));
         }
         let mid = lo + (hi - lo) / 2;
-        let (a, b) = J::join(
-            || children::<J>(tree, parent, lo, mid),
-            || children::<J>(tree, parent, mid, hi),
+        let (a, b) = offshoot::join(
+            || children(tree, parent, lo, mid),
+            || children(tree, parent, mid, hi),
         );
         a.merge(b)
     }
-    visit::<J>(tree, &tree.root())
+    visit(tree, &tree.root())
+}
+
+/// Parallel search with `rayon::join` over halves of each child range.
+pub fn rayon(tree: &Tree) -> Counts {
+    fn visit(tree: &Tree, node: &Node) -> Counts {
+        let n = tree.num_children(node);
+        if n == 0 {
+            return Counts::leaf(node.height);
+        }
+        let c = children(tree, node, 0, n);
+        Counts {
+            nodes: c.nodes + 1,
+            leaves: c.leaves,
+            depth: c.depth.max(node.height as u64),
+        }
+    }
+    fn children(tree: &Tree, parent: &Node, lo: u32, hi: u32) -> Counts {
+        if hi - lo == 1 {
+            return visit(tree, &tree.child(parent, lo));
+        }
+        let mid = lo + (hi - lo) / 2;
+        let (a, b) = rayon::join(
+            || children(tree, parent, lo, mid),
+            || children(tree, parent, mid, hi),
+        );
+        a.merge(b)
+    }
+    visit(tree, &tree.root())
 }
 
 /// Parallel search with chili's `Scope::join` over halves of each child range.
@@ -507,8 +534,8 @@ pub fn info_binomial() -> KernelInfo {
 /// `nodes/leaves/depth`.
 fn declare(about: About, prepare: fn(Size) -> Plain<Tree, Counts>) -> KernelInfo {
     Kernel::new(about, prepare, by_ref(serial))
-        .offshoot(by_ref(par::<Offshoot>))
-        .rayon(by_ref(par::<Rayon>))
+        .offshoot(by_ref(offshoot))
+        .rayon(by_ref(rayon))
         .chili(scoped_ref(chili))
         .peers(
             Contender::PEERS,

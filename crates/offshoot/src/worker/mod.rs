@@ -6,7 +6,7 @@
 //! parking are `fiber/`.
 //!
 //! Invariants:
-//! * The `Cell` fields (`head`, `current_finish`, `rng`, the block cache) are touched only
+//! * The `Cell` fields (`current_finish`, `rng`, the block cache) are touched only
 //!   by the thread that runs this worker, and so is the worker's count of unstolen join seeds, which lives in
 //!   that thread's `LOCAL` (so that `join` can test it before it loads the worker); other
 //!   threads only use `mailbox`, `sleep_state`, `thread` and the statistics counters
@@ -136,6 +136,12 @@ struct Local {
     /// [`RAISED`](crate::limit_word::RAISED). Other threads raise it through the worker's
     /// mailbox, which links to it while this thread runs the worker.
     limit: crate::atomics::AtomicU32,
+    /// The youngest frame of the chain that this thread's worker runs (null when it runs
+    /// none, and on every thread that runs no worker). Here rather than in the `Worker` so
+    /// that linking and unlinking a frame (`Worker::push`, `Worker::pop`) reach it from this
+    /// thread-local, as `join` does its count: after its first side, a join that planted a
+    /// seed needs no load of the worker's address.
+    head: Cell<*const Frame>,
 }
 
 impl Local {
@@ -145,6 +151,7 @@ impl Local {
                 worker: Cell::new(ptr::null()),
                 seeds: Cell::new(0),
                 limit: crate::atomics::AtomicU32::new(crate::limit_word::RAISED),
+                head: Cell::new(ptr::null()),
             }
         }
     }
@@ -175,7 +182,6 @@ thread_local! {
 pub(crate) struct Worker {
     pub(crate) index: usize,
     registry: *const Registry,
-    head: Cell<*const Frame>,
     /// A stop scan found a cancelled frame below the running code's stop boundary: raise
     /// the stop bit again when that boundary leaves (see `stop_requested`). Shared by the
     /// worker's fibers: a fiber that resumes rescans anyway, and a stray raise only costs
@@ -229,7 +235,6 @@ impl Worker {
         Worker {
             index,
             registry,
-            head: Cell::new(ptr::null()),
             stop_below: Cell::new(false),
             scanning_parked: Cell::new(false),
             held_limit: Cell::new(false),
@@ -308,7 +313,7 @@ impl Worker {
 
     /// Installs the chain state of the fiber about to run (driver only).
     pub(crate) fn restore_chain(&self, s: Saved) {
-        self.head.set(s.head);
+        self.with_head(|h| h.set(s.head));
         self.set_seed_count(s.seeds);
         self.held_limit.set(s.held_limit);
         self.current_finish.set(s.finish);
@@ -319,7 +324,7 @@ impl Worker {
     /// (driver only).
     pub(crate) fn take_chain(&self) -> Saved {
         Saved {
-            head: self.head.replace(ptr::null()),
+            head: self.with_head(|h| h.replace(ptr::null())),
             seeds: self.replace_seed_count(0),
             held_limit: self.held_limit.replace(false),
             finish: self.current_finish.replace(ptr::null()),
@@ -351,10 +356,21 @@ impl Worker {
         r
     }
 
+    /// Runs `f` on the cell of the chain's head: in the thread-local (`Local::head`), as this
+    /// worker is run only by the calling thread.
+    #[inline(always)]
+    fn with_head<R>(&self, f: impl FnOnce(&Cell<*const Frame>) -> R) -> R {
+        debug_assert!(
+            ptr::eq(self, Worker::current()),
+            "chain touched off its worker"
+        );
+        LOCAL.with(|l| f(&l.head))
+    }
+
     /// The youngest frame, to be stored as a new frame's `prev`.
     #[inline(always)]
     pub(crate) fn head(&self) -> *const Frame {
-        self.head.get()
+        self.with_head(|h| h.get())
     }
 
     /// Pushes `frame`, whose `prev` must be the current head. The pointer must be derived
@@ -363,16 +379,16 @@ impl Worker {
     #[inline(always)]
     pub(crate) fn push(&self, frame: *const Frame) {
         // SAFETY: callers pass a live frame.
-        debug_assert!(ptr::eq(unsafe { (*frame).prev }, self.head.get()));
-        self.head.set(frame);
+        debug_assert!(ptr::eq(unsafe { (*frame).prev }, self.head()));
+        self.with_head(|h| h.set(frame));
     }
 
     /// Pops `frame`, which must be the youngest.
     #[inline(always)]
     pub(crate) fn pop(&self, frame: *const Frame) {
-        debug_assert!(ptr::eq(self.head.get(), frame), "frame chain out of order");
+        debug_assert!(ptr::eq(self.head(), frame), "frame chain out of order");
         // SAFETY: callers pass the live frame they pushed.
-        self.head.set(unsafe { (*frame).prev });
+        self.with_head(|h| h.set(unsafe { (*frame).prev }));
     }
 
     /// `join`'s first test: whether it may run its two sides as plain calls right away
@@ -534,7 +550,7 @@ impl Worker {
             return false;
         }
         self.wake_cancelled_parked();
-        match self.chain_stop(self.head.get()) {
+        match self.chain_stop(self.head()) {
             ChainStop::Here => {
                 self.mailbox.raise_stop();
                 true

@@ -87,7 +87,7 @@ impl Worker {
     /// (whose work would otherwise wait as long as they do).
     pub(crate) fn find_work(&self, target: Target, thief: usize) -> Option<JobRef> {
         // SAFETY: the running chain is live and only this worker touches it.
-        if let Some((f, ctx)) = unsafe { Self::find_in_chain(self.head.get(), target) } {
+        if let Some((f, ctx)) = unsafe { Self::find_in_chain(self.head(), target) } {
             // SAFETY: `f` is a live frame of this worker.
             if let Some(answer) = unsafe { (*f).table().answer } {
                 // The oldest candidate answers as a whole (a spawn-request handler, which
@@ -191,7 +191,7 @@ impl Worker {
     /// Whether some frame on the running chain could give work to a thief.
     pub(super) fn has_offerable_work(&self) -> bool {
         // SAFETY: the running chain is live.
-        unsafe { self.chain_has_work(self.head.get()) }
+        unsafe { self.chain_has_work(self.head()) }
     }
 
     /// [`Worker::chain_has_work`] for the chain of a parked fiber (see
