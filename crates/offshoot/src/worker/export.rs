@@ -173,7 +173,7 @@ impl Worker {
             return None;
         }
         let mut oldest: *const Frame = std::ptr::null();
-        let mut f = self.head.get();
+        let mut f = self.head();
         while !f.is_null() {
             // SAFETY: frames of the running chain are live and only this worker touches them.
             unsafe {
