@@ -96,7 +96,7 @@ impl fmt::Display for BuildError {
             BuildError::StackTooSmall { requested, minimum } => write!(
                 f,
                 "a fiber stack of {requested} bytes is less than the minimum of {minimum} bytes \
-                 (16 KiB) a task needs to start; raise Builder::stack_size"
+                 (64 KiB) a task needs to start; raise Builder::stack_size"
             ),
             BuildError::TraceTooLarge { requested, limit } => write!(
                 f,

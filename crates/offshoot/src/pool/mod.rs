@@ -46,8 +46,9 @@ pub const MAX_WORKERS: usize = 4096;
 pub const MAX_STACK_SIZE: usize = 1 << 30;
 
 /// The smallest fiber stack a pool accepts from [`Builder::stack_size`], in bytes
-/// (16 KiB): each worker's scheduler runs on such a stack too, and below this a task's
-/// first frames (in a debug build) do not fit. A smaller `RUST_MIN_STACK`, which is meant
+/// (64 KiB): each worker's scheduler runs on such a stack too, and below this a task's
+/// first frames in a debug build do not fit (a `par_iter().sum()` of a range, unoptimized,
+/// overflowed 16 KiB). A smaller `RUST_MIN_STACK`, which is meant
 /// for threads, is raised to it.
 ///
 /// ```
@@ -58,7 +59,7 @@ pub const MAX_STACK_SIZE: usize = 1 << 30;
 /// let pool = ThreadPool::builder().workers(1).stack_size(MIN_STACK_SIZE).build().unwrap();
 /// assert_eq!(pool.run(|| offshoot::join(|| 1, || 2)), (1, 2));
 /// ```
-pub const MIN_STACK_SIZE: usize = 16 << 10;
+pub const MIN_STACK_SIZE: usize = 64 << 10;
 
 /// The environment variable that sets the size of the global pool (and of pools built
 /// without [`Builder::workers`]). When it is unset, rayon's `RAYON_NUM_THREADS` is read as
