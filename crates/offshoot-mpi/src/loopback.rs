@@ -25,6 +25,8 @@ pub struct Loopback {
     queues: Arc<Vec<Queue>>,
     received: usize,
     crash_after: Option<usize>,
+    packages: usize,
+    crash_after_packages: Option<usize>,
 }
 
 impl std::fmt::Debug for Loopback {
@@ -58,6 +60,8 @@ pub fn cluster(n: usize) -> Vec<Loopback> {
             queues: queues.clone(),
             received: 0,
             crash_after: None,
+            packages: 0,
+            crash_after_packages: None,
         })
         .collect()
 }
@@ -78,8 +82,18 @@ impl Loopback {
         self
     }
 
+    /// Makes this rank crash-stop once it has received `n` packages (work from another
+    /// rank), whatever other messages came before: a thief lost while it holds work.
+    pub fn crash_stop_after_packages(mut self, n: usize) -> Loopback {
+        self.crash_after_packages = Some(n);
+        self
+    }
+
     fn crashed(&self) -> bool {
         self.crash_after.is_some_and(|n| self.received >= n)
+            || self
+                .crash_after_packages
+                .is_some_and(|n| self.packages >= n)
     }
 }
 
@@ -113,8 +127,16 @@ impl Transport for Loopback {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .pop_front();
-        if m.is_some() {
+        if let Some((from, bytes)) = &m {
             self.received += 1;
+            if self.crash_after_packages.is_some()
+                && matches!(
+                    crate::wire::decode(*from, bytes),
+                    crate::wire::Msg::Loot { .. }
+                )
+            {
+                self.packages += 1;
+            }
         }
         m
     }

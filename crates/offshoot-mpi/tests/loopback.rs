@@ -247,14 +247,20 @@ fn a_lost_thief_s_package_is_run_again_by_its_victim() {
         fault_timeout: Some(Duration::from_millis(300)),
         ..Config::default()
     };
-    // Rank 1's first message is the package; from then on nothing it sends arrives.
+    // Once rank 1 has the package, nothing it sends arrives.
     let out = cluster(
         2,
         1,
         all_tasks,
         &cfg,
         |r| r == 0 || ready.load(Ordering::Acquire),
-        |r, t| if r == 1 { t.crash_stop_after(1) } else { t },
+        |r, t| {
+            if r == 1 {
+                t.crash_stop_after_packages(1)
+            } else {
+                t
+            }
+        },
         || hold_root(21, &ready),
     );
     let out: Vec<_> = out.into_iter().map(|r| r.unwrap()).collect();
