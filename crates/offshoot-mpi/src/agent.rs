@@ -261,12 +261,7 @@ impl<'p, X: Transport> Agent<'p, X> {
             Msg::Resolve => {
                 self.node.stop.core().resolve();
             }
-            Msg::Found(v) => {
-                if self.found.is_none() {
-                    self.found = Some(v);
-                }
-                self.resolve_everywhere();
-            }
+            Msg::Found(v) => self.record_found(v),
             Msg::Done => self.done = true,
             Msg::Bye(s) => self.byes.push(s),
         }
@@ -275,12 +270,31 @@ impl<'p, X: Transport> Agent<'p, X> {
     /// Stops the run on every rank (this one included).
     fn resolve_everywhere(&mut self) {
         if self.node.stop.core().resolve() || self.rank == 0 {
-            for r in 0..self.size {
-                if r != self.rank && !self.lost[r] {
-                    self.send(r, &Msg::Resolve);
-                }
+            self.broadcast(&Msg::Resolve);
+        }
+    }
+
+    /// Sends `m` to every other rank not declared lost.
+    fn broadcast(&mut self, m: &Msg) {
+        for r in 0..self.size {
+            if r != self.rank && !self.lost[r] {
+                self.send(r, m);
             }
         }
+    }
+
+    /// On rank 0: keeps the first solution reported, and stops the run everywhere.
+    fn record_found(&mut self, solution: Vec<u8>) {
+        if self.found.is_none() {
+            self.found = Some(solution);
+        }
+        self.resolve_everywhere();
+    }
+
+    /// Whether this rank's pool wants work from elsewhere: a worker found nothing locally,
+    /// and no package waits to start.
+    fn wants_work(&self) -> bool {
+        self.pool.idle_workers() > 0 && self.node.queued.load(Ordering::Acquire) == 0
     }
 
     /// Runs `package` (from `victim`) on this rank's pool.
@@ -320,20 +334,11 @@ impl<'p, X: Transport> Agent<'p, X> {
                         self.send(to, &Msg::Result { id, outcome });
                     }
                 }
-                Out::Bound(value) => {
-                    for r in 0..self.size {
-                        if r != self.rank && !self.lost[r] {
-                            self.send(r, &Msg::Bound { value });
-                        }
-                    }
-                }
+                Out::Bound(value) => self.broadcast(&Msg::Bound { value }),
                 Out::Resolve => self.resolve_everywhere(),
                 Out::Found(v) => {
                     if self.rank == 0 {
-                        if self.found.is_none() {
-                            self.found = Some(v);
-                        }
-                        self.resolve_everywhere();
+                        self.record_found(v);
                     } else {
                         self.send(0, &Msg::Found(v));
                         self.resolve_everywhere();
@@ -420,7 +425,7 @@ impl<'p, X: Transport> Agent<'p, X> {
         if self.done || self.size == 1 {
             return false;
         }
-        let wants = self.pool.idle_workers() > 0 && self.node.queued.load(Ordering::Acquire) == 0;
+        let wants = self.wants_work();
         match self.steal {
             Steal::Idle if wants => {
                 self.next_attempt(self.cfg.steal_attempts.max(1));
@@ -441,7 +446,7 @@ impl<'p, X: Transport> Agent<'p, X> {
     /// Makes the next random steal attempt (`left` of them remain), or registers on the
     /// lifelines and goes quiet when none remains.
     fn next_attempt(&mut self, left: usize) {
-        let wants = self.pool.idle_workers() > 0 && self.node.queued.load(Ordering::Acquire) == 0;
+        let wants = self.wants_work();
         if !wants || self.done {
             self.steal = Steal::Idle;
             return;

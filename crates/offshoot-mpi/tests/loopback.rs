@@ -175,6 +175,27 @@ fn cluster<R: Send>(
     })
 }
 
+/// `cluster` for the tests around [`hold_root`]: ranks of one worker; rank `r > 0` starts
+/// only once rank 0's block offering `Hold(x)` is on its chain, so its first steal finds it.
+fn held(
+    ranks: usize,
+    x: u64,
+    tasks: impl Fn(usize) -> Tasks + Sync,
+    cfg: &Config,
+    transport: impl Fn(usize, loopback::Loopback) -> loopback::Loopback + Sync,
+) -> Vec<std::thread::Result<Finished<u64>>> {
+    let ready = AtomicBool::new(false);
+    cluster(
+        ranks,
+        1,
+        tasks,
+        cfg,
+        |r| r == 0 || ready.load(Ordering::Acquire),
+        transport,
+        || hold_root(x, &ready),
+    )
+}
+
 fn all_tasks(_: usize) -> Tasks {
     Tasks::new().with::<Split>().with::<Hold>().with::<Knap>()
 }
@@ -222,16 +243,7 @@ fn queens_on_1_to_4_ranks_matches_the_serial_count() {
 
 #[test]
 fn a_package_travels_and_its_result_comes_back() {
-    let ready = AtomicBool::new(false);
-    let out = cluster(
-        2,
-        1,
-        all_tasks,
-        &Config::default(),
-        |r| r == 0 || ready.load(Ordering::Acquire),
-        same,
-        || hold_root(21, &ready),
-    );
+    let out = held(2, 21, all_tasks, &Config::default(), same);
     let out: Vec<_> = out.into_iter().map(|r| r.unwrap()).collect();
     assert_eq!(out[0].value, Some(42));
     let s = &out[0].stats;
@@ -242,27 +254,18 @@ fn a_package_travels_and_its_result_comes_back() {
 
 #[test]
 fn a_lost_thief_s_package_is_run_again_by_its_victim() {
-    let ready = AtomicBool::new(false);
     let cfg = Config {
         fault_timeout: Some(Duration::from_millis(300)),
         ..Config::default()
     };
     // Once rank 1 has the package, nothing it sends arrives.
-    let out = cluster(
-        2,
-        1,
-        all_tasks,
-        &cfg,
-        |r| r == 0 || ready.load(Ordering::Acquire),
-        |r, t| {
-            if r == 1 {
-                t.crash_stop_after_packages(1)
-            } else {
-                t
-            }
-        },
-        || hold_root(21, &ready),
-    );
+    let out = held(2, 21, all_tasks, &cfg, |r, t| {
+        if r == 1 {
+            t.crash_stop_after_packages(1)
+        } else {
+            t
+        }
+    });
     let out: Vec<_> = out.into_iter().map(|r| r.unwrap()).collect();
     assert_eq!(
         out[0].value,
@@ -277,16 +280,7 @@ fn a_lost_thief_s_package_is_run_again_by_its_victim() {
 
 #[test]
 fn a_remote_panic_surfaces_at_the_root() {
-    let ready = AtomicBool::new(false);
-    let out = cluster(
-        2,
-        1,
-        all_tasks,
-        &Config::default(),
-        |r| r == 0 || ready.load(Ordering::Acquire),
-        same,
-        || hold_root(13, &ready),
-    );
+    let out = held(2, 13, all_tasks, &Config::default(), same);
     let mut out = out.into_iter();
     let root = out.next().unwrap().expect_err("the root should fail");
     let m = message(&*root);
@@ -296,10 +290,9 @@ fn a_remote_panic_surfaces_at_the_root() {
 
 #[test]
 fn a_task_unknown_on_the_thief_is_a_clear_error() {
-    let ready = AtomicBool::new(false);
-    let out = cluster(
+    let out = held(
         2,
-        1,
+        21,
         |r| {
             if r == 0 {
                 all_tasks(0)
@@ -308,9 +301,7 @@ fn a_task_unknown_on_the_thief_is_a_clear_error() {
             }
         },
         &Config::default(),
-        |r| r == 0 || ready.load(Ordering::Acquire),
         same,
-        || hold_root(21, &ready),
     );
     let root = out
         .into_iter()
@@ -323,16 +314,7 @@ fn a_task_unknown_on_the_thief_is_a_clear_error() {
 
 #[test]
 fn found_on_one_rank_stops_every_rank() {
-    let ready = AtomicBool::new(false);
-    let out = cluster(
-        3,
-        1,
-        all_tasks,
-        &Config::default(),
-        |r| r == 0 || ready.load(Ordering::Acquire),
-        same,
-        || hold_root(77, &ready),
-    );
+    let out = held(3, 77, all_tasks, &Config::default(), same);
     let out: Vec<_> = out.into_iter().map(|r| r.unwrap()).collect();
     assert_eq!(out[0].value, None, "the root was stopped");
     assert_eq!(out[0].found::<u32>(), Some(7));

@@ -79,15 +79,7 @@ impl PackageCell {
 
     /// The answer, once: `Some(Some(p))` a package, `Some(None)` nothing, `None` not yet.
     pub(crate) fn try_take(&self) -> Option<Option<Vec<u8>>> {
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        match std::mem::replace(&mut *s, CellState::Taken) {
-            CellState::Answered(p) => Some(p),
-            CellState::Taken => panic!("offshoot: a package request's answer was taken twice"),
-            asking => {
-                *s = asking;
-                None
-            }
-        }
+        self.wait_take(Duration::ZERO)
     }
 
     /// Waits up to `timeout` for the answer and takes it (see [`PackageCell::try_take`]).
