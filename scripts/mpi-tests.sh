@@ -17,6 +17,9 @@ for np in 1 2 4; do
     timeout 300 "${MPIRUN[@]}" -np "$np" "$B" "$k" mpi 1
   done
 done
+echo "== several runs on one session (each run's messages stay in it)"
+CLUSTER_BENCH_RUNS=5 timeout 300 "${MPIRUN[@]}" -np 3 "$B" queens-10 mpi 1
+CLUSTER_BENCH_RUNS=3 timeout 300 "${MPIRUN[@]}" -np 2 "$B" knapsack-22 mpi 2
 echo "== a program started without mpirun runs as one rank"
 timeout 120 "$B" queens-10 mpi 2
 echo "mpi tests: ok"

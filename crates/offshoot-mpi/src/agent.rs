@@ -40,8 +40,9 @@ use offshoot::ThreadPool;
 
 use crate::node::{Node, Out};
 use crate::run::Config;
+use crate::session::Session;
 use crate::transport::Transport;
-use crate::wire::{decode, decode_package, encode, Msg, Package, RankStats};
+use crate::wire::{decode_package, Msg, Package, RankStats};
 
 /// Where this rank's own search for work stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,8 +69,8 @@ enum Why {
     Push { thief: usize },
 }
 
-pub(crate) struct Agent<'p, X: Transport> {
-    t: X,
+pub(crate) struct Agent<'p, 's, X: Transport> {
+    s: &'s mut Session<X>,
     node: Arc<Node>,
     pool: &'p ThreadPool,
     cfg: Config,
@@ -97,9 +98,14 @@ pub(crate) struct Agent<'p, X: Transport> {
     pub(crate) found: Option<Vec<u8>>,
 }
 
-impl<'p, X: Transport> Agent<'p, X> {
-    pub(crate) fn new(t: X, node: Arc<Node>, pool: &'p ThreadPool, cfg: Config) -> Self {
-        let (rank, size) = (t.rank(), t.size());
+impl<'p, 's, X: Transport> Agent<'p, 's, X> {
+    pub(crate) fn new(
+        s: &'s mut Session<X>,
+        node: Arc<Node>,
+        pool: &'p ThreadPool,
+        cfg: Config,
+    ) -> Self {
+        let (rank, size) = (s.rank(), s.size());
         let mut lifelines = Vec::new();
         let mut step = 1;
         while step < size {
@@ -111,7 +117,7 @@ impl<'p, X: Transport> Agent<'p, X> {
         }
         let now = Instant::now();
         Agent {
-            t,
+            s,
             node,
             pool,
             rank,
@@ -196,7 +202,7 @@ impl<'p, X: Transport> Agent<'p, X> {
                 nap = (nap * 2).min(cap);
             }
         }
-        self.t.flush();
+        self.s.flush();
         self.account_idle_end();
         let mut all = std::mem::take(&mut self.byes);
         all.push(self.stats.clone());
@@ -205,9 +211,7 @@ impl<'p, X: Transport> Agent<'p, X> {
     }
 
     fn send(&mut self, to: usize, m: &Msg) {
-        let bytes = encode(m);
-        self.stats.bytes_sent += bytes.len() as u64;
-        self.t.send(to, bytes);
+        self.stats.bytes_sent += self.s.send(to, m) as u64;
     }
 
     fn receive(&mut self) -> bool {
@@ -215,10 +219,9 @@ impl<'p, X: Transport> Agent<'p, X> {
         if self.size == 1 {
             return false;
         }
-        while let Some((from, bytes)) = self.t.try_recv() {
+        while let Some((from, m)) = self.s.recv() {
             any = true;
             self.last_heard[from] = Instant::now();
-            let m = decode(from, &bytes);
             self.on_msg(from, m);
         }
         any

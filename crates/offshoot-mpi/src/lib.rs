@@ -67,8 +67,8 @@
 //!             let tasks = &tasks;
 //!             s.spawn(move || {
 //!                 let pool = offshoot::ThreadPool::builder().workers(1).build().unwrap();
-//!                 offshoot_mpi::run(t, &pool, tasks, &Default::default(), || count(7, vec![]))
-//!                     .unwrap()
+//!                 let mut session = offshoot_mpi::Session::new(t);
+//!                 session.run(&pool, tasks, &Default::default(), || count(7, vec![])).unwrap()
 //!             })
 //!         })
 //!         .collect::<Vec<_>>()
@@ -99,6 +99,7 @@ pub mod loopback;
 mod mpi_transport;
 mod node;
 mod run;
+mod session;
 mod task;
 mod transport;
 mod wire;
@@ -107,7 +108,8 @@ pub use eureka::{found, Bound};
 pub use fork::{handle, join};
 #[cfg(feature = "mpi")]
 pub use mpi_transport::{InitError, Mpi};
-pub use run::{run, Config, Error, Finished};
+pub use run::{Config, Error, Finished};
+pub use session::Session;
 pub use task::{Task, Tasks};
 pub use transport::Transport;
 pub use wire::RankStats;

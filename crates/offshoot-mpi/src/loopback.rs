@@ -132,7 +132,7 @@ impl Transport for Loopback {
             if self.crash_after_packages.is_some()
                 && matches!(
                     crate::wire::decode(*from, bytes),
-                    crate::wire::Msg::Loot { .. }
+                    (_, crate::wire::Msg::Loot { .. })
                 )
             {
                 self.packages += 1;

@@ -7,7 +7,8 @@
 //!
 //! Invariants:
 //! * Only the thread that called [`Mpi::init`] uses MPI (`MPI_THREAD_FUNNELED`): the
-//!   agent is that thread, since [`run`](crate::run) runs the agent on its caller.
+//!   agent is that thread, since [`Session::run`](crate::Session::run) runs the agent on
+//!   its caller.
 //! * A send buffer lives, leaked, from its `MPI_Isend` until its request completes; then it
 //!   is freed exactly once. `flush` (and drop) complete every request before MPI finalizes.
 
@@ -22,15 +23,16 @@ use crate::transport::Transport;
 /// A send in flight: its request and its leaked buffer.
 type InFlight = (Request<'static, [u8], StaticScope>, *mut [u8]);
 
-/// The MPI transport: one per process, made once with [`Mpi::init`]; MPI is finalized when
-/// it is dropped.
+/// The MPI transport: one per process, made once with [`Mpi::init`] and given to a
+/// [`Session`](crate::Session), which runs any number of distributed runs on it; MPI is
+/// finalized when it is dropped (with the session, at the end of the program).
 ///
 /// ```no_run
 /// // Under `mpirun -np 4 ./program`:
-/// let mpi = offshoot_mpi::Mpi::init().expect("MPI");
+/// let mut session = offshoot_mpi::Session::new(offshoot_mpi::Mpi::init().expect("MPI"));
 /// let pool = offshoot::ThreadPool::builder().build().unwrap();
 /// let tasks = offshoot_mpi::Tasks::new();
-/// let out = offshoot_mpi::run(mpi, &pool, &tasks, &Default::default(), || 42).unwrap();
+/// let out = session.run(&pool, &tasks, &Default::default(), || 42).unwrap();
 /// if out.rank == 0 {
 ///     assert_eq!(out.value, Some(42));
 /// }
@@ -86,7 +88,7 @@ impl std::error::Error for InitError {}
 
 impl Mpi {
     /// Initializes MPI (`MPI_Init_thread` with `MPI_THREAD_FUNNELED`) on the calling thread,
-    /// which must then be the one that calls [`run`](crate::run).
+    /// which must then be the one that calls [`Session::run`](crate::Session::run).
     ///
     /// Started without `mpirun`, an MPI program runs as one rank (a *singleton*): the run
     /// is then plain offshoot on this process.

@@ -8,10 +8,12 @@
 //!   the same id (a recovered package whose thief answered after all) finds no entry and is
 //!   dropped, so no result is lost or counted twice.
 //! * Workers never touch the transport: they push to `outbox` and unpark the agent.
+//! * A worker's `NODE` pointer is set only between `install` and the drop of its
+//!   `Installed` guard, which holds the node alive across that span.
 //! * `active` counts the root and the packages this rank runs (from their injection until
 //!   they end); the agent answers another rank's steal only while it is above zero.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -70,8 +72,10 @@ pub(crate) struct Node {
 
 thread_local! {
     /// The node of the run whose pool this thread works for (set on every worker of the
-    /// pool for the run's duration).
-    static NODE: RefCell<Option<Arc<Node>>> = const { RefCell::new(None) };
+    /// pool for the run's duration; null otherwise). A raw pointer, so that the per-node
+    /// paths (`Bound::get` in a branch-and-bound loop) read it with one load: the
+    /// [`Installed`] guard holds a strong count for as long as any worker's pointer is set.
+    static NODE: Cell<*const Node> = const { Cell::new(std::ptr::null()) };
 }
 
 /// The pools that take part in a run now (by address), so one pool serves one run at a time.
@@ -79,14 +83,27 @@ static POOLS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
 /// The node of the run the calling thread's pool takes part in, if any.
 pub(crate) fn current() -> Option<Arc<Node>> {
-    NODE.with(|n| n.borrow().clone())
+    let p = NODE.with(Cell::get);
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: a non-null pointer came from `Arc::as_ptr` of the node the `Installed` guard
+    // holds, and the guard clears every worker's pointer before it drops its count; so the
+    // node is alive with at least that count, and this adds one for the new `Arc`.
+    unsafe {
+        Arc::increment_strong_count(p);
+        Some(Arc::from_raw(p))
+    }
 }
 
 /// Calls `f` with the node of the calling thread's run (no reference count touched: the
 /// paths that run per task or per node use this).
 #[inline]
 pub(crate) fn with_current<R>(f: impl FnOnce(Option<&Node>) -> R) -> R {
-    NODE.with(|n| f(n.borrow().as_deref()))
+    let p = NODE.with(Cell::get);
+    // SAFETY: as in `current`: a set pointer names a node the `Installed` guard keeps
+    // alive until after the pointer is cleared, and `f` cannot outlive this call.
+    f(unsafe { p.as_ref() })
 }
 
 /// Makes `node` the current one on every worker of `pool` for the duration of a run;
@@ -100,19 +117,23 @@ pub(crate) fn install(pool: &ThreadPool, node: Arc<Node>) -> Option<Installed<'_
         }
         pools.push(addr);
     }
-    pool.broadcast(|_| NODE.with(|n| *n.borrow_mut() = Some(node.clone())));
-    Some(Installed { pool })
+    let p = Arc::as_ptr(&node) as usize;
+    pool.broadcast(|_| NODE.with(|n| n.set(p as *const Node)));
+    Some(Installed { pool, _node: node })
 }
 
-/// Clears the pool's node when dropped.
+/// Clears the pool's node when dropped; holds the node alive until then.
 pub(crate) struct Installed<'p> {
     pool: &'p ThreadPool,
+    _node: Arc<Node>,
 }
 
 impl Drop for Installed<'_> {
     fn drop(&mut self) {
+        // The broadcast returns once every worker has cleared its pointer, so `_node`'s
+        // count, dropped after this, is no longer needed by any of them.
         self.pool
-            .broadcast(|_| NODE.with(|n| *n.borrow_mut() = None));
+            .broadcast(|_| NODE.with(|n| n.set(std::ptr::null())));
         let addr = self.pool as *const ThreadPool as usize;
         POOLS
             .lock()

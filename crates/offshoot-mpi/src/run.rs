@@ -1,13 +1,15 @@
-//! [`run`]: one distributed run — every rank calls it with its transport, its pool and the
-//! same table of tasks; rank 0 runs the root, the others serve and steal until it ends.
+//! [`Session::run`]: one distributed run — every rank calls it on its session, with its
+//! pool and the same table of tasks; rank 0 runs the root, the others serve and steal
+//! until it ends.
 //!
 //! Invariants:
 //! * One run per pool at a time (the run's node is set on every worker of the pool); a
 //!   second is [`Error::RunInProgress`].
-//! * The calling thread is the agent (it owns the transport); the root runs on the pool,
-//!   inside the run's stop region, from a thread of its own.
-//! * Every rank returns only after rank 0 said `Done`, so no rank finalizes MPI while
-//!   another still sends to it; rank 0 returns after every live rank said `Bye`.
+//! * The calling thread is the agent (it alone uses the session's transport); the root
+//!   runs on the pool, inside the run's stop region, from a thread of its own.
+//! * Every rank returns only after rank 0 said `Done`; rank 0 returns after every live
+//!   rank said `Bye`. The transport outlives the run (the session keeps it), so no rank
+//!   finalizes MPI inside a run.
 
 use std::fmt;
 use std::sync::atomic::Ordering;
@@ -20,6 +22,7 @@ use offshoot::ThreadPool;
 
 use crate::agent::Agent;
 use crate::node::{install, Node};
+use crate::session::Session;
 use crate::task::Tasks;
 use crate::transport::Transport;
 use crate::wire::RankStats;
@@ -67,7 +70,7 @@ impl Default for Config {
     }
 }
 
-/// What [`run`] refuses.
+/// What [`Session::run`] refuses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
     /// Another distributed run uses this pool now.
@@ -91,7 +94,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// What a rank gets back from [`run`].
+/// What a rank gets back from [`Session::run`].
 #[derive(Debug)]
 pub struct Finished<R> {
     /// This rank's number.
@@ -114,129 +117,136 @@ impl<R> Finished<R> {
     }
 }
 
-/// Runs one distributed computation. Every rank calls it, with the same `tasks`; rank 0
-/// runs `root` on its pool and returns its value once every rank has finished; the other
-/// ranks run what they steal until then. The calling thread becomes the rank's agent (it
-/// alone uses `transport`).
-///
-/// Inside `root` (and the tasks it gives away), [`join`](crate::join) and
-/// [`handle`](crate::handle) give work to other ranks when they ask, [`found`](crate::found)
-/// stops the whole run, and [`Bound`](crate::Bound) shares a bound between ranks.
-///
-/// # Errors
-///
-/// [`Error::RunInProgress`] while another run uses this pool; [`Error::NoWorkers`]
-/// for a pool without workers.
-///
-/// # Panics
-///
-/// On rank 0, the root's panic — or that of a task it gave away, on whatever rank — resumes
-/// here, after every rank was stopped and has finished.
-///
-/// # Example
-///
-/// Two ranks as threads of one process (the loopback transport, for tests; a real program
-/// passes `Mpi`):
-///
-/// ```
-/// use serde::{Deserialize, Serialize};
-///
-/// #[derive(Serialize, Deserialize)]
-/// struct Fib(u64);
-/// impl offshoot_mpi::Task for Fib {
-///     const NAME: &'static str = "fib";
-///     type Output = u64;
-///     fn run(self) -> u64 { fib(self.0) }
-/// }
-/// fn fib(n: u64) -> u64 {
-///     if n < 2 { return n; }
-///     if n < 18 {
-///         let (a, b) = offshoot::join(|| fib(n - 1), || fib(n - 2));
-///         return a + b;
-///     }
-///     let (a, b) = offshoot_mpi::join(|| fib(n - 1), Fib(n - 2));
-///     a + b
-/// }
-///
-/// let ranks = offshoot_mpi::loopback::cluster(2);
-/// let results: Vec<_> = std::thread::scope(|s| {
-///     let hs: Vec<_> = ranks
-///         .into_iter()
-///         .map(|t| {
-///             s.spawn(move || {
-///                 let pool = offshoot::ThreadPool::builder().workers(1).build().unwrap();
-///                 let tasks = offshoot_mpi::Tasks::new().with::<Fib>();
-///                 offshoot_mpi::run(t, &pool, &tasks, &Default::default(), || fib(25)).unwrap()
-///             })
-///         })
-///         .collect();
-///     hs.into_iter().map(|h| h.join().unwrap()).collect()
-/// });
-/// assert_eq!(results[0].value, Some(75025));
-/// assert_eq!(results[1].value, None);
-/// ```
-pub fn run<X, R, F>(
-    transport: X,
-    pool: &ThreadPool,
-    tasks: &Tasks,
-    config: &Config,
-    root: F,
-) -> Result<Finished<R>, Error>
-where
-    X: Transport,
-    F: FnOnce() -> R + Send,
-    R: Send,
-{
-    if pool.workers() == 0 {
-        return Err(Error::NoWorkers);
-    }
-    let rank = transport.rank();
-    let node = Arc::new(Node::new(rank, tasks.clone(), std::thread::current()));
-    let Some(_installed) = install(pool, node.clone()) else {
-        return Err(Error::RunInProgress);
-    };
-    // Results and bounds are set by this thread, outside the pool: the deadlock watch must
-    // not call a frame that waits for a remote result stuck.
-    let _waker = offshoot::sync::ExternalWaker::new();
-    let agent = Agent::new(transport, node.clone(), pool, config.clone());
-    if rank != 0 {
-        let (stats, _) = agent.run(&|| false);
-        return Ok(Finished {
-            rank,
-            value: None,
-            stats,
-            found: None,
+impl<X: Transport> Session<X> {
+    /// Runs one distributed computation. Every rank calls it, with the same `tasks`; rank 0
+    /// runs `root` on its pool and returns its value once every rank has finished; the other
+    /// ranks run what they steal until then. The calling thread becomes the rank's agent (it
+    /// alone uses the transport). A session runs any number of runs, one after another; every
+    /// rank must make the same sequence of calls.
+    ///
+    /// Inside `root` (and the tasks it gives away), [`join`](crate::join) and
+    /// [`handle`](crate::handle) give work to other ranks when they ask, [`found`](crate::found)
+    /// stops the whole run, and [`Bound`](crate::Bound) shares a bound between ranks.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RunInProgress`] while another run uses this pool; [`Error::NoWorkers`]
+    /// for a pool without workers.
+    ///
+    /// # Panics
+    ///
+    /// On rank 0, the root's panic — or that of a task it gave away, on whatever rank — resumes
+    /// here, after every rank was stopped and has finished.
+    ///
+    /// # Example
+    ///
+    /// Two ranks as threads of one process (the loopback transport, for tests; a real program
+    /// passes `Mpi`):
+    ///
+    /// ```
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Serialize, Deserialize)]
+    /// struct Fib(u64);
+    /// impl offshoot_mpi::Task for Fib {
+    ///     const NAME: &'static str = "fib";
+    ///     type Output = u64;
+    ///     fn run(self) -> u64 { fib(self.0) }
+    /// }
+    /// fn fib(n: u64) -> u64 {
+    ///     if n < 2 { return n; }
+    ///     if n < 18 {
+    ///         let (a, b) = offshoot::join(|| fib(n - 1), || fib(n - 2));
+    ///         return a + b;
+    ///     }
+    ///     let (a, b) = offshoot_mpi::join(|| fib(n - 1), Fib(n - 2));
+    ///     a + b
+    /// }
+    ///
+    /// let ranks = offshoot_mpi::loopback::cluster(2);
+    /// let results: Vec<_> = std::thread::scope(|s| {
+    ///     let hs: Vec<_> = ranks
+    ///         .into_iter()
+    ///         .map(|t| {
+    ///             s.spawn(move || {
+    ///                 let mut session = offshoot_mpi::Session::new(t);
+    ///                 let pool = offshoot::ThreadPool::builder().workers(1).build().unwrap();
+    ///                 let tasks = offshoot_mpi::Tasks::new().with::<Fib>();
+    ///                 let cfg = offshoot_mpi::Config::default();
+    ///                 let a = session.run(&pool, &tasks, &cfg, || fib(25)).unwrap();
+    ///                 let b = session.run(&pool, &tasks, &cfg, || fib(20)).unwrap();
+    ///                 (a.value, b.value)
+    ///             })
+    ///         })
+    ///         .collect();
+    ///     hs.into_iter().map(|h| h.join().unwrap()).collect()
+    /// });
+    /// assert_eq!(results[0], (Some(75025), Some(6765)));
+    /// assert_eq!(results[1], (None, None));
+    /// ```
+    pub fn run<R, F>(
+        &mut self,
+        pool: &ThreadPool,
+        tasks: &Tasks,
+        config: &Config,
+        root: F,
+    ) -> Result<Finished<R>, Error>
+    where
+        F: FnOnce() -> R + Send,
+        R: Send,
+    {
+        if pool.workers() == 0 {
+            return Err(Error::NoWorkers);
+        }
+        let rank = self.rank();
+        let node = Arc::new(Node::new(rank, tasks.clone(), std::thread::current()));
+        let Some(_installed) = install(pool, node.clone()) else {
+            return Err(Error::RunInProgress);
+        };
+        // Results and bounds are set by this thread, outside the pool: the deadlock watch must
+        // not call a frame that waits for a remote result stuck.
+        let _waker = offshoot::sync::ExternalWaker::new();
+        self.begin();
+        let agent = Agent::new(self, node.clone(), pool, config.clone());
+        if rank != 0 {
+            let (stats, _) = agent.run(&|| false);
+            return Ok(Finished {
+                rank,
+                value: None,
+                stats,
+                found: None,
+            });
+        }
+        node.active.fetch_add(1, Ordering::AcqRel);
+        let (outcome, stats, found) = std::thread::scope(|s| {
+            let n = node.clone();
+            let h = s.spawn(move || {
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    pool.run(|| offshoot::eureka::finish(&n.stop, root))
+                }));
+                if r.is_err() {
+                    // A failure stops every rank's work for this run.
+                    n.send(crate::node::Out::Resolve);
+                }
+                n.active.fetch_sub(1, Ordering::AcqRel);
+                n.wake_agent();
+                r
+            });
+            let (stats, found) = agent.run(&|| h.is_finished());
+            (
+                h.join().expect("the root's thread catches panics"),
+                stats,
+                found,
+            )
         });
-    }
-    node.active.fetch_add(1, Ordering::AcqRel);
-    let (outcome, stats, found) = std::thread::scope(|s| {
-        let n = node.clone();
-        let h = s.spawn(move || {
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                pool.run(|| offshoot::eureka::finish(&n.stop, root))
-            }));
-            if r.is_err() {
-                // A failure stops every rank's work for this run.
-                n.send(crate::node::Out::Resolve);
-            }
-            n.active.fetch_sub(1, Ordering::AcqRel);
-            n.wake_agent();
-            r
-        });
-        let (stats, found) = agent.run(&|| h.is_finished());
-        (
-            h.join().expect("the root's thread catches panics"),
-            stats,
-            found,
-        )
-    });
-    match outcome {
-        Ok(value) => Ok(Finished {
-            rank,
-            value,
-            stats,
-            found,
-        }),
-        Err(p) => std::panic::resume_unwind(p),
+        match outcome {
+            Ok(value) => Ok(Finished {
+                rank,
+                value,
+                stats,
+                found,
+            }),
+            Err(p) => std::panic::resume_unwind(p),
+        }
     }
 }

@@ -1,8 +1,10 @@
 //! The messages ranks exchange, and their encoding (postcard, a compact serde format).
 //!
 //! Invariants:
-//! * Every message is one [`Msg`]; a message that does not decode is a broken build or a
-//!   foreign sender, reported with the sender's rank (never ignored silently).
+//! * Every message is one [`Msg`] in an envelope that names the run it belongs to (the
+//!   sender's count of runs on its [`Session`](crate::Session)); a message that does not
+//!   decode is a broken build or a foreign sender, reported with the sender's rank (never
+//!   ignored silently).
 //! * A package carries the id its victim gave it; results name that id, so a result is
 //!   matched to exactly one waiting frame, and a second result for it (after a recovery)
 //!   is dropped.
@@ -76,11 +78,13 @@ pub(crate) enum Outcome {
     Stopped,
 }
 
-pub(crate) fn encode(m: &Msg) -> Vec<u8> {
-    postcard::to_stdvec(m).expect("offshoot-mpi: a message always encodes")
+/// `m`, of run `run`, as bytes.
+pub(crate) fn encode(run: u64, m: &Msg) -> Vec<u8> {
+    postcard::to_stdvec(&(run, m)).expect("offshoot-mpi: a message always encodes")
 }
 
-pub(crate) fn decode(from: usize, bytes: &[u8]) -> Msg {
+/// The run and the message in `bytes`, which came from rank `from`.
+pub(crate) fn decode(from: usize, bytes: &[u8]) -> (u64, Msg) {
     postcard::from_bytes(bytes).unwrap_or_else(|e| {
         panic!(
             "offshoot-mpi: a message from rank {from} did not decode ({e}); every rank must \

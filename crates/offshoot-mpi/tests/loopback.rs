@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use offshoot::search::State;
 use offshoot::ThreadPool;
-use offshoot_mpi::{loopback, Bound, Config, Finished, Task, Tasks};
+use offshoot_mpi::{loopback, Bound, Config, Finished, Session, Task, Tasks};
 use serde::{Deserialize, Serialize};
 
 const LONG: Duration = Duration::from_secs(120);
@@ -162,11 +162,12 @@ fn cluster<R: Send>(
                     let pool = ThreadPool::builder().workers(workers).build().unwrap();
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         let root = root;
-                        offshoot_mpi::run(t, &pool, &tasks, cfg, move || match root {
-                            Some(f) => f(),
-                            None => unreachable!("only rank 0 runs the root"),
-                        })
-                        .unwrap()
+                        Session::new(t)
+                            .run(&pool, &tasks, cfg, move || match root {
+                                Some(f) => f(),
+                                None => unreachable!("only rank 0 runs the root"),
+                            })
+                            .unwrap()
                     }))
                 })
             })
@@ -433,27 +434,96 @@ fn a_pool_serves_one_run_at_a_time() {
         let tasks = &tasks;
         let entered = &entered;
         let h = s.spawn(move || {
-            offshoot_mpi::run(t0, pool, tasks, &Config::default(), || {
-                entered.store(true, Ordering::Release);
-                // A second run on the same pool, from inside the first.
-                let again = offshoot_mpi::run(
-                    loopback::cluster(1).pop().unwrap(),
-                    pool,
-                    tasks,
-                    &Config::default(),
-                    || 0,
-                );
-                again.err()
-            })
-            .unwrap()
+            Session::new(t0)
+                .run(pool, tasks, &Config::default(), || {
+                    entered.store(true, Ordering::Release);
+                    // A second run on the same pool, from inside the first.
+                    let again = Session::new(loopback::cluster(1).pop().unwrap()).run(
+                        pool,
+                        tasks,
+                        &Config::default(),
+                        || 0,
+                    );
+                    again.err()
+                })
+                .unwrap()
         });
         let other = ThreadPool::builder().workers(1).build().unwrap();
-        let r1 = offshoot_mpi::run(t1, &other, tasks, &Config::default(), || {
-            None::<offshoot_mpi::Error>
-        })
-        .unwrap();
+        let r1 = Session::new(t1)
+            .run(&other, tasks, &Config::default(), || {
+                None::<offshoot_mpi::Error>
+            })
+            .unwrap();
         assert!(r1.value.is_none());
         let r0 = h.join().unwrap();
         assert_eq!(r0.value, Some(Some(offshoot_mpi::Error::RunInProgress)));
     });
+}
+
+#[test]
+fn a_session_runs_one_run_after_another_and_nothing_leaks_between_them() {
+    // Ranks leave a run at different times (rank 0 last), so the next run's steals reach
+    // rank 0 early, and a run's late messages reach the next one: each must land in its
+    // own run. A bound must not leak either: the large-capacity optimum, carried into the
+    // small-capacity run, would prune its optimum away.
+    let mut seed = 777u64;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % 90 + 10) as u32
+    };
+    let mut items: Vec<(u32, u32)> = (0..22).map(|_| (rnd(), rnd())).collect();
+    items.sort_by(|a, b| (b.1 * a.0).cmp(&(a.1 * b.0)));
+    let total = items.iter().map(|i| i.0).sum::<u32>();
+    let caps = [total / 2, total / 5];
+    let want_knap: Vec<u32> = caps.iter().map(|&c| knap_dp(&items, c)).collect();
+    let want_queens: Vec<u64> = [6, 7]
+        .iter()
+        .map(|&n| queens_serial(n, &mut Vec::new()))
+        .collect();
+    const ROUNDS: usize = 4;
+    let tasks = all_tasks(0);
+    let got: Vec<Vec<Option<u64>>> = std::thread::scope(|s| {
+        let hs: Vec<_> = loopback::cluster(3)
+            .into_iter()
+            .map(|t| {
+                let (tasks, items) = (&tasks, &items);
+                s.spawn(move || {
+                    let mut session = Session::new(t);
+                    let pool = ThreadPool::builder().workers(1).build().unwrap();
+                    let cfg = Config::default();
+                    let mut values = Vec::new();
+                    for _ in 0..ROUNDS {
+                        for n in [6, 7] {
+                            let out = session.run(&pool, tasks, &cfg, || queens(n, vec![]));
+                            values.push(out.unwrap().value);
+                        }
+                        for cap in caps {
+                            let k = Knap {
+                                items: items.clone(),
+                                i: 0,
+                                room: cap,
+                                value: 0,
+                            };
+                            let out = session.run(&pool, tasks, &cfg, || knap(k) as u64);
+                            values.push(out.unwrap().value);
+                        }
+                    }
+                    assert_eq!(session.runs(), 4 * ROUNDS as u64);
+                    values
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut want = Vec::new();
+    for _ in 0..ROUNDS {
+        want.extend(want_queens.iter().map(|&v| Some(v)));
+        want.extend(want_knap.iter().map(|&v| Some(v as u64)));
+    }
+    assert_eq!(got[0], want, "rank 0's values, run by run");
+    for (r, v) in got.iter().enumerate().skip(1) {
+        assert!(v.iter().all(Option::is_none), "rank {r} has no root value");
+    }
 }

@@ -54,10 +54,11 @@ fn run(
                 let (tasks, cfg) = (&tasks, &cfg);
                 s.spawn(move || {
                     let pool = ThreadPool::builder().workers(workers).build().unwrap();
-                    offshoot_mpi::run(t, &pool, tasks, cfg, || {
-                        uts::count(&tree.shape, vec![uts::root(&tree)])
-                    })
-                    .unwrap()
+                    offshoot_mpi::Session::new(t)
+                        .run(&pool, tasks, cfg, || {
+                            uts::count(&tree.shape, vec![uts::root(&tree)])
+                        })
+                        .unwrap()
                 })
             })
             .collect();
