@@ -393,17 +393,22 @@ fn knap_dp(items: &[(u32, u32)], cap: u32) -> u32 {
     best[cap as usize]
 }
 
-#[test]
-fn branch_and_bound_with_a_shared_bound_matches_the_serial_optimum() {
-    let mut seed = 12345u64;
+/// `n` random items (weight, value), best value per weight first.
+fn knap_items(mut seed: u64, n: usize) -> Vec<(u32, u32)> {
     let mut rnd = || {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
         (seed % 90 + 10) as u32
     };
-    let mut items: Vec<(u32, u32)> = (0..26).map(|_| (rnd(), rnd())).collect();
+    let mut items: Vec<(u32, u32)> = (0..n).map(|_| (rnd(), rnd())).collect();
     items.sort_by(|a, b| (b.1 * a.0).cmp(&(a.1 * b.0)));
+    items
+}
+
+#[test]
+fn branch_and_bound_with_a_shared_bound_matches_the_serial_optimum() {
+    let items = knap_items(12345, 26);
     let cap = items.iter().map(|i| i.0).sum::<u32>() / 2;
     let want = knap_dp(&items, cap);
     for ranks in [1, 2, 3] {
@@ -466,15 +471,7 @@ fn a_session_runs_one_run_after_another_and_nothing_leaks_between_them() {
     // rank 0 early, and a run's late messages reach the next one: each must land in its
     // own run. A bound must not leak either: the large-capacity optimum, carried into the
     // small-capacity run, would prune its optimum away.
-    let mut seed = 777u64;
-    let mut rnd = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % 90 + 10) as u32
-    };
-    let mut items: Vec<(u32, u32)> = (0..22).map(|_| (rnd(), rnd())).collect();
-    items.sort_by(|a, b| (b.1 * a.0).cmp(&(a.1 * b.0)));
+    let items = knap_items(777, 22);
     let total = items.iter().map(|i| i.0).sum::<u32>();
     let caps = [total / 2, total / 5];
     let want_knap: Vec<u32> = caps.iter().map(|&c| knap_dp(&items, c)).collect();
