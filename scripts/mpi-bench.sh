@@ -6,13 +6,13 @@
 # the serial median; every run checks its answer. For the 2-rank runs, the median run's
 # per-rank statistics (steals, packages, bytes, idle time) follow.
 #
-#   bash scripts/mpi-bench.sh [REPS] [KERNEL ...]     (default: uts-t1 uts-t3 queens-15 knapsack-32)
+#   bash scripts/mpi-bench.sh [REPS] [KERNEL ...]     (default: uts-t1 uts-t3 queens-15 knapsack-32 pentomino-6)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${1:-5}
 shift || true
 KERNELS=("$@")
-if [ ${#KERNELS[@]} -eq 0 ]; then KERNELS=(uts-t1 uts-t3 queens-15 knapsack-32); fi
+if [ ${#KERNELS[@]} -eq 0 ]; then KERNELS=(uts-t1 uts-t3 queens-15 knapsack-32 pentomino-6); fi
 bash scripts/install-mpi.sh >/dev/null
 cargo build --release -q -p offshoot-mpi --features mpi --example cluster-bench
 B=target/release/examples/cluster-bench

@@ -12,7 +12,7 @@ B=target/release/examples/cluster-bench
 MPIRUN=(mpirun --oversubscribe --bind-to none)
 if [ "$(id -u)" -eq 0 ]; then MPIRUN+=(--allow-run-as-root); fi
 for np in 1 2 4; do
-  for k in queens-11 uts-t3 knapsack-24; do
+  for k in queens-11 uts-t3 knapsack-24 pentomino-4; do
     echo "== mpirun -np $np $k"
     timeout 300 "${MPIRUN[@]}" -np "$np" "$B" "$k" mpi 1
   done

@@ -7,13 +7,15 @@
 //! cluster-bench KERNEL loopback RANKS WORKERS           (ranks as threads, no MPI)
 //! mpirun -np RANKS cluster-bench KERNEL mpi WORKERS     (built with --features mpi)
 //! ```
-//! KERNEL: uts-t1, uts-t3, uts-t1l, queens-N, knapsack-N. Each run checks its answer (the
-//! published UTS node counts; the serial count for queens; the dynamic-programming optimum
-//! for knapsack) and prints one line: `kernel mode ranks workers seconds answer` and, on
+//! KERNEL: uts-t1, uts-t3, uts-t1l, queens-N, knapsack-N, pentomino-W (W = 3 to 6: a board
+//! W cells wide and 60 / W long). Each run checks its answer (the published UTS node
+//! counts; the known counts for queens and pentomino; the dynamic-programming optimum for
+//! knapsack) and prints one line: `kernel mode ranks workers seconds answer` and, on
 //! rank 0 of an MPI run, each rank's statistics. `CLUSTER_BENCH_RUNS=N` makes an MPI run N
 //! runs on one session, one line each.
 
 mod knapsack;
+mod pentomino;
 mod queens;
 mod uts;
 
@@ -23,6 +25,7 @@ enum Kernel {
     Uts(uts::Tree),
     Queens(u32),
     Knapsack(usize),
+    Pentomino(u32),
 }
 
 impl Kernel {
@@ -35,7 +38,13 @@ impl Kernel {
             _ if s.starts_with("knapsack-") => {
                 Kernel::Knapsack(s[9..].parse().expect("knapsack-N"))
             }
-            _ => panic!("unknown kernel {s:?}: uts-t1, uts-t3, uts-t1l, queens-N, knapsack-N"),
+            _ if s.starts_with("pentomino-") => match s[10..].parse() {
+                Ok(w) if (3..=6).contains(&w) => Kernel::Pentomino(w),
+                _ => panic!("pentomino-W: a board width W of 3 to 6"),
+            },
+            _ => panic!(
+                "unknown kernel {s:?}: uts-t1, uts-t3, uts-t1l, queens-N, knapsack-N, pentomino-W"
+            ),
         }
     }
 
@@ -44,6 +53,7 @@ impl Kernel {
             .with::<uts::Bag>()
             .with::<queens::Half>()
             .with::<knapsack::Branch>()
+            .with::<pentomino::Part>()
     }
 
     /// The parallel computation (plain offshoot outside a run, distributed inside one).
@@ -55,6 +65,7 @@ impl Kernel {
                 let (items, cap) = knapsack::instance(*n, 7);
                 knapsack::solve(&items, 0, cap, 0) as u64
             }
+            Kernel::Pentomino(w) => pentomino::solve(*w),
         }
     }
 
@@ -68,6 +79,7 @@ impl Kernel {
                 knapsack::serial(&items, 0, cap, 0, &mut best);
                 best as u64
             }
+            Kernel::Pentomino(w) => pentomino::serial(*w),
         }
     }
 
@@ -85,6 +97,7 @@ impl Kernel {
                 let (items, cap) = knapsack::instance(*n, 7);
                 Some(knapsack::dp(&items, cap) as u64)
             }
+            Kernel::Pentomino(w) => pentomino::known(*w),
             _ => None,
         }
     }

@@ -54,6 +54,35 @@ pub fn known_solutions(rows: usize) -> Option<u64> {
     }
 }
 
+/// The distinct rotations and reflections of every piece (63 in all): each as its 5 cells
+/// (row, column) relative to its first cell in row-major order, which comes first and is
+/// (0, 0) (a later cell may lie left of it).
+pub fn orientations() -> Vec<Vec<Vec<(i32, i32)>>> {
+    BASE.iter()
+        .map(|cells| {
+            let mut seen: Vec<Vec<(i32, i32)>> = Vec::new();
+            for t in 0..8 {
+                let mut v: Vec<(i32, i32)> = cells
+                    .iter()
+                    .map(|&(r, c)| {
+                        let (r, c) = if t & 4 != 0 { (c, r) } else { (r, c) };
+                        let r = if t & 1 != 0 { -r } else { r };
+                        let c = if t & 2 != 0 { -c } else { c };
+                        (r, c)
+                    })
+                    .collect();
+                v.sort();
+                let (r0, c0) = v[0];
+                let v: Vec<(i32, i32)> = v.iter().map(|&(r, c)| (r - r0, c - c0)).collect();
+                if !seen.contains(&v) {
+                    seen.push(v);
+                }
+            }
+            seen
+        })
+        .collect()
+}
+
 /// The orientations of every piece, as offsets of the 4 other cells from the first one, for
 /// one board width.
 pub struct Shapes {
@@ -65,27 +94,9 @@ impl Shapes {
     /// All distinct rotations and reflections (63 in all), for rows of `width` cells.
     pub fn new(width: usize) -> Shapes {
         let w = width as isize;
-        let of = BASE
+        let of = orientations()
             .iter()
-            .map(|cells| {
-                let mut seen: Vec<Vec<(i32, i32)>> = Vec::new();
-                for t in 0..8 {
-                    let mut v: Vec<(i32, i32)> = cells
-                        .iter()
-                        .map(|&(r, c)| {
-                            let (r, c) = if t & 4 != 0 { (c, r) } else { (r, c) };
-                            let r = if t & 1 != 0 { -r } else { r };
-                            let c = if t & 2 != 0 { -c } else { c };
-                            (r, c)
-                        })
-                        .collect();
-                    v.sort();
-                    let (r0, c0) = v[0];
-                    let v: Vec<(i32, i32)> = v.iter().map(|&(r, c)| (r - r0, c - c0)).collect();
-                    if !seen.contains(&v) {
-                        seen.push(v);
-                    }
-                }
+            .map(|seen| {
                 seen.iter()
                     .map(|v| {
                         let mut o = [0isize; 4];
