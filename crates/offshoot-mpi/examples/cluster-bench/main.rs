@@ -115,6 +115,12 @@ fn main() {
         eprintln!("usage: cluster-bench KERNEL serial|plain WORKERS|mpi WORKERS");
         std::process::exit(2);
     }
+    if args[1] == "pingpong" {
+        // mpirun -np 2 cluster-bench pingpong mpi: the transport's one-way latency and
+        // bandwidth, for the protocol model (examples/cluster-sim).
+        pingpong();
+        return;
+    }
     let kernel = Kernel::parse(&args[1]);
     let workers: usize = args
         .get(3)
@@ -177,6 +183,7 @@ fn main() {
             println!("{} loopback {ranks} {workers} {s:.4} {got}", args[1]);
         }
         "mpi" => mpi_run(&args[1], &kernel, workers),
+        "pingpong" => pingpong(),
         m => panic!("unknown mode {m:?}"),
     }
 }
@@ -226,6 +233,65 @@ fn mpi_run(name: &str, kernel: &Kernel, workers: usize) {
             );
         }
     }
+}
+
+/// Half the round trip of a small message, and the bandwidth of large ones, between ranks
+/// 0 and 1 over the MPI transport (through `Transport`, as the agent sends).
+#[cfg(feature = "mpi")]
+fn pingpong() {
+    use offshoot_mpi::Transport;
+    let mut mpi = offshoot_mpi::Mpi::init().expect("MPI");
+    assert!(mpi.size() >= 2, "pingpong: run it with mpirun -np 2");
+    let me = mpi.rank();
+    if me > 1 {
+        return;
+    }
+    let other = 1 - me;
+    let mut exchange = |size: usize, rounds: usize| -> f64 {
+        let t = Instant::now();
+        for _ in 0..rounds {
+            if me == 0 {
+                mpi.send(other, vec![7u8; size]);
+            }
+            let got = loop {
+                if let Some((_, b)) = mpi.try_recv() {
+                    break b;
+                }
+            };
+            assert_eq!(got.len(), size, "pingpong: a message of the wrong size");
+            if me == 1 {
+                mpi.send(other, got);
+            }
+        }
+        mpi.flush();
+        t.elapsed().as_secs_f64() / rounds as f64 / 2.0
+    };
+    exchange(16, 1000);
+    let small = exchange(16, 20_000);
+    let big = exchange(1 << 20, 200);
+    // What an agent's look at an empty network costs (its every wake makes one).
+    let t = Instant::now();
+    let probes = 100_000;
+    for _ in 0..probes {
+        assert!(
+            mpi.try_recv().is_none(),
+            "pingpong: a message after the last round"
+        );
+    }
+    let probe = t.elapsed().as_secs_f64() / probes as f64;
+    if me == 0 {
+        println!(
+            "pingpong latency-us {:.3} bandwidth-gb/s {:.3} probe-us {:.3}",
+            small * 1e6,
+            (1 << 20) as f64 / big / 1e9,
+            probe * 1e6
+        );
+    }
+}
+
+#[cfg(not(feature = "mpi"))]
+fn pingpong() {
+    mpi_run("pingpong", &Kernel::Queens(1), 1);
 }
 
 #[cfg(not(feature = "mpi"))]
