@@ -10,7 +10,10 @@
 //! * A half given away is waited for before the call returns — a local thief's as offshoot
 //!   waits, a remote one's by parking on its promise (the worker runs other tasks
 //!   meanwhile). A failure of the remote half resumes here as a panic that names the rank.
-//! * Outside a distributed run (or outside a pool) both shapes run as their local forms.
+//! * Outside a distributed run (or outside a pool), and in a run of one rank, both shapes
+//!   run as their local forms: no other rank can ask, so a one-rank run costs what plain
+//!   offshoot costs (a handler block that can export is not a seed, so the joins below it
+//!   would plant more).
 
 use std::cell::{Cell, RefCell};
 
@@ -68,8 +71,10 @@ where
     RA: Send,
     T: Task,
 {
-    let Some(node) = current() else {
-        return offshoot::join(a, move || b.run());
+    let node = match current() {
+        Some(node) if !node.alone => node,
+        // Outside a run, or alone in it: nobody else can take `b`.
+        _ => return offshoot::join(a, move || b.run()),
     };
     let b = Cell::new(Some(b));
     let sent: RefCell<Option<Promise<Outcome>>> = RefCell::new(None);
@@ -174,9 +179,12 @@ where
     L: Send + 'a,
     T: Task,
 {
-    let Some(node) = current() else {
-        let (r, local) = state.handle(body, handler);
-        return (r, local, Vec::new());
+    let node = match current() {
+        Some(node) if !node.alone => node,
+        _ => {
+            let (r, local) = state.handle(body, handler);
+            return (r, local, Vec::new());
+        }
     };
     let sent: RefCell<Vec<Promise<Outcome>>> = RefCell::new(Vec::new());
     let (r, local) = state.handle_with_export(body, handler, |s| {

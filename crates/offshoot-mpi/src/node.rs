@@ -54,6 +54,9 @@ pub(crate) enum Out {
 /// One rank's shared state during a run.
 pub(crate) struct Node {
     pub(crate) rank: usize,
+    /// The run has this rank only: no other rank can ask for work, so `join` and `handle`
+    /// take offshoot's own paths (a package could never leave).
+    pub(crate) alone: bool,
     pub(crate) tasks: Tasks,
     next_id: AtomicU64,
     pub(crate) pending: Mutex<HashMap<u64, Pending>>,
@@ -143,9 +146,10 @@ impl Drop for Installed<'_> {
 }
 
 impl Node {
-    pub(crate) fn new(rank: usize, tasks: Tasks, agent: Thread) -> Node {
+    pub(crate) fn new(rank: usize, size: usize, tasks: Tasks, agent: Thread) -> Node {
         Node {
             rank,
+            alone: size == 1,
             tasks,
             next_id: AtomicU64::new(1),
             pending: Mutex::new(HashMap::new()),

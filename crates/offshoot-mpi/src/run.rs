@@ -199,7 +199,12 @@ impl<X: Transport> Session<X> {
             return Err(Error::NoWorkers);
         }
         let rank = self.rank();
-        let node = Arc::new(Node::new(rank, tasks.clone(), std::thread::current()));
+        let node = Arc::new(Node::new(
+            rank,
+            self.size(),
+            tasks.clone(),
+            std::thread::current(),
+        ));
         let Some(_installed) = install(pool, node.clone()) else {
             return Err(Error::RunInProgress);
         };
