@@ -26,6 +26,18 @@
 //! worker is always in this case). A worker blocked while the others compute is reported
 //! once they stop.
 //!
+//! Not done: making such programs complete, as they do under rayon (whose other threads
+//! steal the queued tasks from a blocked thread's deque), e.g. by starting a temporary
+//! extra worker while one is blocked (Go's sysmon hands a blocked thread's processor to
+//! another thread). Here it would not reach the work that matters: the tasks queued behind
+//! a blocked worker are seeds and task lists in its own frames, handed out only by that
+//! worker at its polls (lazy task creation), so no other thread can take them while it
+//! blocks. An extra thread could run only injected work and the work of other workers; the
+//! rest would need a steal that does not need the victim (reading its chain from another
+//! thread), which the request protocol rules out by design, and a registry whose worker
+//! count can grow (mailbox indices, trace logs, export cells and the deadlock watch's awake
+//! count are all sized at build).
+//!
 //! Invariants:
 //! * One watch thread per process (`offshoot-watch`), started with the first pool whose
 //!   report is on and kept for the process's life (it parks, without a timeout, while no
