@@ -143,8 +143,8 @@ impl<S> ThreadPoolBuilder<S> {
     /// (a thread of another library, a thread with a given affinity or priority), or
     /// return the error that prevented it. Dropping the `ThreadBuilder` unrun fails the
     /// build ([`BuildError::WorkerStart`]); a handler that keeps it, never run nor
-    /// dropped, leaves the build waiting. The pool's drop waits for these threads to leave
-    /// the pool, as it joins its own threads.
+    /// dropped, leaves the build waiting. [`ThreadPool::shutdown`] waits for these threads
+    /// to leave the pool, as it joins its own threads (a drop waits for neither).
     ///
     /// ```
     /// use std::sync::{Arc, Mutex};
@@ -246,7 +246,7 @@ impl<S> ThreadPoolBuilder<S> {
     ///     })
     ///     .build()
     ///     .unwrap();
-    /// drop(pool); // joins the workers: both have started
+    /// drop(pool); // both started before `build` returned
     /// assert_eq!(started.load(Ordering::SeqCst), 2);
     /// ```
     pub fn start_handler<H>(mut self, handler: H) -> Self
@@ -273,7 +273,7 @@ impl<S> ThreadPoolBuilder<S> {
     ///     })
     ///     .build()
     ///     .unwrap();
-    /// drop(pool); // joins the workers
+    /// pool.shutdown(); // waits for the workers (a drop does not)
     /// assert_eq!(exited.load(Ordering::SeqCst), 2);
     /// ```
     pub fn exit_handler<H>(mut self, handler: H) -> Self

@@ -8,8 +8,9 @@
 //! * Each `ThreadBuilder` wraps one `pool::WorkerMain`, which ends exactly once: run to the
 //!   end of the worker (the pool was dropped), or dropped unrun, which fails the pool's
 //!   build with [`BuildError::WorkerStart`](crate::BuildError::WorkerStart) instead of
-//!   leaving it waiting for a worker that never comes. The pool's drop waits for every body
-//!   to end, so it also waits for threads it holds no handle of.
+//!   leaving it waiting for a worker that never comes. `ThreadPool::shutdown` (and the drop
+//!   of a pool whose build failed) waits for every body to end, so it also waits for
+//!   threads it holds no handle of.
 //! * A spawn handler that returns `Ok` has handed the body to a thread (or dropped it);
 //!   `Err` fails the build with [`BuildError::Spawn`](crate::BuildError::Spawn), after the
 //!   workers already started are stopped.

@@ -11,7 +11,16 @@ use offshoot::ThreadPool;
 #[test]
 fn panic_in_thread_name_leaks_no_thread() {
     bounded(|| {
+        // The blocked-worker watch's thread starts with the first pool and stays for the
+        // process's life: start it before counting (its pool joined with `shutdown`).
+        let before = thread_count();
+        ThreadPool::builder().workers(1).build().unwrap().shutdown();
+        let start = std::time::Instant::now();
+        while thread_count() > before + 1 && start.elapsed() < PATIENCE {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         let base = thread_count();
+        assert_eq!(base, before + 1, "one watch thread, no worker left");
         for fail_at in [1, 2, 3] {
             let msg = panic_message(|| {
                 ThreadPool::builder()

@@ -13,7 +13,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use common::{boom, bounded, panic_message, poll_until_stopped, pool, spin_until, LONG};
+use common::{boom, bounded, panic_message, poll_until_stopped, spin_until, LONG};
 
 struct Counting;
 
@@ -115,24 +115,34 @@ fn round(p: &offshoot::ThreadPool) {
     let _ = panic_message(|| p.run(|| offshoot::join(|| fib(12), || -> u64 { boom("leaks") })));
 }
 
+/// A pool of `n` workers, measured: its drop (`shutdown`) frees it before it returns, and
+/// the blocked-worker watch never holds it (nor allocates while looking at it).
+fn pool_of(n: usize) -> offshoot::ThreadPool {
+    offshoot::ThreadPool::builder()
+        .workers(n)
+        .blocked_report(None)
+        .build()
+        .expect("cannot build a pool")
+}
+
 #[test]
 fn tasks_leak_no_memory() {
     bounded(|| {
         for n in [1, 2, 3] {
             // Warm up: lazily allocated state of the runtime, std and the test helpers.
-            let p = pool(n);
+            let p = pool_of(n);
             for _ in 0..3 {
                 round(&p);
             }
-            drop(p);
+            p.shutdown();
             // Measured around a whole pool's life: a pool keeps a bounded cache of free
             // task blocks per worker, which it frees when it is dropped.
             let before = LIVE.load(Ordering::SeqCst);
-            let p = pool(n);
+            let p = pool_of(n);
             for _ in 0..20 {
                 round(&p);
             }
-            drop(p);
+            p.shutdown();
             let after = LIVE.load(Ordering::SeqCst);
             // A leak of one block per task would show as thousands; allow a little noise
             // from lazily initialised state.
@@ -151,7 +161,7 @@ fn tasks_leak_no_memory() {
 /// batches keep about 20,000 blocks, spread over some 25 chunks. Once the pool is idle, its
 /// worker keeps only a few hundred (one or two chunks).
 fn idle_pool_gives_back_a_bursts_blocks() {
-    let p = pool(1);
+    let p = pool_of(1);
     p.run(|| fib(10));
     let before = LIVE.load(Ordering::SeqCst);
     p.run(|| {

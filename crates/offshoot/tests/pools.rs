@@ -2,7 +2,8 @@
 //! `run` called from inside a worker of the same pool (directly, from stolen join halves
 //! and from spawned tasks) — none of which may deadlock; the builder's errors and their
 //! messages; the builder's options; `current_worker_index`; dropping a pool from a worker
-//! of another pool; and the scheduler statistics (only invariants, never amounts that
+//! of another pool, and dropping one whose detached task never ends (the drop returns, the
+//! queued work still runs); and the scheduler statistics (only invariants, never amounts that
 //! depend on timing — except that a 1-worker pool can never hand out a task).
 
 mod common;
@@ -292,6 +293,88 @@ fn current_worker_index_is_per_pool() {
         let in_b = a.run(|| b.run(|| (a.current_worker_index(), b.current_worker_index())));
         assert_eq!(in_b.0, None);
         assert!(matches!(in_b.1, Some(i) if i < 2));
+    })
+}
+
+/// How long the drop tests wait for a drop before they fail (a drop that waits for a task
+/// that never ends never returns).
+const DROP_LIMIT: Duration = Duration::from_secs(60);
+
+/// Drops `pool` on a helper thread and waits, at most [`DROP_LIMIT`], for the drop to
+/// return; returns whether it did.
+fn drop_returns(pool: ThreadPool) -> bool {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        drop(pool);
+        let _ = tx.send(());
+    });
+    rx.recv_timeout(DROP_LIMIT).is_ok()
+}
+
+/// Dropping a pool whose detached task never ends (here: until the test releases it, after
+/// the drop) returns at once, as rayon's drop does; the task goes on, and ends when
+/// released. So does a drop from a task of another pool.
+#[test]
+fn dropping_a_pool_whose_detached_task_never_ends_returns() {
+    bounded(|| {
+        for from_a_task in [false, true] {
+            let p = pool(2);
+            let (release, blocked) = std::sync::mpsc::channel::<()>();
+            let (started_tx, started) = std::sync::mpsc::channel();
+            let (ended_tx, ended) = std::sync::mpsc::channel();
+            p.spawn(move || {
+                started_tx.send(()).unwrap();
+                let _ = blocked.recv();
+                ended_tx.send(()).unwrap();
+            });
+            started.recv_timeout(DROP_LIMIT).expect("the task started");
+            let returned = if from_a_task {
+                let other = pool(1);
+                let (tx, rx) = std::sync::mpsc::channel();
+                other.spawn(move || {
+                    drop(p);
+                    let _ = tx.send(());
+                });
+                let r = rx.recv_timeout(DROP_LIMIT).is_ok();
+                drop(other);
+                r
+            } else {
+                drop_returns(p)
+            };
+            // Released whatever happened, so that nothing stays blocked.
+            release.send(()).unwrap();
+            assert!(
+                returned,
+                "the drop of a pool whose detached task runs did not return within 60 s                  (from a task of another pool: {from_a_task})"
+            );
+            ended
+                .recv_timeout(DROP_LIMIT)
+                .expect("the released task ended after its pool's drop");
+        }
+    })
+}
+
+/// Work queued before a drop still runs after it: a detached task waiting in the injector
+/// behind one that blocks the pool's only worker runs once that one is released, although
+/// the drop returned long before.
+#[test]
+fn a_dropped_pool_runs_the_work_queued_before_its_drop() {
+    bounded(|| {
+        let p = pool(1);
+        let (release, blocked) = std::sync::mpsc::channel::<()>();
+        let (ran_tx, ran) = std::sync::mpsc::channel();
+        p.spawn(move || {
+            let _ = blocked.recv();
+        });
+        p.spawn(move || ran_tx.send(42).unwrap());
+        let returned = drop_returns(p);
+        release.send(()).unwrap();
+        assert!(returned, "the drop did not return within 60 s");
+        assert_eq!(
+            ran.recv_timeout(DROP_LIMIT),
+            Ok(42),
+            "the queued task ran after the drop"
+        );
     })
 }
 

@@ -92,21 +92,33 @@
 //!   pending entries inside the same `AWAKE` window as the parked tasks, so a dependency
 //!   put by an awake worker in between invalidates the check.
 //!
+//! A worker blocked in the operating system inside a task (a `std::sync` wait, a sleep,
+//! blocking I/O) is none of this: it counts as awake, so no check is made, and whatever
+//! waits for it waits silently. The blocked-worker report (`blocked.rs`) is the watch's
+//! other half: a thread of its own that looks at the workers now and then and says on
+//! stderr which one is blocked, for how long, and what to use instead.
+//!
 //! Files: the registry of pending tasks and idle actors (`pending.rs`), who holds a lock a
 //! task waits for (`holder.rs`), threads outside the pools blocked in offshoot
 //! (`outside.rs`), the report's text (`report.rs`), the awake count and the check itself
-//! (`watch.rs`), and the public `ExternalWaker` (`external.rs`).
+//! (`watch.rs`), the public `ExternalWaker` (`external.rs`), the blocked-worker report and
+//! its thread (`blocked.rs`), and what the OS says about a worker's thread
+//! (`thread_state.rs`).
 
+mod blocked;
 mod external;
 mod holder;
 mod outside;
 mod pending;
 mod report;
+mod thread_state;
 mod watch;
 
+pub(crate) use blocked::{BlockedWatch, ReportAfter};
 pub use external::ExternalWaker;
 pub(crate) use holder::{Holder, HolderProbe, HoldsLock};
 pub(crate) use outside::{blocked_outside, outside_read_released, outside_read_taken, Blocking};
 pub(crate) use pending::{add_pending, remove_pending, Pending, PendingKey};
 pub(crate) use report::{Object, Report};
+pub(crate) use thread_state::current_os_thread;
 pub(crate) use watch::{register, watch, went_idle, woke};

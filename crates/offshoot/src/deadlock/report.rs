@@ -8,6 +8,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::Holder;
 use crate::fiber::TokenParked;
 
+/// Writes a report that no wait carries (a deadlock that no wait can be ended for, a
+/// blocked worker) to the process's stderr: straight to it, not through `eprintln!`, whose
+/// output a test harness captures for the test that started the thread (the watch thread
+/// outlives it).
+pub(super) fn emit(text: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
 /// "2 tasks wait", "1 actor waits", "1 task and 3 actors wait".
 pub(super) fn waiters(tasks: usize, actors: usize) -> String {
     let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });

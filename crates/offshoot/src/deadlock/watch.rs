@@ -27,6 +27,10 @@ pub(crate) fn register(reg: &Arc<Registry>) {
     let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
     pools.retain(|w| w.strong_count() > 0);
     pools.push(Arc::downgrade(reg));
+    drop(pools);
+    if reg.blocked.on() {
+        super::blocked::pool_added(reg);
+    }
 }
 
 /// A worker becomes awake: it starts, or it leaves its idle sleep (before it looks at news).
@@ -204,7 +208,9 @@ pub(super) fn check(hold: &mut Hold) -> bool {
             }
         }
         if new {
-            eprintln!("{text}\nNone of these waits can be ended: the tasks go on waiting.");
+            super::report::emit(&format!(
+                "{text}\nNone of these waits can be ended: the tasks go on waiting."
+            ));
         }
         return false;
     }

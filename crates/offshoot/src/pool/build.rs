@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crate::detached::Hooks;
 use crate::worker::{SpareBlocks, Worker};
@@ -155,6 +156,24 @@ impl std::error::Error for BuildError {
 /// holder, and reports the waits only while the holding thread is itself blocked in
 /// offshoot (a lock held across `run` of a job that waits for it).
 ///
+/// # Blocked workers
+///
+/// A task that blocks its thread in the operating system — `std::sync::mpsc::Receiver::recv`,
+/// `std::sync::Mutex::lock`, `Condvar::wait` or `Barrier::wait` from `std::sync`,
+/// `std::thread::sleep`, blocking I/O — holds its worker meanwhile: the tasks queued behind
+/// it on that worker do not run, and if it waits for one of them, it waits for ever (the
+/// deadlock watch cannot see this: the worker counts as running). So the pool watches for
+/// it (unless [`Builder::blocked_report`] turns it off): when a worker has been blocked for
+/// the report's delay (10 seconds by default) inside one task while other work waits for it
+/// (a thief asks it for work, work started from outside waits, a woken task of its own
+/// waits) or no other worker of the pool runs anything, a line on stderr says which worker
+/// (its index and thread name), for how long, and what to use instead: the waits of
+/// [`sync`](crate::sync), which park the task and free the worker. Once per episode. On
+/// Linux the thread's state in `/proc` tells a blocked thread from one that computes, and a
+/// task that computes is never reported; elsewhere a worker is reported only while a
+/// thief's request waits at it unanswered, and the line says it computes without a poll
+/// point or is blocked.
+///
 /// ```
 /// let pool = offshoot::ThreadPool::builder()
 ///     .workers(2)
@@ -170,6 +189,8 @@ pub struct Builder {
     pub(super) stack_size: Option<usize>,
     pub(super) thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     pub(super) no_deadlock_detection: bool,
+    /// The blocked-worker report's delay (`deadlock/blocked.rs`).
+    pub(super) blocked_report: crate::deadlock::ReportAfter,
     /// Events per worker's trace log; 0: no trace (`worker/trace_log.rs`).
     pub(super) trace_events: usize,
     /// Whether and how the pool measures work and span (`metrics/`).
@@ -185,6 +206,7 @@ impl fmt::Debug for Builder {
             .field("workers", &self.workers)
             .field("stack_size", &self.stack_size)
             .field("deadlock_detection", &!self.no_deadlock_detection)
+            .field("blocked_report", &self.blocked_report.0)
             .field("trace_events", &self.trace_events)
             .field("metrics", &self.metrics)
             .finish_non_exhaustive()
@@ -284,6 +306,27 @@ impl Builder {
     /// ```
     pub fn deadlock_detection(mut self, on: bool) -> Builder {
         self.no_deadlock_detection = !on;
+        self
+    }
+
+    /// How long a worker may stay blocked in the operating system inside one task before
+    /// the pool says so on stderr (default 10 seconds; `None`, or zero, turns the report
+    /// off). See [Blocked workers](Builder#blocked-workers).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let pool = offshoot::ThreadPool::builder()
+    ///     .workers(2)
+    ///     .blocked_report(Some(Duration::from_secs(30)))
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(pool);
+    /// let quiet = offshoot::ThreadPool::builder().blocked_report(None).build().unwrap();
+    /// # drop(quiet);
+    /// ```
+    pub fn blocked_report(mut self, after: Option<Duration>) -> Builder {
+        self.blocked_report = crate::deadlock::ReportAfter(after);
         self
     }
 
@@ -408,6 +451,7 @@ impl Builder {
                 busy: AtomicUsize::new(0),
                 terminating: AtomicBool::new(false),
                 deadlock_detection: !self.no_deadlock_detection,
+                blocked: crate::deadlock::BlockedWatch::new(self.blocked_report, n),
                 trace: (self.trace_events > 0).then(|| {
                     Box::new(crate::worker::trace_log::Recorder::new(
                         n,

@@ -1,5 +1,6 @@
 //! `ThreadPool`, the handle of a pool: `run` (entering from outside or nesting), the global
-//! pool, the pool's counters, trace and metrics, and its drop (which joins the workers).
+//! pool, the pool's counters, trace and metrics, and its drop (which stops the workers
+//! without waiting for them) or `shutdown` (which joins them).
 
 use std::fmt;
 use std::ptr;
@@ -20,6 +21,28 @@ static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
 /// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
 /// let (a, b) = pool.run(|| offshoot::join(|| 1 + 1, || 2 + 2));
 /// assert_eq!((a, b), (2, 4));
+/// ```
+///
+/// # Dropping a pool
+///
+/// Dropping a pool stops it and returns at once, without waiting for its threads, as
+/// rayon's does: work already queued (detached tasks started with
+/// [`spawn`](ThreadPool::spawn) and not yet begun) still runs, each worker exits once it
+/// has no more of it and its own task has ended, and its exit handler runs then, on that
+/// thread. A task that never ends keeps its worker (and nothing else) alive, and the drop
+/// still returns. The pool's memory lives until its last worker exits. To wait for the
+/// workers instead, call [`shutdown`](ThreadPool::shutdown).
+///
+/// ```
+/// use std::sync::mpsc;
+///
+/// let pool = offshoot::ThreadPool::builder().workers(1).build().unwrap();
+/// let (release, wait) = mpsc::channel::<()>();
+/// pool.spawn(move || {
+///     let _ = wait.recv(); // blocks its worker until released
+/// });
+/// drop(pool); // returns although the task has not ended
+/// release.send(()).unwrap(); // the task ends, then its worker exits
 /// ```
 pub struct ThreadPool {
     pub(super) registry: Arc<Registry>,
@@ -255,13 +278,39 @@ pub fn current_num_workers() -> usize {
     unsafe { (*w).registry().num_workers() }
 }
 
-impl Drop for ThreadPool {
-    fn drop(&mut self) {
+impl ThreadPool {
+    /// Stops the pool and waits until every worker thread has ended, with its exit handler
+    /// run: what a drop does without waiting (see [`ThreadPool`]'s "Dropping a pool").
+    /// Work already queued still runs first, so a task that never ends makes this wait for
+    /// ever. Called from one of the pool's own workers, it waits for the others only.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let exited = Arc::new(AtomicUsize::new(0));
+    /// let e = exited.clone();
+    /// let pool = offshoot::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .exit_handler(move |_| {
+    ///         e.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// pool.shutdown();
+    /// assert_eq!(exited.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn shutdown(mut self) {
+        self.stop_and_join();
+    }
+
+    /// Terminates the pool and joins its worker threads (all but the calling worker's own).
+    fn stop_and_join(&mut self) {
         self.registry.terminate();
         let me = std::thread::current().id();
         for h in self.threads.drain(..) {
             if h.thread().id() == me {
-                // Dropped from inside its own worker: that thread ends when it returns to
+                // Called from inside its own worker: that thread ends when it returns to
                 // its loop; it cannot join itself.
                 continue;
             }
@@ -273,6 +322,28 @@ impl Drop for ThreadPool {
         // SAFETY: a non-null current worker is run by this thread.
         let own = !w.is_null() && ptr::eq(unsafe { (*w).registry() }, &*self.registry);
         self.registry.wait_exited(self.bodies - usize::from(own));
+        self.bodies = 0;
+    }
+}
+
+impl Drop for ThreadPool {
+    /// Terminates the pool and returns at once (as rayon's drop does): each worker exits
+    /// once the work queued before the drop has run and its own task has ended, and the
+    /// registry lives on, owned by the worker threads (`WorkerMain`'s `Arc`), until the
+    /// last one exits. A pool whose build failed is still joined: its started workers run
+    /// no task and leave at once, and the build's error comes after them.
+    fn drop(&mut self) {
+        if self.bodies == 0 {
+            // Shut down already (`shutdown`), or no worker body was handed out.
+            return;
+        }
+        if !self.registry.all_started() {
+            self.stop_and_join();
+            return;
+        }
+        self.registry.terminate();
+        // Dropping the handles detaches the threads.
+        self.threads.clear();
     }
 }
 

@@ -12,7 +12,11 @@
 //!   without a timeout only while `busy` is zero (an idle pool burns no CPU); the transition
 //!   of a worker to busy, and every injection, wake one idle sleeper (a cascade that brings
 //!   in as many thieves as find work).
-//! * Dropping a `ThreadPool` lets running work finish and joins every worker thread.
+//! * Dropping a built `ThreadPool` terminates it and returns without waiting: each worker
+//!   runs the injected work left, finishes its own task and exits in the background, and
+//!   its `WorkerMain` holds the registry alive until then (the last one frees it, on that
+//!   worker's own thread stack, after its fibers are done). `ThreadPool::shutdown`, and the
+//!   drop of a pool whose build failed, join every worker thread instead.
 //! * Every registry is known to the deadlock watch (`deadlock.rs`) from before its workers
 //!   start; `has_news` tells the watch whether anything queued could still wake one of them.
 

@@ -56,7 +56,9 @@ impl ThreadPool {
     /// `ThreadPool::spawn`). Its panic goes to the pool's
     /// [panic handler](crate::ThreadPoolBuilder::panic_handler), and aborts the process without
     /// one. Tasks it spawns with [`spawn`](crate::spawn) are joined at its end. A dropped
-    /// pool runs the tasks already started before its workers exit.
+    /// pool still runs the tasks started before the drop, in the background: the drop
+    /// returns at once, and each worker exits once they have run (see
+    /// [Dropping a pool](ThreadPool#dropping-a-pool)).
     ///
     /// ```
     /// use std::sync::mpsc;

@@ -26,6 +26,8 @@ pub(crate) struct Registry {
     pub(super) terminating: AtomicBool,
     /// Whether the deadlock watch may end the waits of this pool's tasks.
     pub(super) deadlock_detection: bool,
+    /// The blocked-worker report's delay and episodes (`deadlock/blocked.rs`).
+    pub(crate) blocked: crate::deadlock::BlockedWatch,
     /// The trace logs, if the pool records a trace (`worker/trace_log.rs`).
     pub(crate) trace: Option<Box<crate::worker::trace_log::Recorder>>,
     /// The work/span rows, if the pool measures them (`metrics/`).
@@ -93,14 +95,21 @@ impl Registry {
     pub(super) fn wait_started(&self) -> Result<(), (usize, String)> {
         let mut st = self.start.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            if let Some(f) = st.failed.take() {
-                return Err(f);
+            if let Some(f) = &st.failed {
+                return Err(f.clone());
             }
             if st.count == self.workers.len() {
                 return Ok(());
             }
             st = self.started.wait(st).unwrap_or_else(|e| e.into_inner());
         }
+    }
+
+    /// Whether every worker reported a good start: the pool was built (a drop then need not
+    /// wait for the workers; see `ThreadPool`'s drop).
+    pub(super) fn all_started(&self) -> bool {
+        let st = self.start.lock().unwrap_or_else(|e| e.into_inner());
+        st.count == self.workers.len() && st.failed.is_none()
     }
 
     pub(crate) fn inject(&self, job: JobRef) {

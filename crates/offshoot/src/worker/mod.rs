@@ -208,6 +208,9 @@ pub(crate) struct Worker {
     /// Package requests from outside the pool waiting for this worker (`export.rs`).
     exports: export::ExportQueue,
     thread: OnceLock<Thread>,
+    /// The kernel's identity of that thread (0: unknown), for the blocked-worker report
+    /// (`deadlock/blocked.rs`); set once, when the thread starts the worker.
+    os_thread: AtomicU32,
     /// The identity of the task this worker runs now (see `task_id`), and how many
     /// identities it handed out.
     task: Cell<u64>,
@@ -249,6 +252,7 @@ impl Worker {
             jobs: AtomicU32::new(0),
             exports: export::ExportQueue::default(),
             thread: OnceLock::new(),
+            os_thread: AtomicU32::new(0),
             task: Cell::new(0),
             task_seq: Cell::new(0),
             fibers: crate::fiber::FiberState::new(),
@@ -626,6 +630,30 @@ impl Worker {
     /// Whether a stop is raised on this worker and not yet taken.
     pub(crate) fn stop_raised(&self) -> bool {
         self.mailbox.stop_raised()
+    }
+
+    /// Whether a thief's request waits in this worker's mailbox (any thread; a hint).
+    pub(crate) fn asked(&self) -> bool {
+        self.mailbox.has_request()
+    }
+
+    /// How many requests this worker has answered (any thread; its own counters, bumped
+    /// only on the request slow path).
+    pub(crate) fn answered(&self) -> u64 {
+        self.stats.answered_work.get() + self.stats.answered_empty.get()
+    }
+
+    /// Records the calling thread's kernel identity as this worker's (its thread, once).
+    pub(super) fn set_os_thread(&self) {
+        // Relaxed: a hint for the blocked-worker report, which reads 0 as "unknown".
+        self.os_thread
+            .store(crate::deadlock::current_os_thread(), Ordering::Relaxed);
+    }
+
+    /// The kernel's identity of this worker's thread, 0 if unknown.
+    pub(crate) fn os_thread(&self) -> u32 {
+        // Relaxed: see `set_os_thread`.
+        self.os_thread.load(Ordering::Relaxed)
     }
 
     /// Whether this worker sleeps with a job in the reply to its posted request (see

@@ -34,6 +34,7 @@ impl Worker {
             }
         }
         let _ = self.thread.set(std::thread::current());
+        self.set_os_thread();
         crate::deadlock::woke();
         let _awake = Awake;
         let _starting = Starting(self);

@@ -221,6 +221,13 @@ impl Worker {
         }
     }
 
+    /// Whether this worker runs a job and is awake (not asleep in its scheduler, nor at a
+    /// join or a finish): read by the blocked-worker report from another thread (a hint).
+    pub(crate) fn awake_in_job(&self) -> bool {
+        // Relaxed: a hint, looked at again at the report's next look.
+        self.sleep_state.load(Ordering::Relaxed) == RUNNING && self.runs_jobs()
+    }
+
     /// Wakes this worker if it sleeps (for any reason).
     pub(crate) fn unpark_if_sleeping(&self) {
         // SeqCst: read after the caller published its news ("The protocol" above).
