@@ -101,7 +101,7 @@
 //! | `pool.install(op)` | [`ThreadPool::install`], rayon's name for [`ThreadPool::run`] | returns `op`'s value without waiting for detached spawns, as in rayon (`run` is a finish: it waits for the [`finish::spawn`](finish::spawn()) tasks of `op`, which rayon code does not have) |
 //! | `pool.spawn(f)` | [`ThreadPool::spawn`] | detached, as in rayon; its panic goes to the panic handler |
 //! | `rayon::spawn(f)` | [`spawn`](spawn()) | detached, as in rayon: in the pool of the worker that calls it (the global pool outside every pool); nothing waits for it; its panic goes to the pool's panic handler, or aborts. offshoot's spawn that a [`finish()`] waits for is [`finish::spawn`](finish::spawn()) |
-//! | `pool.join`, `pool.scope`, `pool.in_place_scope`, `pool.current_num_threads()`, `pool.current_thread_index()`, `pool.yield_now()` | the same names on [`ThreadPool`] | `pool.in_place_scope` is `pool.scope` (its body runs on a worker, so it must be `Send`) |
+//! | `pool.join`, `pool.scope`, `pool.in_place_scope`, `pool.yield_now()` | the same names on [`ThreadPool`] | `pool.in_place_scope` is `pool.scope` (its body runs on a worker, so it must be `Send`) |
 //! | `current_num_threads()`, `current_thread_index()`, `max_num_threads()` | [`current_num_threads`] (rayon's name for [`current_num_workers`]), [`current_thread_index`] (rayon's name for [`current_worker_index`]), [`max_num_threads`] (= [`MAX_WORKERS`]) | |
 //! | `pool.current_num_threads()`, `pool.current_thread_index()` | rayon's names for [`ThreadPool::workers`], [`ThreadPool::current_worker_index`] | |
 //! | `yield_now()` | [`yield_now`] | runs a poll and one job waiting to enter the pool; never takes other workers' seeds |

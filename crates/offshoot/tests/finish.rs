@@ -208,7 +208,9 @@ fn spawn_outside_every_pool_detaches_and_finish_spawns_panic_with_a_message() {
         // finish::spawn and finish::try_spawn have no finish to join them.
         let msg = panic_message(|| offshoot::finish::spawn(|| ()));
         assert!(
-            msg.contains("outside every pool") && msg.contains("offshoot::finish::spawn"),
+            msg.contains("outside every pool")
+                && msg.contains("offshoot::finish::spawn")
+                && msg.contains("use offshoot::spawn"),
             "unhelpful message: {msg}"
         );
         let msg = panic_message(|| offshoot::finish::try_spawn(|| Ok::<(), ()>(())));

@@ -3,9 +3,7 @@
 use crate::worker::Worker;
 
 use super::spawn::innermost_finish;
-use super::{
-    finish_core, resume_failure, spawn_into, Failure, FinishState, Handoff, INSIDE_ANY_FINISH,
-};
+use super::{finish_core, resume_failure, spawn_into, Failure, FinishState, Handoff};
 use crate::pool::in_worker;
 
 /// Runs `body` and waits for every task spawned with [`finish::spawn`](spawn()) in its
@@ -102,6 +100,10 @@ pub(crate) fn try_outcome<R, E: 'static>(r: Result<Option<R>, Failure>) -> Resul
     }
 }
 
+/// Where `finish::spawn` belongs, and the spawn to use where nothing should wait.
+const DETACHED_HINT: &str = "offshoot::finish, offshoot::scope or ThreadPool::run, or use \
+                             offshoot::spawn (rayon's) for a task nothing waits for";
+
 /// offshoot's finish-joined spawn (HJlib's `async`): spawns `f` as a task of the innermost
 /// enclosing [`finish`] (or [`scope`](crate::scope()) or
 /// [`ThreadPool::run`](crate::ThreadPool::run)), which waits for it; the call returns at once
@@ -135,7 +137,7 @@ where
 {
     Worker::check_not_isolated("spawn");
     spawn_into(
-        innermost_finish("offshoot::finish::spawn", INSIDE_ANY_FINISH),
+        innermost_finish("offshoot::finish::spawn", DETACHED_HINT),
         f,
         Handoff::Now,
     );
