@@ -59,7 +59,7 @@ fn fib_plain(n: u32) -> u64 {
 fn row<'a>(rows: &'a [Row], tag: &str) -> &'a Row {
     rows.iter()
         .find(|r| r.tag == tag)
-        .expect("a row for every region")
+        .expect("a row for every measured call")
 }
 
 fn main() {
@@ -75,8 +75,8 @@ fn main() {
     let leaf = Duration::from_micros(200);
     let n = 25;
     pool.run(|| {
-        metrics::region("tree of 64 leaves", || tree(6, leaf));
-        metrics::region("chain of 32 futures", || {
+        metrics::measure("tree of 64 leaves", || tree(6, leaf));
+        metrics::measure("chain of 32 futures", || {
             offshoot::finish(|| {
                 let mut prev: Option<offshoot::sync::TaskFuture<u32>> = None;
                 for _ in 0..32 {
@@ -90,8 +90,8 @@ fn main() {
                 assert_eq!(*prev.expect("32 futures").get(), 32);
             })
         });
-        metrics::region("fib", || assert_eq!(fib(n), 75_025));
-        metrics::region("loop of 256", || offshoot::par_for(0..256, |_| spin(leaf)));
+        metrics::measure("fib", || assert_eq!(fib(n), 75_025));
+        metrics::measure("loop of 256", || offshoot::par_for(0..256, |_| spin(leaf)));
     });
     let report = pool.metrics().expect("a measuring pool");
     println!("{report}");

@@ -1,7 +1,7 @@
 //! rayon's names for the pool and its free functions, so that rayon code ports by changing
 //! the import: [`ThreadPoolBuilder`], [`ThreadPool::install`], [`current_num_threads`],
-//! [`current_thread_index`], fire-and-forget [`ThreadPool::spawn`] (and `spawn` outside
-//! every pool), [`spawn_fifo`], [`yield_now`], [`join_context`], [`in_place_scope`],
+//! [`current_thread_index`], fire-and-forget [`spawn`], [`spawn_fifo`] and
+//! [`ThreadPool::spawn`], [`yield_now`], [`join_context`], [`in_place_scope`],
 //! [`in_place_scope_fifo`]. Each is a thin layer
 //! over offshoot's own API (`pool.rs`, `finish.rs`, `scope.rs`); where offshoot's
 //! semantics differ, the item says so (and the crate docs' "Coming from rayon" table).
@@ -21,8 +21,9 @@ use crate::worker::Worker;
 /// rayon's name for [`BuildError`].
 pub type ThreadPoolBuildError = BuildError;
 
-/// rayon's pool builder: the same settings as [`Builder`] under rayon's names, and rayon's
-/// handlers. `num_threads(0)` (the default) means "pick automatically", as in rayon:
+/// rayon's name for [`Builder`]: the same settings under rayon's names, and rayon's
+/// handlers; where the two differ it behaves as rayon's. `num_threads(0)` (the default)
+/// means "pick automatically", as in rayon:
 /// `OFFSHOOT_WORKERS` if set to a positive count, else `RAYON_NUM_THREADS` read as rayon
 /// reads it (a positive count; `0` or anything else is every core), else one worker per
 /// core — where offshoot's own [`Builder::workers`]`(0)` is an error
@@ -181,7 +182,8 @@ impl<S> ThreadPoolBuilder<S> {
         }
     }
 
-    /// The number of worker threads; 0 picks automatically (see the type's docs).
+    /// rayon's name for [`Builder::workers`]: the number of worker threads; unlike there,
+    /// 0 picks automatically, as in rayon (see the type's docs).
     ///
     /// ```
     /// let auto = offshoot::ThreadPoolBuilder::new().num_threads(0).build().unwrap();
@@ -214,7 +216,10 @@ impl<S> ThreadPoolBuilder<S> {
     }
 
     /// The stack size of tasks, as [`Builder::stack_size`]. In offshoot tasks run on fiber
-    /// stacks of this size, not on the worker threads' own stacks.
+    /// stacks of this size, not on the worker threads' own stacks. A size below
+    /// [`MIN_STACK_SIZE`](crate::MIN_STACK_SIZE) (such as 0) fails [`build`](Self::build)
+    /// with [`BuildError::StackTooSmall`], one above
+    /// [`MAX_STACK_SIZE`](crate::MAX_STACK_SIZE) with [`BuildError::StackTooLarge`].
     ///
     /// ```
     /// let pool = offshoot::ThreadPoolBuilder::new()
@@ -284,9 +289,9 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// Receives the panics nobody waits for: of tasks started with [`ThreadPool::spawn`]
-    /// (or `spawn` outside every pool, for the global pool) and of the start and exit
-    /// handlers. Without one, such a panic aborts the process, as in rayon. Panics of
+    /// Receives the panics nobody waits for: of tasks started with [`ThreadPool::spawn`],
+    /// [`spawn`](crate::spawn()) or [`spawn_fifo`](crate::spawn_fifo) in this pool, and of
+    /// the start and exit handlers. Without one, such a panic aborts the process, as in rayon. Panics of
     /// `install`, `join`, `scope` and the iterators resume in their caller instead.
     ///
     /// ```
@@ -329,7 +334,8 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// # Errors
     ///
     /// More threads than [`MAX_WORKERS`], a bad `OFFSHOOT_WORKERS` (with `num_threads(0)`),
-    /// or a thread the system would not start.
+    /// a [`stack_size`](Self::stack_size) out of bounds, or a thread the system would not
+    /// start.
     ///
     /// ```
     /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build()?;
@@ -357,8 +363,8 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     }
 }
 
-/// The number of worker threads of the pool the caller works for; outside every pool, of
-/// the global pool. rayon's name for [`current_num_workers`](crate::current_num_workers).
+/// rayon's name for [`current_num_workers`](crate::current_num_workers): the number of
+/// worker threads of the pool the caller works for; outside every pool, of the global pool.
 ///
 /// ```
 /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
@@ -369,8 +375,8 @@ pub fn current_num_threads() -> usize {
     crate::current_num_workers()
 }
 
-/// The index (from 0) of the calling worker thread in its pool, or `None` on a thread that
-/// belongs to no pool.
+/// rayon's name for [`current_worker_index`](crate::current_worker_index): the index (from 0)
+/// of the calling worker thread in its pool, or `None` on a thread that belongs to no pool.
 ///
 /// ```
 /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -379,12 +385,10 @@ pub fn current_num_threads() -> usize {
 /// assert_eq!(offshoot::current_thread_index(), None);
 /// ```
 pub fn current_thread_index() -> Option<usize> {
-    let w = Worker::current();
-    // SAFETY: a non-null current worker is live and run by this thread.
-    (!w.is_null()).then(|| unsafe { (*w).index })
+    crate::current_worker_index()
 }
 
-/// The most threads a pool may have ([`MAX_WORKERS`]).
+/// rayon's name for [`MAX_WORKERS`]: the most threads a pool may have.
 ///
 /// ```
 /// assert!(offshoot::max_num_threads() >= offshoot::current_num_threads());
@@ -522,13 +526,41 @@ where
     crate::scope_fifo(op)
 }
 
-/// rayon's `spawn_fifo`: starts `f` in the current pool (the global pool outside every
-/// pool) and returns at once; nothing waits for it. Unlike offshoot's [`spawn`](crate::spawn),
-/// it never joins a finish: it is detached everywhere, as in rayon. Detached tasks enter
-/// their pool through one queue and start in the order they were spawned (from any
-/// thread), which is rayon's promise for the tasks of one thread. A panic goes to the
-/// pool's [panic handler](ThreadPoolBuilder::panic_handler), and aborts the process
-/// without one.
+/// rayon's `spawn`: starts `f` in the current pool — the pool of the worker that calls it,
+/// or the global pool outside every pool — and returns at once; nothing waits for it,
+/// neither the caller nor an enclosing [`install`](ThreadPool::install),
+/// [`finish`](crate::finish()) or [`scope`](crate::scope()). A panic goes to the pool's
+/// [panic handler](ThreadPoolBuilder::panic_handler), and aborts the process without one.
+/// A dropped pool runs the detached tasks already started before its workers exit.
+///
+/// offshoot's own spawn, the one a [`finish`](crate::finish()) waits for, is
+/// [`finish::spawn`](crate::finish::spawn()).
+///
+/// ```
+/// use std::sync::mpsc;
+///
+/// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let (tx, rx) = mpsc::channel();
+/// // `install` returns without waiting for the task (it waits for `rx`, below).
+/// pool.install(|| {
+///     offshoot::spawn(move || tx.send(offshoot::current_thread_index()).unwrap());
+/// });
+/// // It ran on a worker of `pool`, the pool it was spawned in.
+/// assert!(matches!(rx.recv().unwrap(), Some(0 | 1)));
+/// ```
+pub fn spawn<F>(f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    crate::broadcast::in_current_pool(|registry| spawn_detached(registry, f));
+}
+
+/// rayon's `spawn_fifo`: [`spawn`], whose detached tasks already start in the order they
+/// were spawned. It starts `f` in the current pool (the global pool outside every pool) and
+/// returns at once; nothing waits for it. Detached tasks enter their pool through one
+/// queue and start in the order they were spawned (from any thread), which is rayon's
+/// promise for the tasks of one thread. A panic goes to the pool's
+/// [panic handler](ThreadPoolBuilder::panic_handler), and aborts the process without one.
 ///
 /// ```
 /// use std::sync::mpsc;

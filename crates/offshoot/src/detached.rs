@@ -1,10 +1,10 @@
 //! Work no caller waits for: a pool's handlers ([`Hooks`]: start, exit, and the panic
-//! handler) and detached tasks ([`spawn_detached`]: rayon's `spawn`, and offshoot's
-//! `spawn` outside every finish).
+//! handler) and detached tasks ([`spawn_detached`]: `spawn`, `spawn_fifo` and
+//! `ThreadPool::spawn`, rayon's, which nothing waits for).
 //!
 //! Invariants:
 //! * A detached task enters its pool through the injector, boxed, and runs as the root of
-//!   a finish of its own (a stop boundary): the tasks it spawns are joined there, and
+//!   a finish of its own (a stop boundary): the tasks it `finish::spawn`s are joined there, and
 //!   nothing waits for it. Injected jobs are run before a pool's workers exit, so a
 //!   detached task always runs (the global pool lives as long as the process).
 //! * A panic nobody can receive — of a detached task, or of a start or exit handler — goes
@@ -97,7 +97,7 @@ impl<F: FnOnce() + Send> DetachedJob<F> {
             Ok(()) | Err(Failure::Stopped | Failure::Resolved) => {}
             Err(Failure::Panic(p)) => w.registry().hooks.panicked(p),
             Err(Failure::Error(_)) => w.registry().hooks.panicked(Box::new(
-                "offshoot: a task spawned with try_spawn returned Err in a detached task; \
+                "offshoot: a task spawned with finish::try_spawn returned Err in a detached task; \
                  wrap it in offshoot::try_finish to receive the error",
             )),
         }

@@ -15,8 +15,8 @@
 //!   a request or a stop was sent to the worker, which raises a thread-local word the join
 //!   compares its count with).
 //! * A worker with nothing to do sends a **request** to a busy worker. The busy worker sees
-//!   it at its next **poll** (every `join`, `spawn`, `handle`, and [`poll()`] is one), and
-//!   answers with its **oldest** seed — the one nearest the bottom of its stack, usually the
+//!   it at its next **poll** (every `join`, `finish::spawn`, `handle`, and [`poll()`] is
+//!   one), and answers with its **oldest** seed — the one nearest the bottom of its stack, usually the
 //!   biggest piece of work — or with "nothing". Only then does a seed become a task.
 //! * A worker that reaches the join of a seed that was taken first takes work back *only
 //!   from the worker that took it* (leapfrogging). When there is none, the waiting task
@@ -31,8 +31,10 @@
 //!   ends early when a sibling fails (it unwinds as stopped), and when no task can make
 //!   progress any more — every worker idle, tasks waiting on each other — each wait panics
 //!   with a report of who waits on what ([deadlocks](Builder#deadlocks)).
-//! * [`finish()`] joins every task [`spawn`]ed in its dynamic extent — in callees, in spawned
-//!   tasks, on any worker. [`scope()`] is the lexical version whose tasks may borrow.
+//! * [`finish()`] joins every task spawned with [`finish::spawn`](finish::spawn()) in its
+//!   dynamic extent — in callees, in spawned tasks, on any worker. [`scope()`] is the
+//!   lexical version whose tasks may borrow. rayon's [`spawn`](spawn()) is detached: nothing
+//!   waits for it.
 //! * Failures cross joins: the first panic (or `Err` in the `try_` forms) wins, every other
 //!   task of that join / scope / finish is **stopped** at its next poll point (its
 //!   destructors run), tasks not yet started never start, and the winner resumes in the
@@ -62,9 +64,10 @@
 //!   join and wait; an idle actor owns no task, and the finish it was started in waits for
 //!   it to exit.
 //! * Seeing a run: a pool can record a timeline of what each worker did ([`trace`],
-//!   Chrome/Perfetto JSON), and measure work, span and parallelism per run and per region
-//!   ([`metrics`]: in time as Cilkscale, or in units the program charges as HJlib) — both
-//!   off unless the pool is built with them, and then free on the paths they do not use.
+//!   Chrome/Perfetto JSON), and measure work, span and parallelism per run and per
+//!   [`metrics::measure`] call ([`metrics`]: in time as Cilkscale, or in units the program
+//!   charges as HJlib) — both off unless the pool is built with them, and then free on the
+//!   paths they do not use.
 //! * Idle workers back off and sleep; an idle pool burns no CPU.
 //!
 //! ```
@@ -84,21 +87,23 @@
 //! ## Coming from rayon
 //!
 //! Most rayon code ports by changing the import (`use offshoot as rayon;` or
-//! `use offshoot::prelude::*;`). offshoot keeps its own names where it had them and offers
-//! rayon's as equivalents:
+//! `use offshoot::prelude::*;`). A rayon name does what rayon's does; offshoot's own
+//! constructs have their own names (the first is the name in offshoot's docs, the other is
+//! documented as "rayon's name for" it):
 //!
 //! | rayon | offshoot | note |
 //! |---|---|---|
 //! | `rayon::join`, `join_context`, `scope`, `in_place_scope` | [`join`](join()), [`join_context`], [`scope()`], [`in_place_scope`] | a panic stops the siblings (below); `in_place_scope` needs a `Send` body |
-//! | `ThreadPoolBuilder::new().num_threads(n)` | [`ThreadPoolBuilder`], or offshoot's [`ThreadPool::builder()`](ThreadPool::builder)`.workers(n)` | `num_threads(0)` picks automatically; `workers(0)` is an error ([`BuildError::ZeroWorkers`]) |
+//! | `ThreadPoolBuilder::new().num_threads(n)` | [`ThreadPoolBuilder`] (rayon's name for [`Builder`], a type of its own with rayon's readings), or offshoot's [`Builder`] ([`ThreadPool::builder()`](ThreadPool::builder)) `.workers(n)` | `num_threads(0)` picks automatically, as in rayon; offshoot's `workers(0)` is an error ([`BuildError::ZeroWorkers`]) |
 //! | `RAYON_NUM_THREADS` | the same, read as rayon reads it when `OFFSHOOT_WORKERS` ([`WORKERS_ENV`]) is unset; `OFFSHOOT_WORKERS` wins when both are set | `RAYON_NUM_THREADS=0` or a value that is not a count means every core; `OFFSHOOT_WORKERS=0` means every core for [`ThreadPoolBuilder`], and is an error for offshoot's [`Builder`] |
-//! | `thread_name`, `stack_size`, `start_handler`, `exit_handler`, `panic_handler`, `build`, `build_global` | the same, on [`ThreadPoolBuilder`] | `stack_size` sizes the fiber stacks tasks run on |
-//! | `ThreadPoolBuildError` | [`ThreadPoolBuildError`] = [`BuildError`] | |
-//! | `pool.install(op)` | [`ThreadPool::install`] = [`ThreadPool::run`] | also waits for the tasks `op` [`spawn`]s |
+//! | `thread_name`, `stack_size`, `start_handler`, `exit_handler`, `panic_handler`, `build`, `build_global` | the same, on [`ThreadPoolBuilder`] | `stack_size` sizes the fiber stacks tasks run on; below [`MIN_STACK_SIZE`] `build` fails ([`BuildError::StackTooSmall`]), on both builders |
+//! | `ThreadPoolBuildError` | [`ThreadPoolBuildError`], rayon's name for [`BuildError`] (the same type) | |
+//! | `pool.install(op)` | [`ThreadPool::install`], rayon's name for [`ThreadPool::run`] | returns `op`'s value without waiting for detached spawns, as in rayon (`run` is a finish: it waits for the [`finish::spawn`](finish::spawn()) tasks of `op`, which rayon code does not have) |
 //! | `pool.spawn(f)` | [`ThreadPool::spawn`] | detached, as in rayon; its panic goes to the panic handler |
-//! | `rayon::spawn(f)` | [`spawn`] | outside every pool: detached on the global pool, as in rayon. **Inside a pool it joins at the innermost [`finish()`], [`scope()`] or `run`/`install`** |
-//! | `pool.join`, `pool.scope`, `pool.in_place_scope`, `pool.current_num_threads()`, `pool.current_thread_index()`, `pool.yield_now()` | the same names on [`ThreadPool`] | `pool.in_place_scope` is `pool.scope` (its body runs on a worker, so it must be `Send`) |
-//! | `current_num_threads()`, `current_thread_index()`, `max_num_threads()` | [`current_num_threads`] (= [`current_num_workers`]), [`current_thread_index`], [`max_num_threads`] | |
+//! | `rayon::spawn(f)` | [`spawn`](spawn()) | detached, as in rayon: in the pool of the worker that calls it (the global pool outside every pool); nothing waits for it; its panic goes to the pool's panic handler, or aborts. offshoot's spawn that a [`finish()`] waits for is [`finish::spawn`](finish::spawn()) |
+//! | `pool.join`, `pool.scope`, `pool.in_place_scope`, `pool.yield_now()` | the same names on [`ThreadPool`] | `pool.in_place_scope` is `pool.scope` (its body runs on a worker, so it must be `Send`) |
+//! | `current_num_threads()`, `current_thread_index()`, `max_num_threads()` | [`current_num_threads`] (rayon's name for [`current_num_workers`]), [`current_thread_index`] (rayon's name for [`current_worker_index`]), [`max_num_threads`] (= [`MAX_WORKERS`]) | |
+//! | `pool.current_num_threads()`, `pool.current_thread_index()` | rayon's names for [`ThreadPool::workers`], [`ThreadPool::current_worker_index`] | |
 //! | `yield_now()` | [`yield_now`] | runs a poll and one job waiting to enter the pool; never takes other workers' seeds |
 //! | `par_sort`, `par_sort_by`, `par_sort_by_key`, `par_sort_by_cached_key`, `par_sort_unstable*` | [`slice::ParallelSliceMut`] (in [`prelude`]) | a parallel merge sort and a parallel quicksort on [`join`](join()) |
 //! | `par_iter`, `into_par_iter`, `par_iter_mut` | the traits of [`prelude`] | split lazily, when a worker asks (below) |
@@ -107,16 +112,17 @@
 //! | `rayon::broadcast`, `pool.broadcast`, `spawn_broadcast`, `BroadcastContext` | [`broadcast()`], [`ThreadPool::broadcast`], [`spawn_broadcast`], [`ThreadPool::spawn_broadcast`], [`BroadcastContext`] | each worker runs its share when it next looks for work (offshoot has no per-worker queue); a caller inside the pool runs its own share at once, then runs waiting work until the others are done |
 //! | `par_chunks`, `par_chunks_exact`, `par_rchunks`, `par_rchunks_exact`, `par_windows`, `par_split`, and the `_mut` forms | [`slice::ParallelSlice`], [`slice::ParallelSliceMut`] (in [`prelude`]) | every chunk a plain sub-slice; `par_split`/`par_split_mut` find the separators first (one `Vec` of positions) and are indexed |
 //! | `scope_fifo`, `in_place_scope_fifo`, `pool.scope_fifo`, `pool.in_place_scope_fifo`, `ScopeFifo::spawn_fifo` | [`scope_fifo`], [`in_place_scope_fifo`], [`ThreadPool::scope_fifo`], [`ThreadPool::in_place_scope_fifo`], [`ScopeFifo::spawn_fifo`] | each worker runs the tasks it holds oldest first; no order across workers (as in rayon) |
-//! | `rayon::spawn_fifo`, `pool.spawn_fifo` | [`spawn_fifo`], [`ThreadPool::spawn_fifo`] | detached (also inside a pool, unlike [`spawn`]); detached tasks start in spawn order |
+//! | `rayon::spawn_fifo`, `pool.spawn_fifo` | [`spawn_fifo`], [`ThreadPool::spawn_fifo`] | detached, as [`spawn`](spawn()); detached tasks start in spawn order |
 //! | `Scope::spawn_broadcast`, `ScopeFifo::spawn_broadcast` | [`Scope::spawn_broadcast`], [`ScopeFifo::spawn_broadcast`] | one task of the scope that [`broadcast()`]s |
 //! | `ThreadPoolBuilder::spawn_handler`, `ThreadPoolBuilder::build_scoped`, `ThreadBuilder` | [`ThreadPoolBuilder::spawn_handler`], [`ThreadPoolBuilder::build_scoped`], [`ThreadBuilder`] | the thread's own stack runs only the scheduler (tasks run on fiber stacks of the builder's `stack_size`); a `ThreadBuilder` dropped unrun fails the build instead of leaving it waiting |
 //! | `ThreadPoolBuilder::use_current_thread` | — | not provided: an offshoot worker is a fiber driver that answers other workers' requests at its polls, which a thread that only visits the pool cannot be |
 //!
 //! Where offshoot deliberately differs:
 //!
-//! * **`spawn` joins.** A task spawned inside a pool belongs to the innermost enclosing
-//!   [`finish()`] / [`scope()`] / [`ThreadPool::run`] (`install`), which waits for it. Only
-//!   [`ThreadPool::spawn`], and [`spawn`] called outside every pool, detach.
+//! * **offshoot's own spawn joins, under its own name.** [`spawn`](spawn()),
+//!   [`spawn_fifo`] and [`ThreadPool::spawn`] are rayon's: detached. A task spawned with
+//!   [`finish::spawn`](finish::spawn()) belongs to the innermost enclosing [`finish()`] /
+//!   [`scope()`] / [`ThreadPool::run`], which waits for it.
 //! * **A panic stops the siblings.** The first panic in a `join`, `scope`, `finish` or parallel
 //!   iterator stops the other tasks at their next poll point (their destructors run), tasks not
 //!   yet started never start, and the panic resumes in the caller once they have all ended.
@@ -131,11 +137,11 @@
 //!   other work, and a parked task resumes on the thread it started on. Deadlocks among tasks
 //!   are reported as panics ([deadlocks](Builder#deadlocks)).
 //! * **A worker that blocks its thread gives nothing away.** Work a worker holds — the tasks
-//!   it [`spawn`]ed and not yet ran, its `join` seeds — goes to idle workers only when it
-//!   answers their requests, at its polls. A task that blocks its thread in `std::sync` (a
-//!   `std::sync::Barrier`, `mpsc::Receiver::recv`, a `Condvar`) waiting for work that its
-//!   own worker still holds therefore waits for ever: scope tasks meeting at a
-//!   `std::sync::Barrier`, or an `install` body that spawns producers and then blocks in
+//!   it spawned with [`finish::spawn`](finish::spawn()) and not yet ran, its `join` seeds —
+//!   goes to idle workers only when it answers their requests, at its polls. A task that
+//!   blocks its thread in `std::sync` (a `std::sync::Barrier`, `mpsc::Receiver::recv`, a
+//!   `Condvar`) waiting for work that its own worker still holds therefore waits for ever: scope tasks meeting at a
+//!   `std::sync::Barrier`, or a scope body that spawns producers and then blocks in
 //!   `recv`, can hang in offshoot (unless every task was handed out before the block),
 //!   where rayon's stealing deques let other threads take the tasks. Wait with [`sync`]
 //!   instead ([`sync::Barrier`], [`sync::unbounded`] channels, [`sync::Promise`]): the waiting
@@ -144,8 +150,8 @@
 //! ## Polling
 //!
 //! Requests are answered at poll points only. Code that runs for a long time without
-//! calling `join`, `spawn` or [`poll()`] makes thieves wait (they withdraw their request
-//! and try elsewhere after a while). Call [`poll()`] in long sequential loops.
+//! calling `join`, `finish::spawn` or [`poll()`] makes thieves wait (they withdraw their
+//! request and try elsewhere after a while). Call [`poll()`] in long sequential loops.
 
 #![warn(missing_docs)]
 #![deny(
@@ -166,7 +172,7 @@ mod detached;
 pub mod eureka;
 pub mod export;
 mod fiber;
-mod finish;
+pub mod finish;
 mod frame;
 mod isolated;
 mod job;
@@ -199,10 +205,10 @@ mod worker;
 pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use compat::{
     current_num_threads, current_thread_index, in_place_scope, in_place_scope_fifo, join_context,
-    max_num_threads, spawn_fifo, yield_now, FnContext, ThreadPoolBuildError, ThreadPoolBuilder,
-    Yield,
+    max_num_threads, spawn, spawn_fifo, yield_now, FnContext, ThreadPoolBuildError,
+    ThreadPoolBuilder, Yield,
 };
-pub use finish::{finish, spawn, try_finish, try_spawn};
+pub use finish::api::{finish, try_finish};
 pub use isolated::{isolated, isolated_on, IsolatedObjects};
 pub use join::{join, try_join};
 pub use par_iter::{IterBridge, ParallelBridge};
@@ -211,7 +217,7 @@ pub use thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 /// Measurement probes for the benchmark suite (not part of the API).
 #[doc(hidden)]
 pub mod probe {
-    pub use crate::finish::{spawn_phases, SpawnPhases};
+    pub use crate::finish::probe::{spawn_phases, SpawnPhases};
 }
 pub use loops::{par_for, par_for_each, par_for_each_mut, par_reduce};
 pub use par_iter::iter;
@@ -317,4 +323,20 @@ pub fn poll() {
         // SAFETY: a non-null current worker is live and run by this thread.
         unsafe { (*w).poll() }
     }
+}
+
+/// The index (from 0) of the calling thread's worker in its pool, or `None` on a thread that
+/// is no worker of any pool. rayon's name for it is [`current_thread_index`]; for one given
+/// pool, see [`ThreadPool::current_worker_index`].
+///
+/// ```
+/// let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
+/// let i = pool.run(offshoot::current_worker_index);
+/// assert!(matches!(i, Some(0 | 1)));
+/// assert_eq!(offshoot::current_worker_index(), None);
+/// ```
+pub fn current_worker_index() -> Option<usize> {
+    let w = worker::Worker::current();
+    // SAFETY: a non-null current worker is live and run by this thread.
+    (!w.is_null()).then(|| unsafe { (*w).index })
 }

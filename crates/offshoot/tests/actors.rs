@@ -363,7 +363,7 @@ fn a_failing_sibling_stops_an_idle_actor_whose_handle_unwinds() {
                 pool(n).run(move || {
                     let a = actor::start(Flag(e, s));
                     a.send(1);
-                    offshoot::spawn(|| boom("sibling"));
+                    offshoot::finish::spawn(|| boom("sibling"));
                     // Parks until the sibling's failure stops this task; the unwind drops
                     // the handle, and the actor exits.
                     Promise::<()>::new().get();
@@ -387,7 +387,7 @@ impl Actor for Forker {
         let (a, b) = offshoot::join(|| fib(n), || fib(n + 1));
         let p = Promise::new();
         let q = p.clone();
-        offshoot::spawn(move || q.put(fib(n + 2)).unwrap());
+        offshoot::finish::spawn(move || q.put(fib(n + 2)).unwrap());
         let c = *p.get();
         let d: u64 = (0..n).into_par_iter().map(fib).sum();
         assert_eq!(a + b, c);

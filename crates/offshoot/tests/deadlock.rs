@@ -242,7 +242,7 @@ fn a_cycle_of_data_driven_tasks_is_reported() {
                     let (late2, got2) = (late.clone(), got.clone());
                     sync::spawn_when(&[&late], move || got2.store(*late2.get(), Ordering::SeqCst));
                     let late = late.clone();
-                    offshoot::spawn(move || {
+                    offshoot::finish::spawn(move || {
                         let start = Instant::now();
                         let mut x = 0u64;
                         while start.elapsed() < Duration::from_millis(30) {

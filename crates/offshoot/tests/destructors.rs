@@ -92,8 +92,8 @@ fn destructor_of_a_discarded_finish_task_may_panic() {
                 p.run(|| {
                     offshoot::finish(|| {
                         let d = PanicOnDrop("drop of a discarded spawned task");
-                        offshoot::spawn(move || drop(d));
-                        offshoot::spawn(|| boom("spawned task fails first"));
+                        offshoot::finish::spawn(move || drop(d));
+                        offshoot::finish::spawn(|| boom("spawned task fails first"));
                     })
                 })
             });
@@ -144,7 +144,7 @@ impl Drop for ParallelDrop {
             }
         });
         let d = self.dropped.clone();
-        offshoot::finish(move || offshoot::spawn(move || drop(d)));
+        offshoot::finish(move || offshoot::finish::spawn(move || drop(d)));
         assert_eq!((a, b, c.load(Ordering::SeqCst)), (21, 34, 4));
         self.dropped.fetch_add(1, Ordering::SeqCst);
     }
@@ -279,7 +279,7 @@ fn a_destructor_that_waits_while_unwinding_keeps_its_panicking_state_to_itself()
                                 offshoot::finish(|| {
                                     for _ in 0..64 {
                                         let (saw, ran) = (saw.clone(), ran.clone());
-                                        offshoot::spawn(move || {
+                                        offshoot::finish::spawn(move || {
                                             if std::thread::panicking() {
                                                 saw.fetch_add(1, Ordering::SeqCst);
                                             }

@@ -273,7 +273,7 @@ fn no_task_of_a_resolved_region_starts() {
                     // is resolved, so none runs.
                     for _ in 0..200 {
                         let (s, g) = (ran_before.clone(), Alive::new(&alive));
-                        offshoot::spawn(move || {
+                        offshoot::finish::spawn(move || {
                             let _g = g;
                             s.fetch_add(1, Ordering::SeqCst);
                         });
@@ -283,7 +283,7 @@ fn no_task_of_a_resolved_region_starts() {
                     let _ = catch_unwind(AssertUnwindSafe(|| found.offer(1)));
                     for _ in 0..50 {
                         let (s, g) = (ran_after.clone(), Alive::new(&alive));
-                        offshoot::spawn(move || {
+                        offshoot::finish::spawn(move || {
                             let _g = g;
                             s.fetch_add(1, Ordering::SeqCst);
                         });
@@ -323,12 +323,12 @@ fn parked_tasks_of_a_resolved_region_end() {
                 eureka::finish(&found, || {
                     for _ in 0..20 {
                         let (never, g) = (never.clone(), Alive::new(&ended));
-                        offshoot::spawn(move || {
+                        offshoot::finish::spawn(move || {
                             let _g = g;
                             never.wait(); // parks until the resolution ends it
                         });
                     }
-                    offshoot::spawn(|| {
+                    offshoot::finish::spawn(|| {
                         eureka::offer("done"); // found through the region: no borrow
                     });
                 })

@@ -19,7 +19,7 @@ fn spawn_tree(depth: u32, count: Arc<AtomicUsize>) {
     if depth > 0 {
         for _ in 0..2 {
             let c = count.clone();
-            offshoot::spawn(move || spawn_tree(depth - 1, c));
+            offshoot::finish::spawn(move || spawn_tree(depth - 1, c));
         }
     }
     // A little sequential work with poll points, so that thieves get a chance.
@@ -64,7 +64,7 @@ fn finish_joins_spawns_made_inside_stolen_join_halves() {
                     fn rec(d: u32, c: &Arc<AtomicUsize>) {
                         if d == 0 {
                             let c = c.clone();
-                            offshoot::spawn(move || {
+                            offshoot::finish::spawn(move || {
                                 c.fetch_add(1, Ordering::SeqCst);
                             });
                             return;
@@ -92,14 +92,14 @@ fn innermost_finish_joins_its_own_spawns_and_outer_joins_the_rest() {
                 offshoot::finish(|| {
                     for i in 0..10 {
                         let (it, ot) = (it.clone(), ot.clone());
-                        offshoot::spawn(move || {
+                        offshoot::finish::spawn(move || {
                             // Spawned into the outer finish; runs its own inner finish.
                             let mine = Arc::new(AtomicUsize::new(0));
                             let m = mine.clone();
                             offshoot::finish(move || {
                                 for _ in 0..i {
                                     let m = m.clone();
-                                    offshoot::spawn(move || {
+                                    offshoot::finish::spawn(move || {
                                         m.fetch_add(1, Ordering::SeqCst);
                                     });
                                 }
@@ -127,7 +127,7 @@ fn finish_returns_the_body_value() {
         let p = pool(2);
         let v = p.run(|| {
             offshoot::finish(|| {
-                offshoot::spawn(|| {});
+                offshoot::finish::spawn(|| {});
                 vec![1, 2, 3]
             })
         });
@@ -145,7 +145,7 @@ fn spawn_outside_any_finish_is_joined_by_run() {
             let r = p.run(move || {
                 for _ in 0..100 {
                     let c = c.clone();
-                    offshoot::spawn(move || {
+                    offshoot::finish::spawn(move || {
                         for _ in 0..50 {
                             offshoot::poll();
                         }
@@ -155,10 +155,10 @@ fn spawn_outside_any_finish_is_joined_by_run() {
                 // Also from inside both halves of a join, and from a spawned task.
                 let c2 = c.clone();
                 offshoot::join(
-                    move || offshoot::spawn(move || spawn_tree(4, c2)),
+                    move || offshoot::finish::spawn(move || spawn_tree(4, c2)),
                     || {
                         let c = c.clone();
-                        offshoot::spawn(move || {
+                        offshoot::finish::spawn(move || {
                             c.fetch_add(1, Ordering::SeqCst);
                         })
                     },
@@ -181,11 +181,11 @@ fn spawn_inside_scope_body_is_joined_by_the_scope() {
             let seen = p.run(move || {
                 offshoot::scope(|s| {
                     let c1 = c.clone();
-                    offshoot::spawn(move || spawn_tree(3, c1));
+                    offshoot::finish::spawn(move || spawn_tree(3, c1));
                     s.spawn(|_| {
                         // Inside a scope task the innermost finish is the scope too.
                         let c2 = c.clone();
-                        offshoot::spawn(move || spawn_tree(3, c2));
+                        offshoot::finish::spawn(move || spawn_tree(3, c2));
                     });
                 });
                 c.load(Ordering::SeqCst)
@@ -196,7 +196,7 @@ fn spawn_inside_scope_body_is_joined_by_the_scope() {
 }
 
 #[test]
-fn spawn_outside_every_pool_detaches_and_try_spawn_panics_with_a_message() {
+fn spawn_outside_every_pool_detaches_and_finish_spawns_panic_with_a_message() {
     bounded(|| {
         // rayon's `spawn`: runs in the global pool, nobody joins it.
         let (tx, rx) = std::sync::mpsc::channel();
@@ -205,10 +205,17 @@ fn spawn_outside_every_pool_detaches_and_try_spawn_panics_with_a_message() {
             .recv_timeout(common::PATIENCE)
             .expect("a detached spawn never ran");
         assert!(ran_on.is_some(), "a detached spawn ran outside the pool");
-        // A try_spawn has no try_finish to receive its error.
-        let msg = panic_message(|| offshoot::try_spawn(|| Ok::<(), ()>(())));
+        // finish::spawn and finish::try_spawn have no finish to join them.
+        let msg = panic_message(|| offshoot::finish::spawn(|| ()));
         assert!(
-            msg.contains("outside every pool"),
+            msg.contains("outside every pool")
+                && msg.contains("offshoot::finish::spawn")
+                && msg.contains("use offshoot::spawn"),
+            "unhelpful message: {msg}"
+        );
+        let msg = panic_message(|| offshoot::finish::try_spawn(|| Ok::<(), ()>(())));
+        assert!(
+            msg.contains("outside every pool") && msg.contains("offshoot::finish::try_spawn"),
             "unhelpful message: {msg}"
         );
     })
@@ -242,7 +249,7 @@ fn scope_spawn_from_a_thread_outside_the_pool_is_joined() {
 }
 
 /// A task that entered the scope from outside the pool spawns more tasks on the scope
-/// (through its handle, or with `offshoot::spawn`): they must be joined too.
+/// (through its handle, or with `offshoot::finish::spawn`): they must be joined too.
 #[test]
 fn tasks_spawned_by_a_task_from_outside_the_pool_are_joined() {
     bounded(|| {
@@ -264,7 +271,7 @@ fn tasks_spawned_by_a_task_from_outside_the_pool_are_joined() {
                                         nested.fetch_add(1, Ordering::SeqCst);
                                     });
                                     let g = global.clone();
-                                    offshoot::spawn(move || {
+                                    offshoot::finish::spawn(move || {
                                         g.fetch_add(1, Ordering::SeqCst);
                                     });
                                 });
@@ -282,7 +289,7 @@ fn tasks_spawned_by_a_task_from_outside_the_pool_are_joined() {
             assert_eq!(
                 global.load(Ordering::SeqCst),
                 10,
-                "offshoot::spawn lost on {n} workers"
+                "offshoot::finish::spawn lost on {n} workers"
             );
         }
     })
@@ -349,7 +356,7 @@ fn scope_and_finish_nest_in_both_orders() {
                 offshoot::finish(|| {
                     for _ in 0..4 {
                         let c = c.clone();
-                        offshoot::spawn(move || {
+                        offshoot::finish::spawn(move || {
                             let local = AtomicUsize::new(0);
                             offshoot::scope(|s| {
                                 for _ in 0..4 {
@@ -358,7 +365,7 @@ fn scope_and_finish_nest_in_both_orders() {
                                         offshoot::finish(move || {
                                             for _ in 0..4 {
                                                 let c = c.clone();
-                                                offshoot::spawn(move || {
+                                                offshoot::finish::spawn(move || {
                                                     c.fetch_add(1, Ordering::SeqCst);
                                                 });
                                             }

@@ -134,11 +134,11 @@ fn cloned_futures_are_got_by_many_tasks_and_wake_every_waiter() {
                     for _ in 0..16 {
                         let f = f.clone();
                         let t = total.clone();
-                        offshoot::spawn(move || {
+                        offshoot::finish::spawn(move || {
                             t.fetch_add(*f.get() as usize, Ordering::SeqCst);
                         });
                     }
-                    offshoot::spawn(move || gate.set(()).unwrap());
+                    offshoot::finish::spawn(move || gate.set(()).unwrap());
                 });
                 assert_eq!(*f.get(), 7);
                 total.load(Ordering::SeqCst)

@@ -189,10 +189,11 @@ fn parallel_constructs_inside_a_section_are_errors() {
     bounded(|| {
         let _turn = one_at_a_time();
         type Case = (&'static str, fn());
-        let cases: [Case; 8] = [
+        let cases: [Case; 9] = [
             ("join", || {
                 offshoot::join(|| (), || ());
             }),
+            ("spawn", || offshoot::finish::spawn(|| ())),
             ("spawn", || offshoot::spawn(|| ())),
             ("a finish", || offshoot::finish(|| ())),
             ("a finish, scope", || offshoot::scope(|_| ())),

@@ -62,7 +62,7 @@ fn round(p: &offshoot::ThreadPool) {
         offshoot::finish(|| {
             for _ in 0..50 {
                 let c = c.clone();
-                offshoot::spawn(move || {
+                offshoot::finish::spawn(move || {
                     c.fetch_add(1, Ordering::Relaxed);
                 });
             }
@@ -105,7 +105,7 @@ fn round(p: &offshoot::ThreadPool) {
     let r: Result<(), u32> = p.run(|| {
         offshoot::try_finish(|| {
             for i in 0..20u32 {
-                offshoot::try_spawn(move || if i == 7 { Err(i) } else { Ok(()) });
+                offshoot::finish::try_spawn(move || if i == 7 { Err(i) } else { Ok(()) });
             }
             Ok(())
         })

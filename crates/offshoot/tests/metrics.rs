@@ -2,7 +2,7 @@
 //! (Fig. 2.10 futures WORK=6 CPL=5, Fig. 2.11 phasers WORK=18 CPL=13, Fig. 2.12 isolated
 //! WORK=14 CPL=10, and 7 without `isolated`), the span of simple shapes in units (a chain, a
 //! balanced tree of joins, joins inside a finish, a future chain, a data-driven task, a
-//! parallel loop, regions) on 1 to 4 workers, measured time that is consistent (work ≥ span,
+//! parallel loop, `measure` calls) on 1 to 4 workers, measured time that is consistent (work ≥ span,
 //! burdened ≥ span), the CSV's columns, pools that do not measure, and measuring pools that
 //! give a random program's answers and its failures exactly as a plain pool does.
 
@@ -65,7 +65,7 @@ fn fig_2_10_futures_work_6_cpl_5() {
                     do_work(2);
                     10
                 });
-                offshoot::spawn(move || {
+                offshoot::finish::spawn(move || {
                     do_work(1);
                     assert_eq!(*f1.get(), 10);
                     do_work(3);
@@ -84,7 +84,7 @@ fn fig_2_11_phasers_work_18_cpl_13() {
                 let me = ph.register(PhMode::SigWait);
                 for work in [[1, 5, 3], [3, 1, 5]] {
                     let mut r = me.child(PhMode::SigWait);
-                    offshoot::spawn(move || {
+                    offshoot::finish::spawn(move || {
                         do_work(work[0]);
                         r.next();
                         do_work(work[1]);
@@ -105,7 +105,7 @@ fn fig_2_12_isolated_work_14_cpl_10_and_7_without() {
             units("Fig. 2.12", (14, cpl), || {
                 offshoot::finish(|| {
                     for _ in 0..2 {
-                        offshoot::spawn(move || {
+                        offshoot::finish::spawn(move || {
                             do_work(2);
                             if with {
                                 offshoot::isolated(|| do_work(3));
@@ -164,12 +164,12 @@ fn a_chain_is_all_span_and_joins_nested_in_a_finish_add_up() {
         // body: join(a: 2, b: finish{spawn 5; do 1}) then 3 → max(2, 5) + 3 = 8; task 4.
         units("nested", (15, 8), || {
             offshoot::finish(|| {
-                offshoot::spawn(|| do_work(4));
+                offshoot::finish::spawn(|| do_work(4));
                 offshoot::join(
                     || do_work(2),
                     || {
                         offshoot::finish(|| {
-                            offshoot::spawn(|| do_work(5));
+                            offshoot::finish::spawn(|| do_work(5));
                             do_work(1);
                         })
                     },
@@ -213,11 +213,11 @@ fn a_data_driven_task_starts_after_the_latest_put() {
                 let (a, b) = (Promise::<u32>::new(), Promise::<u32>::new());
                 spawn_when(&[&a, &b], || do_work(1));
                 let (a2, b2) = (a.clone(), b.clone());
-                offshoot::spawn(move || {
+                offshoot::finish::spawn(move || {
                     do_work(4);
                     a2.put(1).unwrap();
                 });
-                offshoot::spawn(move || {
+                offshoot::finish::spawn(move || {
                     do_work(7);
                     b2.put(2).unwrap();
                 });
@@ -263,15 +263,15 @@ fn a_parallel_loop_is_as_long_as_its_longest_iteration() {
 }
 
 #[test]
-fn regions_record_their_own_rows() {
+fn measure_calls_record_their_own_rows() {
     bounded(|| {
         for p in &pools(Mode::Abstract) {
             p.clear_metrics();
             p.run(|| {
                 do_work(1);
-                metrics::region("left", || tree(3));
-                metrics::region("right", || {
-                    offshoot::join(|| do_work(5), || metrics::region("inner", || do_work(2)))
+                metrics::measure("left", || tree(3));
+                metrics::measure("right", || {
+                    offshoot::join(|| do_work(5), || metrics::measure("inner", || do_work(2)))
                 });
             });
             let report = p.metrics().unwrap();
@@ -280,7 +280,7 @@ fn regions_record_their_own_rows() {
             assert_eq!((get("left").work_units, get("left").span_units), (15, 4));
             assert_eq!((get("inner").work_units, get("inner").span_units), (2, 2));
             assert_eq!((get("right").work_units, get("right").span_units), (7, 5));
-            // The run: 1, then the two regions one after the other (4 and 5).
+            // The run: 1, then the two measured calls one after the other (4 and 5).
             assert_eq!((get("").work_units, get("").span_units), (23, 10));
             // Rows in the order they ended.
             let tags: Vec<&str> = report.rows().iter().map(|r| r.tag.as_str()).collect();
@@ -332,7 +332,7 @@ fn the_csv_has_cilkscales_columns() {
         let ps = pools(Mode::Measured);
         let p = &ps[0];
         p.clear_metrics();
-        p.run(|| metrics::region("tag \"q\"", || tree(4)));
+        p.run(|| metrics::measure("tag \"q\"", || tree(4)));
         let csv = p.metrics().unwrap().to_csv();
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines[0], metrics::CSV_HEADER);
@@ -355,19 +355,19 @@ fn the_csv_has_cilkscales_columns() {
 }
 
 #[test]
-fn pools_that_do_not_measure_ignore_do_work_and_regions() {
+fn pools_that_do_not_measure_ignore_do_work_and_measure() {
     bounded(|| {
         let p = common::pool(2);
         assert!(p.metrics().is_none());
         assert_eq!(
-            p.run(|| metrics::region("r", || {
+            p.run(|| metrics::measure("r", || {
                 do_work(3);
                 7
             })),
             7
         );
         do_work(1); // outside every pool
-        assert_eq!(metrics::region("outside", || 5), 5);
+        assert_eq!(metrics::measure("outside", || 5), 5);
     })
 }
 
@@ -395,7 +395,7 @@ fn measuring_pools_give_the_same_answers_and_failures() {
                 let msg = panic_message(|| {
                     p.run(|| {
                         offshoot::finish(|| {
-                            offshoot::spawn(|| boom("a task"));
+                            offshoot::finish::spawn(|| boom("a task"));
                             tree(3);
                         })
                     })
@@ -436,17 +436,17 @@ fn measuring_pools_give_the_same_answers_and_failures() {
 }
 
 #[test]
-fn an_empty_region_tag_is_a_clear_error() {
+fn an_empty_measure_tag_is_a_clear_error() {
     bounded(|| {
         let pool = ThreadPool::builder()
             .workers(2)
             .metrics(Mode::Abstract)
             .build()
             .unwrap();
-        let m = panic_message(|| pool.run(|| metrics::region("", || do_work(1))));
+        let m = panic_message(|| pool.run(|| metrics::measure("", || do_work(1))));
         assert!(m.contains("the tag is empty"), "{m}");
         // Outside a measuring pool too: the contract does not depend on the pool.
-        let m = panic_message(|| metrics::region("", || ()));
+        let m = panic_message(|| metrics::measure("", || ()));
         assert!(m.contains("the tag is empty"), "{m}");
     });
 }

@@ -163,7 +163,7 @@ fn scope_and_finish_spawns() {
     p.run(|| {
         offshoot::finish(|| {
             for _ in 0..4 {
-                offshoot::spawn(|| {
+                offshoot::finish::spawn(|| {
                     M.fetch_add(1, Ordering::Relaxed);
                 });
             }

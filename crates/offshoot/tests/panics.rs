@@ -384,15 +384,19 @@ fn non_string_payloads_survive_every_construct() {
             );
             assert_eq!(
                 payload(
-                    &|| p.run(|| offshoot::finish(|| offshoot::spawn(|| panic_any(
+                    &|| p.run(|| offshoot::finish(|| offshoot::finish::spawn(|| panic_any(
                         CustomPayload(4, "finish")
                     ))))
                 ),
                 CustomPayload(4, "finish")
             );
             assert_eq!(
-                payload(&|| p
-                    .run(|| offshoot::spawn(|| panic_any(CustomPayload(5, "spawn under run"))))),
+                payload(
+                    &|| p.run(|| offshoot::finish::spawn(|| panic_any(CustomPayload(
+                        5,
+                        "spawn under run"
+                    ))))
+                ),
                 CustomPayload(5, "spawn under run")
             );
             assert_eq!(
@@ -422,7 +426,7 @@ fn panic_in_a_task_spawned_under_run_resumes_in_run() {
                 p.run(move || {
                     for i in 0..20 {
                         let w = w2.clone();
-                        offshoot::spawn(move || {
+                        offshoot::finish::spawn(move || {
                             if i == 13 {
                                 boom(&w)
                             }
@@ -457,12 +461,12 @@ fn deep(depth: u32, what: &Arc<String>, tally: &Arc<Tally>) {
             let (what, tally) = (what.clone(), tally.clone());
             offshoot::finish(move || {
                 let g = tally.guard();
-                offshoot::spawn(move || {
+                offshoot::finish::spawn(move || {
                     let _g = g;
                     fib(10);
                 });
                 let g = tally.guard();
-                offshoot::spawn(move || {
+                offshoot::finish::spawn(move || {
                     let _g = g;
                     deep(depth - 1, &what, &tally)
                 });
@@ -513,7 +517,7 @@ fn panic_deep_inside_nested_pool_runs_surfaces_once() {
                         b.run(|| {
                             offshoot::join(
                                 || fib(8),
-                                || offshoot::finish(|| offshoot::spawn(|| boom(what))),
+                                || offshoot::finish(|| offshoot::finish::spawn(|| boom(what))),
                             )
                         });
                     });
@@ -537,7 +541,9 @@ fn panic_through_the_global_pool_resumes_in_the_caller() {
         let msg = panic_message(|| offshoot::scope(|s| s.spawn(|_| boom(what))));
         assert_eq!(msg, boom_msg(what));
         let what = "global finish";
-        let msg = panic_message(|| offshoot::finish(|| offshoot::spawn(|| boom("global finish"))));
+        let msg = panic_message(|| {
+            offshoot::finish(|| offshoot::finish::spawn(|| boom("global finish")))
+        });
         assert_eq!(msg, boom_msg(what));
         assert_eq!(fib(12), 144);
     })

@@ -80,7 +80,7 @@ fn dropping_pools_leaks_no_thread() {
                 });
                 offshoot::finish(|| {
                     for _ in 0..8 {
-                        offshoot::spawn(|| {
+                        offshoot::finish::spawn(|| {
                             fib(8);
                         });
                     }

@@ -132,7 +132,7 @@ fn run_from_inside_a_worker_of_the_same_pool_does_not_deadlock() {
                             p.run(move || {
                                 for _ in 0..4 {
                                     let c = c.clone();
-                                    offshoot::spawn(move || {
+                                    offshoot::finish::spawn(move || {
                                         c.fetch_add(1, Ordering::SeqCst);
                                     });
                                 }
@@ -499,7 +499,7 @@ fn one_worker_pool_never_hands_out_a_task() {
             });
             offshoot::finish(|| {
                 for _ in 0..20 {
-                    offshoot::spawn(|| {
+                    offshoot::finish::spawn(|| {
                         fib(5);
                     });
                 }

@@ -523,7 +523,7 @@ impl Selector for Table {
                 let (cells, me) = (self.cells.clone(), ctx.myself());
                 // The read runs as a task of the selector's finish, in parallel with
                 // other reads; it reports back when done.
-                offshoot::spawn(move || {
+                offshoot::finish::spawn(move || {
                     let first = cells[0].load(Ordering::Relaxed);
                     for c in cells.iter() {
                         assert_eq!(c.load(Ordering::Relaxed), first, "a torn read");

@@ -1,6 +1,7 @@
 //! A stack size the system cannot give is a build error, never a hang: above
 //! `MAX_STACK_SIZE` (from `Builder::stack_size` or `RUST_MIN_STACK`) `build` refuses it,
-//! and below `MIN_STACK_SIZE` (from `Builder::stack_size`) too,
+//! and below `MIN_STACK_SIZE` (from `Builder::stack_size` or
+//! `ThreadPoolBuilder::stack_size`: 0 and 1 too) as well,
 //! and when a worker cannot map its first stack `build` fails with `WorkerStart` instead of
 //! handing out a pool whose first `run` would wait forever. The global pool refuses to
 //! start with a message that says what to fix. Environment variables and resource limits
@@ -36,19 +37,43 @@ fn stack_sizes_the_system_cannot_give_are_build_errors() {
         }
         // Too small for a task to start: refused, instead of a pool whose first task aborts
         // the process ("overflowed its 0-byte fiber stack").
-        for size in [0, 1, 4096, MIN_STACK_SIZE - 1] {
-            let e = ThreadPool::builder()
-                .workers(1)
-                .stack_size(size)
-                .build()
-                .unwrap_err();
+        // Both builders (rayon's through `build` and `build_scoped` too) refuse it, and the
+        // message says what was asked, the minimum, and the setting to raise.
+        let too_small = |e: BuildError, size: usize, via: &str| {
             assert!(
                 matches!(e, BuildError::StackTooSmall { requested, minimum }
                     if requested == size && minimum == MIN_STACK_SIZE),
-                "stack_size({size}) gave {e:?}"
+                "{via}.stack_size({size}) gave {e:?}"
             );
-            assert!(e.to_string().contains("Builder::stack_size"), "{e}");
+            let msg = e.to_string();
+            assert!(
+                msg.contains(&format!("{size} bytes"))
+                    && msg.contains(&format!("minimum of {MIN_STACK_SIZE} bytes"))
+                    && msg.contains("Builder::stack_size")
+                    && msg.contains("ThreadPoolBuilder::stack_size"),
+                "{via}: {msg}"
+            );
+        };
+        for size in [0, 1, 4096, MIN_STACK_SIZE - 1] {
+            let e = ThreadPool::builder().workers(1).stack_size(size).build();
+            too_small(e.unwrap_err(), size, "Builder");
+            let rayon = || {
+                offshoot::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .stack_size(size)
+            };
+            too_small(rayon().build().unwrap_err(), size, "ThreadPoolBuilder");
+            let scoped = rayon().build_scoped(|t| t.run(), |_| ());
+            too_small(scoped.unwrap_err(), size, "ThreadPoolBuilder::build_scoped");
         }
+        // rayon's builder accepts the minimum and runs on it.
+        let pool = offshoot::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .stack_size(MIN_STACK_SIZE)
+            .build()
+            .expect("the minimum is accepted by ThreadPoolBuilder");
+        assert_eq!(pool.install(|| offshoot::join(|| 1, || 2)), (1, 2));
+        drop(pool);
         // The smallest accepted size runs joins, parks and loops.
         let pool = ThreadPool::builder()
             .workers(2)

@@ -99,13 +99,13 @@ fn finish_stops_running_siblings_and_never_starts_the_rest() {
                             for _ in 0..SIBLINGS {
                                 let g = t2.guard();
                                 let t = t2.clone();
-                                offshoot::spawn(move || {
+                                offshoot::finish::spawn(move || {
                                     let _g = g;
                                     long_task(&t)
                                 });
                             }
                             let g = t2.guard();
-                            offshoot::spawn(move || {
+                            offshoot::finish::spawn(move || {
                                 let _g = g;
                                 if n > 1 {
                                     assert!(
@@ -506,14 +506,14 @@ fn a_stop_ends_every_kind_of_wait() {
                         offshoot::finish(move || {
                             // Spawned first: the drain runs it last, once the waiters wait.
                             let (w3, g) = (w2.clone(), t2.guard());
-                            offshoot::spawn(move || {
+                            offshoot::finish::spawn(move || {
                                 let _g = g;
                                 w3.all_waiting.wait();
                                 boom(&what2)
                             });
                             for k in 0..WAITERS {
                                 let (w3, t3, g) = (w2.clone(), t2.clone(), t2.guard());
-                                offshoot::spawn(move || {
+                                offshoot::finish::spawn(move || {
                                     let _g = g;
                                     t3.start();
                                     wait(&w3, k);
@@ -689,7 +689,7 @@ fn run_task_above_a_cancelled_join(
                             || {
                                 f.j3b_started.store(true, Ordering::SeqCst);
                                 let f = f.clone();
-                                offshoot::spawn(move || {
+                                offshoot::finish::spawn(move || {
                                     // Within 1 MiB below `J.b`'s frame: the same stack (fiber
                                     // stacks are separate mappings of 2 MiB or more).
                                     let here = stack_addr();

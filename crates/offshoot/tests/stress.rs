@@ -161,7 +161,7 @@ impl Shape {
 }
 
 /// One `finish` / `scope` / `run`: the values of the subtrees spawned into it with
-/// `offshoot::spawn`, and how many of those tasks have not finished (or been dropped).
+/// `offshoot::finish::spawn`, and how many of those tasks have not finished (or been dropped).
 #[derive(Default)]
 struct Region {
     acc: AtomicU64,
@@ -279,7 +279,7 @@ fn spawn_into_region(ctx: &Arc<Ctx>, c: Node, r: &Arc<Region>) {
     let pending = Pending(r.clone());
     let alive = Alive::new(&ctx.alive);
     let (ctx, r) = (ctx.clone(), r.clone());
-    offshoot::spawn(move || {
+    offshoot::finish::spawn(move || {
         let _p = pending;
         let _a = alive;
         let v = par(&ctx, c, &r);
@@ -738,7 +738,7 @@ fn try_par(ctx: &Arc<Ctx>, n: Node) -> Result<u64, u64> {
             offshoot::try_finish(move || {
                 for c in cs {
                     let (ctx, sum) = (ctx2.clone(), sum2.clone());
-                    offshoot::try_spawn(move || {
+                    offshoot::finish::try_spawn(move || {
                         sum.fetch_add(try_par(&ctx, c)?, Ordering::SeqCst);
                         Ok::<(), u64>(())
                     });

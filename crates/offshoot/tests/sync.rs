@@ -434,7 +434,7 @@ fn data_driven_task_starts_only_after_all_its_promises() {
                     spawn_when(&[&a, &b, &c], move || {
                         s2.store(*a2.get() + *b2.get(), Ordering::SeqCst);
                     });
-                    offshoot::spawn(move || a.put(40).unwrap());
+                    offshoot::finish::spawn(move || a.put(40).unwrap());
                     assert_eq!(seen.load(Ordering::SeqCst), usize::MAX);
                     b.put(2).unwrap();
                     c.put(0).unwrap();
@@ -461,7 +461,7 @@ fn a_data_driven_task_fired_while_its_finish_body_waits_runs() {
                         let (v, q) = (Promise::new(), Promise::<()>::new());
                         let (v2, q2) = (v.clone(), q.clone());
                         spawn_when(&[&q], move || v2.put(rep).unwrap());
-                        offshoot::spawn(move || q2.put(()).unwrap());
+                        offshoot::finish::spawn(move || q2.put(()).unwrap());
                         *v.get()
                     })
                 });

@@ -334,7 +334,7 @@ fn panic_in_try_scope_resumes_as_a_panic() {
 fn spawn_checks(k: u32, bad: u32, count: &Arc<AtomicUsize>) {
     for i in 0..k {
         let count = count.clone();
-        offshoot::try_spawn(move || {
+        offshoot::finish::try_spawn(move || {
             count.fetch_add(1, Ordering::SeqCst);
             if i == bad {
                 Err(format!("task {i} failed"))
@@ -394,14 +394,14 @@ fn try_finish_err_stops_siblings() {
                     offshoot::try_finish(move || {
                         for _ in 0..10 {
                             let (g, t) = (t2.guard(), t2.clone());
-                            offshoot::try_spawn(move || {
+                            offshoot::finish::try_spawn(move || {
                                 let _g = g;
                                 long_task(&t);
                                 Ok::<(), u32>(())
                             });
                         }
                         let g = t2.guard();
-                        offshoot::try_spawn(move || {
+                        offshoot::finish::try_spawn(move || {
                             let _g = g;
                             if !poll_until(|| t2.started() >= 1) {
                                 return Err(u32::MAX); // never stolen
@@ -430,7 +430,7 @@ fn try_finish_body_err_is_returned_and_pending_tasks_never_start_on_one_worker()
             offshoot::try_finish(move || {
                 for _ in 0..10 {
                     let (g, t) = (t2.guard(), t2.clone());
-                    offshoot::try_spawn(move || {
+                    offshoot::finish::try_spawn(move || {
                         let _g = g;
                         t.start();
                         Ok::<(), &str>(())
@@ -451,7 +451,7 @@ fn try_spawn_err_under_a_plain_finish_panics_with_a_message() {
         let p = pool(2);
         let msg = panic_message(|| {
             p.run(|| {
-                offshoot::finish(|| offshoot::try_spawn(|| Err::<(), _>("lost")));
+                offshoot::finish(|| offshoot::finish::try_spawn(|| Err::<(), _>("lost")));
             })
         });
         assert!(msg.contains("try_finish"), "unhelpful message: {msg}");
@@ -465,7 +465,7 @@ fn try_spawn_err_of_another_type_panics_with_a_message() {
         let msg = panic_message(|| {
             p.run(|| {
                 let _: Result<(), String> = offshoot::try_finish(|| {
-                    offshoot::try_spawn(|| Err::<(), u8>(1));
+                    offshoot::finish::try_spawn(|| Err::<(), u8>(1));
                     Ok(())
                 });
             })
@@ -489,7 +489,9 @@ fn try_constructs_nest_and_propagate_errors() {
                             || offshoot::try_finish(|| Ok::<u32, String>(1)),
                             || {
                                 offshoot::try_finish(|| {
-                                    offshoot::try_spawn(|| Err::<(), String>("deep".into()));
+                                    offshoot::finish::try_spawn(|| {
+                                        Err::<(), String>("deep".into())
+                                    });
                                     Ok(2)
                                 })
                             },

@@ -47,7 +47,7 @@ fn fib_spawn(n: u64, acc: Arc<AtomicU64>) {
         return;
     }
     let acc2 = acc.clone();
-    offshoot::spawn(move || fib_spawn(n - 1, acc2));
+    offshoot::finish::spawn(move || fib_spawn(n - 1, acc2));
     fib_spawn(n - 2, acc);
 }
 
@@ -528,7 +528,7 @@ fn join_scope_finish_outside_every_pool_use_the_global_pool() {
         let idx = offshoot::finish(move || {
             for _ in 0..10 {
                 let h = h.clone();
-                offshoot::spawn(move || {
+                offshoot::finish::spawn(move || {
                     assert!(ThreadPool::global().current_worker_index().is_some());
                     h.fetch_add(1, Ordering::SeqCst);
                 });

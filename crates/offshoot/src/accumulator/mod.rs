@@ -107,7 +107,8 @@ where
     ///
     /// Tasks that put need the `Puts` reference, so they are the body's `join`s, loops,
     /// parallel iterators and [`scope`](crate::scope) spawns (a plain
-    /// [`spawn`](crate::spawn) takes `'static` closures, which cannot hold it).
+    /// [`finish::spawn`](crate::finish::spawn()) takes `'static` closures, which cannot hold
+    /// it).
     ///
     /// # Panics
     ///

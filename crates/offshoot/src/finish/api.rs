@@ -1,15 +1,15 @@
-//! The public `finish`, `try_finish`, `spawn` and `try_spawn`.
+//! The public `finish`, `try_finish`, `finish::spawn` and `finish::try_spawn`.
 
 use crate::worker::Worker;
 
 use super::spawn::innermost_finish;
-use super::{
-    finish_core, resume_failure, spawn_into, Failure, FinishState, Handoff, INSIDE_ANY_FINISH,
-};
+use super::{finish_core, resume_failure, spawn_into, Failure, FinishState, Handoff};
 use crate::pool::in_worker;
 
-/// Runs `body` and waits for every task [`spawn`]ed in its dynamic extent — by `body`, by
-/// functions it calls, by spawned tasks, on any worker — before returning its value.
+/// Runs `body` and waits for every task spawned with [`finish::spawn`](spawn()) in its
+/// dynamic extent — by `body`, by functions it calls, by spawned tasks, on any worker —
+/// before returning its value. Detached tasks ([`offshoot::spawn`](crate::spawn()), rayon's)
+/// are not waited for.
 ///
 /// Outside every pool, `finish` runs in the global pool.
 ///
@@ -29,8 +29,8 @@ use crate::pool::in_worker;
 ///     COUNT.fetch_add(1, Ordering::Relaxed);
 ///     if depth > 0 {
 ///         // Joined by the innermost enclosing finish, not by this function.
-///         offshoot::spawn(move || visit(depth - 1));
-///         offshoot::spawn(move || visit(depth - 1));
+///         offshoot::finish::spawn(move || visit(depth - 1));
+///         offshoot::finish::spawn(move || visit(depth - 1));
 ///     }
 /// }
 ///
@@ -49,17 +49,17 @@ where
 }
 
 /// Like [`finish`], for a body and tasks that can fail: the first `Err` (from the body or
-/// from a task spawned with [`try_spawn`]) or panic wins; the rest is stopped; once
-/// everything has ended the error is returned (or the panic resumed).
+/// from a task spawned with [`finish::try_spawn`](try_spawn())) or panic wins; the rest is
+/// stopped; once everything has ended the error is returned (or the panic resumed).
 ///
 /// # Panics
 ///
-/// Also panics if a task's error is not an `E` (a `try_spawn` with another error type
+/// Also panics if a task's error is not an `E` (a `finish::try_spawn` with another error type
 /// inside this `try_finish`).
 ///
 /// ```
 /// let r: Result<(), String> = offshoot::try_finish(|| {
-///     offshoot::try_spawn(|| Err::<(), String>("bad input".into()));
+///     offshoot::finish::try_spawn(|| Err::<(), String>("bad input".into()));
 ///     Ok(())
 /// });
 /// assert_eq!(r, Err("bad input".to_string()));
@@ -100,62 +100,61 @@ pub(crate) fn try_outcome<R, E: 'static>(r: Result<Option<R>, Failure>) -> Resul
     }
 }
 
-/// Spawns `f` as a task of the innermost enclosing [`finish`] (or [`scope`](crate::scope())
-/// or [`ThreadPool::run`](crate::ThreadPool::run)): the call returns at once and `f` runs
-/// later, on this worker or on one that asked for work.
+/// Where `finish::spawn` belongs, and the spawn to use where nothing should wait.
+const DETACHED_HINT: &str = "offshoot::finish, offshoot::scope or ThreadPool::run, or use \
+                             offshoot::spawn (rayon's) for a task nothing waits for";
+
+/// offshoot's finish-joined spawn (HJlib's `async`): spawns `f` as a task of the innermost
+/// enclosing [`finish`] (or [`scope`](crate::scope()) or
+/// [`ThreadPool::run`](crate::ThreadPool::run)), which waits for it; the call returns at once
+/// and `f` runs later, on this worker or on one that asked for work.
 ///
-/// Outside every pool there is no finish to join it: then, as rayon's `spawn`, `f` starts
-/// in the global pool and nothing waits for it (see [`ThreadPool::spawn`](crate::ThreadPool::spawn);
-/// its panic aborts the process unless the global pool was built with a
-/// [panic handler](crate::ThreadPoolBuilder::panic_handler)). Inside a pool — where rayon's
-/// `spawn` would still detach — offshoot's joins at the innermost finish.
+/// This is not rayon's `spawn`: [`offshoot::spawn`](crate::spawn()) is rayon's, detached
+/// (nothing waits for it). Call this one by its path, `offshoot::finish::spawn`, so that the
+/// name says which it is.
 ///
-/// ```
-/// // Outside every pool: fire and forget, on the global pool.
-/// let (tx, rx) = std::sync::mpsc::channel();
-/// offshoot::spawn(move || tx.send("done").unwrap());
-/// assert_eq!(rx.recv().unwrap(), "done");
-/// ```
+/// # Panics
+///
+/// Outside every pool, where there is no finish to join the task (use
+/// [`offshoot::spawn`](crate::spawn()) for a task nothing waits for), and inside an
+/// [`isolated`](crate::isolated()) section.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU32, Ordering};
-/// let hits = AtomicU32::new(0);
-/// let hits = &hits;
+/// static HITS: AtomicU32 = AtomicU32::new(0);
+///
 /// offshoot::scope(|_| {
-///     // `spawn` needs a 'static closure; inside a scope, use `Scope::spawn` to borrow.
-///     offshoot::spawn(|| println!("hello from a task"));
-///     hits.fetch_add(1, Ordering::Relaxed);
+///     // Joined by the scope; a 'static closure (inside a scope, `Scope::spawn` borrows).
+///     offshoot::finish::spawn(|| {
+///         HITS.fetch_add(1, Ordering::Relaxed);
+///     });
 /// });
-/// assert_eq!(hits.load(Ordering::Relaxed), 1);
+/// assert_eq!(HITS.load(Ordering::Relaxed), 1);
 /// ```
 pub fn spawn<F>(f: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    crate::worker::Worker::check_not_isolated("spawn");
-    if Worker::current().is_null() {
-        crate::detached::spawn_detached(crate::pool::ThreadPool::global().registry(), f);
-        return;
-    }
+    Worker::check_not_isolated("spawn");
     spawn_into(
-        innermost_finish("offshoot::spawn", INSIDE_ANY_FINISH),
+        innermost_finish("offshoot::finish::spawn", DETACHED_HINT),
         f,
         Handoff::Now,
     );
 }
 
-/// Like [`spawn`], for a task that can fail: an `Err` fails the innermost enclosing
-/// [`try_finish`], which stops the other tasks and returns the error.
+/// Like [`finish::spawn`](spawn()), for a task that can fail: an `Err` fails the innermost
+/// enclosing [`try_finish`], which stops the other tasks and returns the error.
 ///
 /// # Panics
 ///
-/// Outside every pool, like [`spawn`]. An `Err` under a plain [`finish`] (not a
-/// `try_finish`) makes that finish panic with a message saying so.
+/// Outside every pool, like [`finish::spawn`](spawn()). An `Err` under a plain [`finish`]
+/// (not a `try_finish`) makes that finish panic with a message saying so.
 ///
 /// ```
 /// let r = offshoot::try_finish(|| {
 ///     for i in 0..10 {
-///         offshoot::try_spawn(move || if i == 7 { Err(i) } else { Ok(()) });
+///         offshoot::finish::try_spawn(move || if i == 7 { Err(i) } else { Ok(()) });
 ///     }
 ///     Ok(())
 /// });
@@ -166,8 +165,8 @@ where
     F: FnOnce() -> Result<(), E> + Send + 'static,
     E: Send + 'static,
 {
-    crate::worker::Worker::check_not_isolated("spawn");
-    let state = innermost_finish("offshoot::try_spawn", "offshoot::try_finish");
+    Worker::check_not_isolated("spawn");
+    let state = innermost_finish("offshoot::finish::try_spawn", "offshoot::try_finish");
     let st = state as usize;
     spawn_into(
         state,

@@ -4,13 +4,13 @@ use super::task::HeapJob;
 use super::{finish_core, resume_failure};
 use crate::pool::in_worker;
 
-/// How long each part of `spawn` took for a run of tasks; see [`spawn_phases`].
+/// How long each part of `finish::spawn` took for a run of tasks; see [`spawn_phases`].
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SpawnPhases {
     /// Making the descriptors: a block from the worker's free list, the task written in.
     pub create: std::time::Duration,
-    /// Putting them on the worker's frame of the finish, with the poll `spawn` does.
+    /// Putting them on the worker's frame of the finish, with the poll `finish::spawn` does.
     pub enqueue: std::time::Duration,
     /// Taking them off again and running them (empty), freeing their blocks — plus
     /// waiting for tasks that thieves took.
@@ -20,8 +20,8 @@ pub struct SpawnPhases {
 /// A measurement probe for the benchmark suite (Venetis et al.'s cost split of a task: create,
 /// enqueue, start): spawns `n` empty tasks in a new finish on the current worker, one
 /// phase at a time for all `n`, and times each phase. Together the phases do what `n`
-/// calls of [`spawn`] and the end of their finish do, except that the descriptors wait in
-/// a vector between creating and enqueueing.
+/// calls of [`finish::spawn`](crate::finish::spawn()) and the end of their finish do,
+/// except that the descriptors wait in a vector between creating and enqueueing.
 ///
 /// Outside every pool it runs in the global pool.
 ///

@@ -98,8 +98,8 @@ pub(crate) fn resume_failure(f: Failure) -> ! {
         // came from a region that is gone: stopping is what the code below it expects.
         Failure::Stopped | Failure::Resolved => raise_stopped(),
         Failure::Error(_) => panic!(
-            "offshoot: a task spawned with offshoot::try_spawn returned Err inside a plain \
-             finish; use offshoot::try_finish to receive the error"
+            "offshoot: a task spawned with offshoot::finish::try_spawn returned Err inside a \
+             plain finish; use offshoot::try_finish to receive the error"
         ),
     }
 }

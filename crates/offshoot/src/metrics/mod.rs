@@ -5,8 +5,8 @@
 //!
 //! Turn it on for a pool with [`Builder::metrics`](crate::Builder::metrics). Each
 //! [`ThreadPool::run`](crate::ThreadPool::run) then records one row for the whole run (tag
-//! `""`), and each [`region`] one row under its tag; [`ThreadPool::metrics`](crate::ThreadPool::metrics) returns them
-//! as a [`Report`] (a table, or a CSV with Cilkscale's columns).
+//! `""`), and each [`measure`] call one row under its tag;
+//! [`ThreadPool::metrics`](crate::ThreadPool::metrics) returns them as a [`Report`] (a table, or a CSV with Cilkscale's columns).
 //!
 //! ```
 //! use offshoot::metrics::{self, Mode};
@@ -30,8 +30,8 @@
 //! is the time (units) of the longest path through the computation's dependences, following
 //! the rules of Imam's thesis §2.5.1:
 //! * `join`: both sides start where the join was called; after it, the longer side.
-//! * `spawn` (and `scope`'s spawn, data-driven tasks, actors' drain tasks): a task starts
-//!   where it was spawned — a data-driven task (`sync::spawn_when`) where the last of its
+//! * `finish::spawn` (and `scope`'s spawn, data-driven tasks, actors' drain tasks): a task
+//!   starts where it was spawned — a data-driven task (`sync::spawn_when`) where the last of its
 //!   promises was put if that is later — and a finish (scope, `run`) ends after the
 //!   longest of its tasks.
 //! * futures, promises and events: a `get` (`wait`) ends no earlier than the put (`set`, or
@@ -126,19 +126,23 @@ pub fn do_work(units: u64) {
 }
 
 /// Runs `f` and records its work and span as a row tagged `tag` in the pool's
-/// [`Report`]: what the computation did between the region's start and its end, along the
+/// [`Report`]: what the computation did between the call's start and its end, along the
 /// calling task's strand (everything `f` joins or finishes). Outside a pool that measures,
 /// it just runs `f`.
 ///
 /// # Panics
-/// If `tag` is empty: the rows of whole runs are tagged `""`, and a region's must differ.
+/// If `tag` is empty: the rows of whole runs are tagged `""`, and a measured call's must
+/// differ.
+///
+/// (It was `metrics::region`; [`trace::region`](crate::trace::region) is the other thing,
+/// a named slice on a trace's timeline.)
 ///
 /// ```
 /// use offshoot::metrics::{self, Mode};
 /// let pool = offshoot::ThreadPool::builder().workers(2).metrics(Mode::Abstract).build().unwrap();
 /// pool.run(|| {
 ///     metrics::do_work(5);
-///     metrics::region("halves", || {
+///     metrics::measure("halves", || {
 ///         offshoot::join(|| metrics::do_work(10), || metrics::do_work(10));
 ///     });
 /// });
@@ -146,11 +150,11 @@ pub fn do_work(units: u64) {
 /// let halves = report.rows().iter().find(|r| r.tag == "halves").unwrap();
 /// assert_eq!((halves.work_units, halves.span_units), (20, 10));
 /// ```
-pub fn region<R>(tag: &str, f: impl FnOnce() -> R) -> R {
+pub fn measure<R>(tag: &str, f: impl FnOnce() -> R) -> R {
     assert!(
         !tag.is_empty(),
-        "offshoot::metrics::region: the tag is empty, which is the tag of a whole run's row; \
-         name the region"
+        "offshoot::metrics::measure: the tag is empty, which is the tag of a whole run's row; \
+         name what is measured"
     );
     let Some(start) = current_on().map(|s| s.checkpoint()) else {
         return f();

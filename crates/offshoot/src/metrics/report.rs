@@ -10,10 +10,12 @@ use std::time::Duration;
 use super::clock::Clock;
 use super::Mode;
 
-/// The work and span of one run or region (see [`metrics`](crate::metrics)).
+/// The work and span of one run or [`measure`](crate::metrics::measure) call (see
+/// [`metrics`](crate::metrics)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Row {
-    /// `""` for a whole [`ThreadPool::run`](crate::ThreadPool::run), else the region's tag.
+    /// `""` for a whole [`ThreadPool::run`](crate::ThreadPool::run), else the
+    /// [`measure`](crate::metrics::measure) call's tag.
     pub tag: String,
     /// Total time in the program's code, on all workers.
     pub work: Duration,
@@ -140,7 +142,7 @@ impl Report {
         self.mode
     }
 
-    /// The rows: one per `run` (tag `""`) and per region, in the order they ended.
+    /// The rows: one per `run` (tag `""`) and per `measure` call, in the order they ended.
     pub fn rows(&self) -> &[Row] {
         &self.rows
     }
@@ -155,7 +157,7 @@ impl Report {
     ///     .metrics(offshoot::metrics::Mode::Measured)
     ///     .build()
     ///     .unwrap();
-    /// pool.run(|| offshoot::metrics::region("a, b", || offshoot::join(|| 1, || 2)));
+    /// pool.run(|| offshoot::metrics::measure("a, b", || offshoot::join(|| 1, || 2)));
     /// let csv = pool.metrics().unwrap().to_csv();
     /// let mut lines = csv.lines();
     /// assert!(lines.next().unwrap().starts_with("tag,work (seconds),span (seconds),parallelism"));

@@ -16,7 +16,8 @@ use super::{
     MIN_STACK_SIZE, WORKERS_ENV,
 };
 
-/// Why a pool could not be built.
+/// Why a pool could not be built. rayon's name for it is
+/// [`ThreadPoolBuildError`](crate::ThreadPoolBuildError) (the same type).
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum BuildError {
@@ -55,8 +56,9 @@ pub enum BuildError {
         /// [`trace::MAX_EVENTS_PER_WORKER`](crate::trace::MAX_EVENTS_PER_WORKER).
         limit: usize,
     },
-    /// [`Builder::stack_size`] is below [`MIN_STACK_SIZE`]: the first task would
-    /// overflow its stack.
+    /// [`Builder::stack_size`] (or
+    /// [`ThreadPoolBuilder::stack_size`](crate::ThreadPoolBuilder::stack_size)) is below
+    /// [`MIN_STACK_SIZE`] — 0 and 1 included: the first task would overflow its stack.
     StackTooSmall {
         /// What was asked for, in bytes.
         requested: usize,
@@ -97,7 +99,8 @@ impl fmt::Display for BuildError {
             BuildError::StackTooSmall { requested, minimum } => write!(
                 f,
                 "a fiber stack of {requested} bytes is less than the minimum of {minimum} bytes \
-                 (64 KiB) a task needs to start; raise Builder::stack_size"
+                 (64 KiB) a task needs to start; raise stack_size (Builder::stack_size or \
+                 ThreadPoolBuilder::stack_size) to at least {minimum}"
             ),
             BuildError::TraceTooLarge { requested, limit } => write!(
                 f,
@@ -126,7 +129,10 @@ impl std::error::Error for BuildError {
     }
 }
 
-/// Configures and builds a [`ThreadPool`].
+/// Configures and builds a [`ThreadPool`]: offshoot's builder, whose rayon name is
+/// [`ThreadPoolBuilder`](crate::ThreadPoolBuilder) (a separate type with rayon's setting
+/// names, `num_threads` for [`workers`](Builder::workers), and rayon's readings where the
+/// two differ: `num_threads(0)` is "automatic" there, `workers(0)` an error here).
 ///
 /// # Deadlocks
 ///
@@ -226,7 +232,11 @@ impl Builder {
         Builder::default()
     }
 
-    /// The number of worker threads (at least 1, at most [`MAX_WORKERS`]).
+    /// The number of worker threads (at least 1, at most [`MAX_WORKERS`]). `workers(0)` fails
+    /// [`build`](Self::build) with [`BuildError::ZeroWorkers`]: offshoot's builder has no
+    /// "automatic" count to ask for with 0 (leave `workers` unset for that), where rayon's
+    /// [`ThreadPoolBuilder::num_threads`](crate::ThreadPoolBuilder::num_threads)`(0)` picks
+    /// automatically.
     ///
     /// ```
     /// let pool = offshoot::ThreadPool::builder().workers(3).build().unwrap();
@@ -361,7 +371,7 @@ impl Builder {
     /// ([`Mode::Measured`](crate::metrics::Mode::Measured)), or only in the units the
     /// program charges with [`metrics::do_work`](crate::metrics::do_work)
     /// ([`Mode::Abstract`](crate::metrics::Mode::Abstract)). Each `run` and each
-    /// [`metrics::region`](crate::metrics::region) records a row; take them with
+    /// [`metrics::measure`](crate::metrics::measure) records a row; take them with
     /// [`ThreadPool::metrics`]. A pool built without it measures nothing and pays nothing.
     /// Measuring slows a program of tiny tasks several times (every `join` is timed).
     ///

@@ -105,9 +105,12 @@ impl ThreadPool {
         self.registry.num_workers()
     }
 
-    /// Runs `f` inside the pool and returns its value; tasks spawned with
-    /// [`spawn`](crate::spawn) outside any finish are joined before `run` returns. A panic in
-    /// `f` resumes in the caller. Called from one of this pool's own workers, `f` simply
+    /// Runs `f` inside the pool and returns its value; `run` is a
+    /// [`finish`](crate::finish()): tasks spawned with
+    /// [`finish::spawn`](crate::finish::spawn()) outside any inner finish are joined before
+    /// it returns, while detached tasks ([`spawn`](crate::spawn()), rayon's) are not waited
+    /// for. rayon's name for it is [`install`](ThreadPool::install). A panic in `f` resumes
+    /// in the caller. Called from one of this pool's own workers, `f` simply
     /// runs there (no deadlock); from a task of another pool, that task parks until `f` is
     /// done while its worker goes on with its own pool's work, and the deadlock watch sees
     /// the wait (a deadlock across the two pools is reported like one inside a pool).

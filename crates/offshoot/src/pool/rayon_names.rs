@@ -11,10 +11,12 @@ use super::ThreadPool;
 
 /// rayon's method names on [`ThreadPool`].
 impl ThreadPool {
-    /// rayon's name for [`ThreadPool::run`]: runs `op` in this pool and returns its value.
-    /// Unlike rayon's `install`, it also waits for the tasks `op` starts with
-    /// [`spawn`](crate::spawn) (offshoot's spawns join at the innermost finish, and `run` is
-    /// one); use [`ThreadPool::spawn`] for a task nothing waits for.
+    /// rayon's name for [`ThreadPool::run`] (an alias: the same call): runs `op` in this
+    /// pool and returns its value, as rayon's `install` does. It does not wait for the
+    /// detached tasks `op` starts with [`spawn`](crate::spawn()) (rayon's, which nothing
+    /// waits for). Like `run`, it waits for the tasks `op` starts with offshoot's
+    /// [`finish::spawn`](crate::finish::spawn()) outside any inner finish — a construct
+    /// rayon code does not use.
     ///
     /// ```
     /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -29,8 +31,7 @@ impl ThreadPool {
         self.run(op)
     }
 
-    /// The number of worker threads of this pool (rayon's name for
-    /// [`ThreadPool::workers`]).
+    /// rayon's name for [`ThreadPool::workers`]: the number of worker threads of this pool.
     ///
     /// ```
     /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
@@ -40,8 +41,8 @@ impl ThreadPool {
         self.workers()
     }
 
-    /// The calling thread's index in this pool, `None` if it is no worker of it (rayon's
-    /// name for [`ThreadPool::current_worker_index`]).
+    /// rayon's name for [`ThreadPool::current_worker_index`]: the calling thread's index in
+    /// this pool, `None` if it is no worker of it.
     ///
     /// ```
     /// let pool = offshoot::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -55,9 +56,10 @@ impl ThreadPool {
     /// Starts `f` in this pool and returns at once; nothing waits for it (rayon's
     /// `ThreadPool::spawn`). Its panic goes to the pool's
     /// [panic handler](crate::ThreadPoolBuilder::panic_handler), and aborts the process without
-    /// one. Tasks it spawns with [`spawn`](crate::spawn) are joined at its end. A dropped
-    /// pool still runs the tasks started before the drop, in the background: the drop
-    /// returns at once, and each worker exits once they have run (see
+    /// one. Tasks it spawns with [`finish::spawn`](crate::finish::spawn()) are joined at its
+    /// end; [`spawn`](crate::spawn()) called on a worker of this pool does what this does. A
+    /// dropped pool still runs the tasks started before the drop, in the background: the
+    /// drop returns at once, and each worker exits once they have run (see
     /// [Dropping a pool](ThreadPool#dropping-a-pool)).
     ///
     /// ```

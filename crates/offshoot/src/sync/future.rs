@@ -3,7 +3,7 @@
 //! A future is one block (a recycled task block of the worker's cache when it fits, else a
 //! box) holding a small header, then the closure — replaced by its value once it ran. The
 //! block *is* the task: `spawn_future` appends it to the calling worker's frame of the
-//! innermost finish, exactly like `spawn`, and thieves take it from there like any task. A
+//! innermost finish, exactly like `finish::spawn`, and thieves take it from there like any task. A
 //! `get` on the worker that holds it still pending takes it back from that frame (the
 //! newest pending task is looked at first) and runs it right there, like the untaken side
 //! of a `join`. A future got in the order futures were made therefore costs: a block from
@@ -396,7 +396,7 @@ impl<T> std::fmt::Debug for TaskFuture<T> {
 /// `get`); other getters then panic with a message saying the future failed.
 ///
 /// # Panics
-/// Outside every pool, like [`crate::spawn`].
+/// Outside every pool, like [`finish::spawn`](crate::finish::spawn()).
 ///
 /// ```
 /// use offshoot::sync::spawn_future;

@@ -266,7 +266,7 @@ impl<T: Send + Sync + 'static> Dependency for Arc<Event<T>> {
 ///   dependencies are ready, the task never runs.
 ///
 /// # Panics
-/// Outside every pool, like [`crate::spawn`].
+/// Outside every pool, like [`finish::spawn`](crate::finish::spawn()).
 ///
 /// ```
 /// use offshoot::sync::{spawn_when, Promise};
@@ -280,7 +280,7 @@ impl<T: Send + Sync + 'static> Dependency for Arc<Event<T>> {
 ///     spawn_when(&[&a, &b], move || {
 ///         s.store(a2.get() + b2.get(), Ordering::SeqCst);
 ///     });
-///     offshoot::spawn(move || a.put(1).unwrap());
+///     offshoot::finish::spawn(move || a.put(1).unwrap());
 ///     b.put(2).unwrap();
 /// });
 /// assert_eq!(sum.load(Ordering::SeqCst), 3);

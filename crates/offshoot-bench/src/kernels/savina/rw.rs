@@ -184,7 +184,7 @@ impl<W: Workload> Selector for RwServer<W> {
             (Port::Read, Req::Do(op, to)) => {
                 self.readers += 1;
                 let (store, me) = (self.store.clone(), ctx.myself());
-                offshoot::spawn(move || {
+                offshoot::finish::spawn(move || {
                     let v = store.read(op);
                     drop(store); // before the server hears of it
                     to.send(v);
