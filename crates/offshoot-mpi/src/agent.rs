@@ -152,7 +152,8 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
     /// other rank said goodbye; elsewhere once rank 0 said `Done`. Returns every rank's
     /// statistics on rank 0 (this rank's only elsewhere).
     pub(crate) fn run(mut self, root_done: &dyn Fn() -> bool) -> (Vec<RankStats>, Option<Vec<u8>>) {
-        let mut nap = Duration::from_micros(20);
+        let first_nap = Duration::from_micros(20).min(self.cfg.busy_nap);
+        let mut nap = first_nap;
         loop {
             let mut busy = self.receive();
             busy |= self.drain_outbox();
@@ -187,7 +188,7 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
                 }
             }
             if busy {
-                nap = Duration::from_micros(20);
+                nap = first_nap;
             } else {
                 std::thread::park_timeout(nap);
                 // Alone, or quiet with nothing running here: nothing can need an answer
@@ -197,7 +198,7 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
                 {
                     self.cfg.max_nap
                 } else {
-                    self.cfg.max_nap.min(Duration::from_micros(200))
+                    self.cfg.max_nap.min(self.cfg.busy_nap)
                 };
                 nap = (nap * 2).min(cap);
             }

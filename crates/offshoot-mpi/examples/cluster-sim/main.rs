@@ -14,7 +14,7 @@
 //!            --gbps N --wake-us N (an agent's wake, CPU) --cores N (ranks share N cores)
 //!            --count (check the node count); the protocol's --push-us N --max-nap-us N
 //!            --steals N (offshoot_mpi::Config's push_interval, max_nap, steal_attempts)
-//!            --busy-nap-us N (the agent's nap cap while not quiet: 200 µs)
+//!            --busy-nap-us N (Config::busy_nap)
 //! ```
 //! Efficiency is the 1-rank time of the model over `ranks ×` the model's time.
 

@@ -51,7 +51,7 @@ pub struct Protocol {
     pub lifeline_base: usize,
     pub push_interval_ns: u64,
     pub max_nap_ns: u64,
-    /// The longest nap of an agent that is not quiet (the agent's 200 µs).
+    /// The longest nap of an agent that is not quiet (`Config::busy_nap`).
     pub busy_nap_ns: u64,
 }
 
@@ -63,7 +63,7 @@ impl Default for Protocol {
             lifeline_base: c.lifeline_base,
             push_interval_ns: c.push_interval.as_nanos() as u64,
             max_nap_ns: c.max_nap.as_nanos() as u64,
-            busy_nap_ns: 200_000,
+            busy_nap_ns: c.busy_nap.as_nanos() as u64,
         }
     }
 }
