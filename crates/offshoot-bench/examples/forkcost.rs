@@ -8,7 +8,8 @@
 //!
 //! `forkcost KERNEL CONTENDER N RUNS` runs one of the suite's fork-join kernels (`fib`,
 //! `nqueens`, `knapsack`, `tree-sum`) RUNS times on 1 worker with `serial`, `offshoot`,
-//! `chili` or `rayon` — the very functions the suite times, each a plain function written
+//! `chili` or `rayon` (or `futures-fib` with `serial`, `offshoot` — `spawn_future` —,
+//! `scoped` — `with_future` — or `handle` — `spawn_async` and `Handle::wait`) — the very functions the suite times, each a plain function written
 //! as a user writes it, compiled in the bench library as a user's crate is (the workspace's
 //! default release profile) — and prints the answer and the number of joins one run makes
 //! (the kernel's `forks`). The instructions of one run are the count with RUNS = 2 minus the
@@ -22,13 +23,14 @@
 use std::hint::black_box;
 use std::num::NonZeroUsize;
 
-use offshoot_bench::kernels::{fib, knapsack, nqueens, tree_sum};
+use offshoot_bench::kernels::{fib, futures_fib, knapsack, nqueens, tree_sum};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [kernel, contender, n, runs] = &args[..] else {
         eprintln!(
-            "usage: forkcost fib|nqueens|knapsack|tree-sum serial|offshoot|chili|rayon N RUNS"
+            "usage: forkcost fib|nqueens|knapsack|tree-sum serial|offshoot|chili|rayon N RUNS \
+             (futures-fib: serial|offshoot|scoped|handle)"
         );
         std::process::exit(2);
     };
@@ -48,7 +50,7 @@ fn main() {
     let tree = (kernel == "tree-sum").then(|| tree_sum::build(n));
     let tree = tree.as_deref();
     let forks = match kernel.as_str() {
-        "fib" => fib::forks(n.into()),
+        "fib" | "futures-fib" => fib::forks(n.into()),
         "nqueens" => nqueens::forks(n),
         "knapsack" => knapsack::forks(&items, capacity),
         "tree-sum" => tree_sum::forks(tree.expect("built above")),
@@ -62,6 +64,10 @@ fn main() {
             ("fib", "offshoot") => opool.run(|| fib::offshoot(n.into())),
             ("fib", "rayon") => rpool.install(|| fib::rayon(n.into())),
             ("fib", "chili") => fib::chili(&mut cpool.scope(), n.into()),
+            ("futures-fib", "serial") => fib::serial(n.into()),
+            ("futures-fib", "offshoot") => opool.run(|| futures_fib::offshoot(n.into())),
+            ("futures-fib", "scoped") => opool.run(|| futures_fib::by_scoped_futures(n.into())),
+            ("futures-fib", "handle") => opool.run(|| futures_fib::by_handles(n.into())),
             ("nqueens", "serial") => nqueens::serial(n),
             ("nqueens", "offshoot") => opool.run(|| nqueens::offshoot(n)),
             ("nqueens", "rayon") => rpool.install(|| nqueens::rayon(n)),

@@ -8,7 +8,9 @@
 //!   `offshoot::finish` (the finish the futures are spawned into); in the
 //!   `scoped-futures-fib` kernel, `offshoot::sync::with_future` +
 //!   `ScopedFuture::get` instead (a future that cannot outlive its body, kept
-//!   in the caller's stack frame);
+//!   in the caller's stack frame); in the `handle-futures-fib` kernel,
+//!   `offshoot::sync::spawn_async` + `Handle::wait` (the owned handle async code awaits:
+//!   a detached computation, queued for the pool at once, no finish around it);
 //! - tokio: a multi-thread runtime with as many worker threads as the
 //!   offshoot pool has workers; each call `tokio::spawn`s fib(n-1) and
 //!   `.await`s it. The root is spawned too, so that only the runtime's workers
@@ -37,7 +39,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use offshoot::sync::{spawn_future, with_future};
+use offshoot::sync::{spawn_async, spawn_future, with_future};
 
 use super::fib;
 use super::plain::{self, call, on_runtime, Plain};
@@ -60,6 +62,25 @@ pub const ABOUT_SCOPED: About = About {
     cutoff: "none",
     source: "Imam's thesis §3.6.2, Fibonacci with futures, without the cutoff",
 };
+
+/// What the same program with owned handles (`spawn_async`) is.
+pub const ABOUT_HANDLES: About = About {
+    name: "handle-futures-fib",
+    about: "futures-fib with owned handles: each call makes a spawn_async for fib(n-1) and waits for it",
+    cutoff: "none",
+    source: "Imam's thesis §3.6.2, Fibonacci with futures, without the cutoff",
+};
+
+/// fib with an owned handle per call (`spawn_async`, `Handle::wait`), as a user writes it:
+/// works inside a pool (the current one) or outside (the global pool).
+pub fn by_handles(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let a = spawn_async(move || by_handles(n - 1));
+    let b = by_handles(n - 2);
+    a.wait() + b
+}
 
 /// fib with a future per call; call inside an offshoot finish (or use
 /// [`offshoot()`]).
@@ -140,6 +161,14 @@ pub fn info_scoped() -> KernelInfo {
         .build()
 }
 
+/// The registry entry of the owned handles' version.
+pub fn info_handles() -> KernelInfo {
+    Kernel::new(ABOUT_HANDLES, prepare, call(fib::serial))
+        .offshoot(call(by_handles))
+        .tokio(on_runtime(tokio))
+        .build()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,5 +177,6 @@ mod tests {
     fn contenders_agree_with_serial() {
         super::super::verify(&info());
         super::super::verify(&info_scoped());
+        super::super::verify(&info_handles());
     }
 }

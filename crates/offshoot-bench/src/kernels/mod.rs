@@ -158,6 +158,7 @@ pub fn all() -> Vec<KernelInfo> {
         nbody::info(),
         futures_fib::info(),
         futures_fib::info_scoped(),
+        futures_fib::info_handles(),
         ring::info(),
         monitor_buffer::info(),
         shared_reads::info(),

@@ -1,4 +1,8 @@
-//! Futures: [`spawn_future`] and its handle [`TaskFuture`].
+//! Futures: [`spawn_future`] and its handle [`TaskFuture`], shared by reference (for the
+//! owned handle of async code, see `handle.rs`).
+//!
+//! Outside every pool the block is instead a detached job of the global pool, injected at
+//! once, with no finish (`finish` is null; `execute_detached` runs it as a root finish).
 //!
 //! A future is one block (a recycled task block of the worker's cache when it fits, else a
 //! box) holding a small header, then the closure — replaced by its value once it ran. The
@@ -28,6 +32,9 @@
 //!   only marks its handle) without a flag that a release would have to read afterwards.
 //! * A handle that sees `refs` equal to the counts it holds is the only holder: nobody can
 //!   add a count (clones need a handle), so it frees the block without a decrement.
+//! * A handle polled as a `std::future::Future` on a pool worker first takes the task back
+//!   from that worker's frames and runs it, as `get` does (an executor may block the
+//!   worker's thread on `Pending`, and the task may wait on that very worker's frame).
 //! * A handle polled as a `std::future::Future` owns one waker slot of the block's event;
 //!   each poll replaces the waker in it (see `Event::set_waker`), and dropping the handle
 //!   clears it.
@@ -46,7 +53,8 @@ use super::event::NO_WAKER_SLOT;
 use super::refcount::RefCount;
 use super::Event;
 use crate::finish::{
-    innermost_frame, run_stolen_task, run_task, FinishState, LinkedJob, INSIDE_ANY_FINISH,
+    finish_root, innermost_frame, run_stolen_task, run_task, FinishState, LinkedJob,
+    INSIDE_ANY_FINISH,
 };
 use crate::job::{JobHeader, Mode};
 use crate::worker::Worker;
@@ -271,6 +279,39 @@ where
         }
     }
 
+    /// The block as a detached job of the global pool (`spawn_future` outside every pool):
+    /// run as the root of a finish of its own on the worker that took it from the injector.
+    /// A panic of the closure fails the handle (getters panic saying so; the panic hook
+    /// reported the panic itself) and goes nowhere else. Then the task's count is dropped.
+    ///
+    /// # Safety
+    /// `j` is the header of a live block of this type, made by `detached_future` (no
+    /// finish), that holds its task's count, executed exactly once by the worker that
+    /// popped it from the injector.
+    unsafe fn execute_detached(j: *const JobHeader, w: &Worker, mode: Mode) {
+        let h = j as *const Header;
+        if mode != Mode::Discard {
+            // `Runner::Getter`: the panic unwinds into `finish_root`, after the handle is
+            // completed as failed. The payload is dropped: nobody waits for it.
+            // SAFETY: the job is executed once: this is the block's one run.
+            let _ = finish_root(w, |_| unsafe { Self::run(h, Runner::Getter) });
+        }
+        // SAFETY: the block is live (the task's count); its closure is there only if it
+        // did not run, and only this taker reads it.
+        let r = catch_unwind(AssertUnwindSafe(|| unsafe {
+            if (*h).phase_relaxed() == PENDING {
+                let b = h as *const Self;
+                let f = ManuallyDrop::take(&mut (*(*b).payload.get()).func);
+                (*h).complete(FAILED);
+                drop(f);
+            }
+            Header::release(h, 1);
+        }));
+        if let Err(p) = r {
+            w.registry().hooks.panicked(p);
+        }
+    }
+
     /// Gives back the task's count while its finish still waits for the task: when the
     /// handles are gone, the last count drops the value (or the closure) here, so a value
     /// nobody can get is dropped before the finish that ran its task returns (as a scope
@@ -312,7 +353,26 @@ where
 /// started and waits on this worker, runs it right there, like the untaken branch of a
 /// `join`. The handle is also a [`std::future::Future`], so async code can `.await` it.
 ///
-/// Handles can be cloned and shared: any number of tasks or threads may `get` the value.
+/// Handles can be cloned and shared: any number of tasks or threads may `get` the value
+/// (a `&T`); `.await` gives a clone of it (hence `T: Clone`). For a value moved out once,
+/// with `T: Send` only, see [`Handle`](super::Handle).
+///
+/// Polled on a pool worker, the handle first takes the computation back and runs it right
+/// there if it has not started and waits on this worker, as `get` does: an executor such
+/// as `futures::executor::block_on` running in a task, which blocks its worker's thread
+/// while a future is `Pending`, would otherwise hold the very worker the task waits on. A
+/// computation already started elsewhere is awaited as usual (`Pending`, then a wake); if
+/// it needs the blocked worker (on 1 worker: it started here and parked), `block_on`
+/// cannot return. In pool code prefer `get`, which parks instead of blocking; for a handle
+/// whose polls never block a worker, see [`Handle`](super::Handle).
+///
+/// ```
+/// // Outside every pool the computation runs in the global pool.
+/// let f = offshoot::sync::spawn_future(|| 6 * 7);
+/// let g = f.clone();
+/// assert_eq!(futures::executor::block_on(g), 42);
+/// assert_eq!(*f.get(), 42);
+/// ```
 pub struct TaskFuture<T> {
     header: NonNull<Header>,
     /// This handle's `get` ran the task itself and kept the task's count: the handle holds
@@ -387,16 +447,26 @@ impl<T> std::fmt::Debug for TaskFuture<T> {
     }
 }
 
-/// Starts `f` as a task of the innermost finish and returns a handle to its value.
+/// Starts `f` and returns a shareable handle to its value; in a pool, as a task of the
+/// innermost finish.
 ///
-/// The task is created lazily: it waits on this worker until a thief takes it, the finish
-/// runs it at its end, or someone calls [`TaskFuture::get`]. A `get` on this worker that
-/// finds it not started runs it inline, so futures used in call order cost about what
-/// `join` costs. A panic in `f` goes to whoever ran it (the finish, or the caller of that
-/// `get`); other getters then panic with a message saying the future failed.
+/// In a pool, the task is created lazily: it waits on this worker until a thief takes it,
+/// the finish runs it at its end, or someone calls [`TaskFuture::get`]. A `get` on this
+/// worker that finds it not started runs it inline, so futures used in call order cost
+/// about what `join` costs. The finish waits for the task, as for a task of
+/// [`finish::spawn`](crate::finish::spawn()). A panic in `f` goes to whoever ran it (the finish, or the caller of
+/// that `get`); other getters then panic with a message saying the future failed.
+///
+/// Outside every pool (a plain thread, a tokio worker), `f` starts in the global pool
+/// ([`crate::ThreadPool::global`]) at once, detached, as the root of a finish of its own;
+/// a panic in it fails the handle (getters panic saying so), and goes nowhere else.
+///
+/// For a value that is moved to one owner (`T: Send` only, not `Clone`), awaited from
+/// async code or dropped without waiting, use [`spawn_async`](super::spawn_async) and its
+/// [`Handle`](super::Handle).
 ///
 /// # Panics
-/// Outside every pool, like [`finish::spawn`](crate::finish::spawn()).
+/// Inside an `isolated` section (as [`finish::spawn`](crate::finish::spawn()) does).
 ///
 /// ```
 /// use offshoot::sync::spawn_future;
@@ -417,6 +487,9 @@ where
     F: FnOnce() -> T + Send + 'static,
 {
     crate::worker::Worker::check_not_isolated("spawn");
+    if Worker::current().is_null() {
+        return detached_future(f);
+    }
     let (w, frame) = innermost_frame("offshoot::sync::spawn_future", INSIDE_ANY_FINISH);
     // SAFETY: `innermost_frame` returns this thread's worker and its live current frame.
     let (w, frame) = unsafe { (&*w, &*frame) };
@@ -453,18 +526,64 @@ where
     V: Send + Sync + 'static,
     F: FnOnce() -> V + Send + 'static,
 {
+    let p = make_block(
+        Some(w),
+        f,
+        Block::<F, V>::execute,
+        frame.state(),
+        if stamped {
+            &Block::<F, V>::OPS_STAMPED
+        } else {
+            &Block::<F, V>::OPS
+        },
+    );
+    frame.push_linked(p as *const LinkedJob);
+    w.poll();
+    handle_of(p)
+}
+
+/// `spawn_future` outside every pool: the block is a detached job of the global pool
+/// ([`crate::ThreadPool::global`]), injected at once, of no finish (its `finish` is null).
+fn detached_future<T, F>(f: F) -> TaskFuture<T>
+where
+    T: Send + Sync + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let p = make_block(
+        None,
+        f,
+        Block::<F, T>::execute_detached,
+        ptr::null(),
+        &Block::<F, T>::OPS,
+    );
+    // The task's count travels with the job; `execute_detached` gives it back.
+    crate::pool::ThreadPool::global()
+        .registry()
+        .inject(crate::job::JobRef(p as *const JobHeader));
+    handle_of(p)
+}
+
+/// A fresh block holding `f` and two counts (the handle's and the task's), from `w`'s cache
+/// (or a slot of its own without a worker) when it fits, else a box.
+fn make_block<F, V>(
+    w: Option<&Worker>,
+    f: F,
+    execute: unsafe fn(*const JobHeader, &Worker, Mode),
+    finish: *const FinishState,
+    ops: &'static Ops,
+) -> *mut Block<F, V>
+where
+    V: Send + Sync + 'static,
+    F: FnOnce() -> V + Send + 'static,
+{
     let block = Block {
         header: Header {
             job: LinkedJob {
-                execute: Block::<F, V>::execute,
+                execute,
                 below: std::cell::Cell::new(ptr::null()),
             },
-            finish: frame.state(),
-            ops: if stamped {
-                &Block::<F, V>::OPS_STAMPED
-            } else {
-                &Block::<F, V>::OPS
-            },
+            finish,
+            ops,
             event: AtomicPtr::new(ptr::null_mut()),
             refs: RefCount::new(2),
             phase: AtomicU8::new(PENDING),
@@ -473,16 +592,18 @@ where
             func: ManuallyDrop::new(f),
         }),
     };
-    let p: *mut Block<F, V> = if Block::<F, V>::IN_BLOCK {
-        let b = crate::worker::alloc_block(Some(w)) as *mut Block<F, V>;
+    if Block::<F, V>::IN_BLOCK {
+        let b = crate::worker::alloc_block(w) as *mut Block<F, V>;
         // SAFETY: a task block is big and aligned enough (IN_BLOCK) and unused.
         unsafe { b.write(block) };
         b
     } else {
         Box::into_raw(Box::new(block))
-    };
-    frame.push_linked(p as *const LinkedJob);
-    w.poll();
+    }
+}
+
+/// The first handle of the fresh block `p` (it holds the handle's count).
+fn handle_of<T, B>(p: *mut B) -> TaskFuture<T> {
     TaskFuture {
         // SAFETY: `p` is a fresh, non-null allocation.
         header: unsafe { NonNull::new_unchecked(p as *mut Header) },
@@ -632,6 +753,13 @@ impl<T: Clone + Send + Sync + 'static> std::future::Future for TaskFuture<T> {
         let this = &mut *self;
         // SAFETY: a handle holds a count, so the block is alive.
         let h = unsafe { this.header.as_ref() };
+        if h.phase() == PENDING {
+            // On a pool worker, an executor that sees `Pending` may block the worker's
+            // thread (`futures::executor::block_on` in a task): a task still pending on
+            // this very worker would then never be handed out. Take it back and run it
+            // here, as `get` does (its panic, if any, propagates from this poll).
+            this.run_here();
+        }
         match h.wake_on_complete(cx.waker(), &mut this.waker_slot) {
             PENDING => Poll::Pending,
             DONE => Poll::Ready(this.value().clone()),

@@ -26,7 +26,11 @@
 //! the value in the caller's stack frame, planted like the untaken branch of a `join`: no
 //! allocation, the closure may borrow, and a future its creator gets in call order costs
 //! about half of a `spawn_future` one. Both run the closure inline when the creating task
-//! asks for the value before anyone took it.
+//! asks for the value before anyone took it. For async code (a tokio task, any executor, a
+//! plain thread), [`spawn_async`] returns an owned [`Handle`]: `T: Send` only, the value
+//! moved out once, the computation detached in the current (or the global) pool, a drop
+//! that never waits, and a poll on a pool worker that never returns `Pending` (so
+//! `futures::executor::block_on` in a task cannot hang its worker).
 //!
 //! **Stops.** A wait is a stop point: when a sibling of the waiting task fails (a panic in
 //! its `join`, `scope` or `finish`), the wait ends at once and the task unwinds as stopped,
@@ -61,6 +65,7 @@ mod condvar;
 mod event;
 mod event_count;
 mod future;
+mod handle;
 mod lock_word;
 mod monitor;
 mod mutex;
@@ -85,6 +90,7 @@ pub use condvar::Condvar;
 pub use event::Event;
 pub use event_count::EventCount;
 pub use future::{spawn_future, TaskFuture};
+pub use handle::{spawn_async, Handle};
 pub use monitor::{Monitor, MonitorGuard};
 pub use mutex::{Mutex, MutexGuard};
 pub use object::{Call, Exclusive, Object, ObjectBuilder, Op};
