@@ -2,8 +2,9 @@
 # The protocol model (crates/offshoot-mpi/examples/cluster-sim): calibrates it on this
 # machine, checks it against measured runs, then predicts large clusters.
 #
-# 1. Costs: the MPI transport's latency, bandwidth and empty probe (cluster-bench
-#    pingpong, 2 ranks); the kernel's time per node on one rank and a package's cut,
+# 1. Costs: the MPI transport's latency, bandwidth and empty probe, and the CPU an agent's
+#    wake (a probe and a nap) takes (cluster-bench pingpong, 2 ranks); the kernel's time
+#    per node on one rank, how much longer than asked a nap lasts, and a package's cut,
 #    encode and decode per node (cluster-sim calibrate).
 # 2. Check: UTS T1 and T3 measured under mpirun on 1, 2 and 4 ranks x 1 worker (medians
 #    of REPS runs) beside the model's prediction for the same ranks sharing this machine's
@@ -31,15 +32,16 @@ if [ "$(id -u)" -eq 0 ]; then MPIRUN+=(--allow-run-as-root); fi
 CORES=$(nproc)
 
 echo "== costs"
-read -r LAT BW PROBE < <("${MPIRUN[@]}" -np 2 "$B" pingpong mpi | awk '/^pingpong/ {print $3, $5, $7}')
+read -r LAT BW PROBE WAKE < <("${MPIRUN[@]}" -np 2 "$B" pingpong mpi | awk '/^pingpong/ {print $3, $5, $7, $9}')
 CAL=$("$S" calibrate)
 val() { echo "$CAL" | awk -v k="$1" '$1 == k {print $2}'; }
 PACK=$(val pack-ns)
 UNPACK=$(val unpack-ns)
 BYTES=$(val node-bytes)
-echo "latency-us $LAT  bandwidth-gb/s $BW  probe-us $PROBE  pack-ns $PACK  unpack-ns $UNPACK  node-bytes $BYTES"
+OVER=$(val nap-overshoot-us)
+echo "latency-us $LAT  bandwidth-gb/s $BW  probe-us $PROBE  wake-us $WAKE  nap-overshoot-us $OVER  pack-ns $PACK  unpack-ns $UNPACK  node-bytes $BYTES"
 echo "$CAL" | grep '^node-ns'
-COSTS=(--pack-ns "$PACK" --unpack-ns "$UNPACK" --node-bytes "$BYTES" --latency-us "$LAT" --gbps "$BW" --wake-us "$PROBE")
+COSTS=(--pack-ns "$PACK" --unpack-ns "$UNPACK" --node-bytes "$BYTES" --latency-us "$LAT" --gbps "$BW" --wake-us "$WAKE" --nap-overshoot-us "$OVER")
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 

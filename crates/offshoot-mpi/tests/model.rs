@@ -26,6 +26,7 @@ fn costs() -> Costs {
         latency_ns: 2000.0,
         bytes_per_ns: 5.0,
         wake_ns: 300.0,
+        nap_overshoot_ns: 50_000.0,
         cores: None,
     }
 }

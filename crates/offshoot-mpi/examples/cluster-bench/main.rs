@@ -103,6 +103,24 @@ impl Kernel {
     }
 }
 
+/// The protocol's settings: `Config::default()`, with `CLUSTER_BENCH_BUSY_NAP_US` and
+/// `CLUSTER_BENCH_PUSH_US` (microseconds) to try others.
+fn config() -> offshoot_mpi::Config {
+    let us = |k: &str| {
+        std::env::var(k).ok().map(|v| {
+            std::time::Duration::from_micros(v.parse().unwrap_or_else(|_| panic!("{k}: µs")))
+        })
+    };
+    let mut c = offshoot_mpi::Config::default();
+    if let Some(d) = us("CLUSTER_BENCH_BUSY_NAP_US") {
+        c.busy_nap = d;
+    }
+    if let Some(d) = us("CLUSTER_BENCH_PUSH_US") {
+        c.push_interval = d;
+    }
+    c
+}
+
 fn check(k: &Kernel, got: u64) {
     if let Some(want) = k.expected() {
         assert_eq!(got, want, "wrong answer");
@@ -169,7 +187,7 @@ fn main() {
                                 .build()
                                 .unwrap();
                             offshoot_mpi::Session::new(tr)
-                                .run(&pool, tasks, &Default::default(), || kernel.parallel())
+                                .run(&pool, tasks, &config(), || kernel.parallel())
                                 .expect("run")
                                 .value
                         })
@@ -209,7 +227,7 @@ fn mpi_run(name: &str, kernel: &Kernel, workers: usize) {
     for _ in 0..runs.max(1) {
         let t = Instant::now();
         let out = session
-            .run(&pool, &tasks, &Default::default(), || kernel.parallel())
+            .run(&pool, &tasks, &config(), || kernel.parallel())
             .expect("run");
         let s = t.elapsed().as_secs_f64();
         if let Some(got) = out.value {
@@ -279,12 +297,30 @@ fn pingpong() {
         );
     }
     let probe = t.elapsed().as_secs_f64() / probes as f64;
+    // What an agent's wake costs in CPU: a probe and a nap, as a busy rank's agent does,
+    // both ranks at once; the thread's CPU time from /proc (Linux; 100 ticks a second).
+    let cpu = || -> Option<f64> {
+        let s = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+        let f: Vec<&str> = s.rsplit(')').next()?.split_whitespace().collect();
+        Some((f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?) / 100.0)
+    };
+    let wakes = 5000;
+    let before = cpu();
+    for _ in 0..wakes {
+        assert!(
+            mpi.try_recv().is_none(),
+            "pingpong: a message after the last round"
+        );
+        std::thread::park_timeout(std::time::Duration::from_micros(200));
+    }
+    let wake = before.zip(cpu()).map(|(a, b)| (b - a) / wakes as f64);
     if me == 0 {
         println!(
-            "pingpong latency-us {:.3} bandwidth-gb/s {:.3} probe-us {:.3}",
+            "pingpong latency-us {:.3} bandwidth-gb/s {:.3} probe-us {:.3} wake-us {:.1}",
             small * 1e6,
             (1 << 20) as f64 / big / 1e9,
-            probe * 1e6
+            probe * 1e6,
+            wake.map_or(f64::NAN, |w| w * 1e6)
         );
     }
 }

@@ -11,7 +11,8 @@
 //!         shapes, made with a cheap generator, from seeds whose trees are about the
 //!         published sizes: `seeds`)
 //!   OPTIONS: --node-ns N --pack-ns N --unpack-ns N --node-bytes N --latency-us N
-//!            --gbps N --wake-us N (an agent's wake, CPU) --cores N (ranks share N cores)
+//!            --gbps N --wake-us N (an agent's wake, CPU) --nap-overshoot-us N (how much
+//!            longer than asked a nap lasts) --cores N (ranks share N cores)
 //!            --count (check the node count); the protocol's --push-us N --max-nap-us N
 //!            --steals N (offshoot_mpi::Config's push_interval, max_nap, steal_attempts)
 //!            --busy-nap-us N (Config::busy_nap)
@@ -122,6 +123,20 @@ fn calibrate() {
         let b: uts::Bag = postcard::from_bytes(&bytes).unwrap();
         std::hint::black_box(b);
     });
+    // How much longer than asked the agent's nap (`park_timeout`) lasts.
+    let mut over = Vec::new();
+    for us in [20u64, 200] {
+        let n = 100;
+        let t = Instant::now();
+        for _ in 0..n {
+            std::thread::park_timeout(std::time::Duration::from_micros(us));
+        }
+        over.push(t.elapsed().as_secs_f64() * 1e6 / n as f64 - us as f64);
+    }
+    println!(
+        "nap-overshoot-us {:.1}",
+        over.iter().sum::<f64>() / over.len() as f64
+    );
     println!("pack-ns {pack:.2}");
     println!("unpack-ns {unpack:.2}");
     println!("node-bytes {:.2}", bytes.len() as f64 / (n / 2) as f64);
@@ -139,6 +154,7 @@ fn predict(args: &[String]) {
         latency_ns: 2000.0,
         bytes_per_ns: 10.0,
         wake_ns: 1000.0,
+        nap_overshoot_ns: 0.0,
         cores: None,
     };
     let mut check = false;
@@ -158,6 +174,7 @@ fn predict(args: &[String]) {
             "--latency-us" => costs.latency_ns = num(i + 1) * 1000.0,
             "--gbps" => costs.bytes_per_ns = num(i + 1),
             "--wake-us" => costs.wake_ns = num(i + 1) * 1000.0,
+            "--nap-overshoot-us" => costs.nap_overshoot_ns = num(i + 1) * 1000.0,
             "--push-us" => proto.push_interval_ns = (num(i + 1) * 1000.0) as u64,
             "--max-nap-us" => proto.max_nap_ns = (num(i + 1) * 1000.0) as u64,
             "--busy-nap-us" => proto.busy_nap_ns = (num(i + 1) * 1000.0) as u64,

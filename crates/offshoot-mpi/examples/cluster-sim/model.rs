@@ -35,6 +35,9 @@ pub struct Costs {
     pub latency_ns: f64,
     /// Bytes per nanosecond between two ranks.
     pub bytes_per_ns: f64,
+    /// How much later than asked a nap ends (the OS's timer slack and wake-up: about
+    /// 100 µs on this machine's kernel, which makes the agent's 20 µs nap about 120 µs).
+    pub nap_overshoot_ns: f64,
     /// CPU time of one wake of an agent (its look at the network and its pool). It costs
     /// the workers only where the ranks share cores: there it is taken from this rank's
     /// worker when every core is busy.
@@ -598,7 +601,8 @@ impl<'g> Model<'g> {
         };
         rk.nap = (nap * 2).min(cap);
         rk.next_wake = u64::MAX;
-        self.wake(r, t + nap);
+        let overshoot = self.costs.nap_overshoot_ns as u64;
+        self.wake(r, t + nap + overshoot);
     }
 
     fn refuse(&mut self, r: usize, t: u64, thief: usize, lifeline: bool) {
