@@ -5,6 +5,27 @@
 //! creation, after Mohr–Kranz–Halstead, Goldstein–Schauser–Culler's lazy threads and
 //! Yasugi et al.'s LBTC).
 //!
+//! ## Usage
+//!
+//! ```
+//! use offshoot::prelude::*;
+//!
+//! fn fib(n: u64) -> u64 {
+//!     if n < 2 { return n; }
+//!     let (a, b) = offshoot::join(|| fib(n - 1), || fib(n - 2));
+//!     a + b
+//! }
+//!
+//! let squares: u64 = (1..=1000u64).into_par_iter().map(|x| x * x).sum();
+//! assert_eq!((squares, fib(20)), (333_833_500, 6765));
+//! ```
+//!
+//! rayon code ports by changing the import ([Coming from rayon](#coming-from-rayon) lists
+//! what behaves differently); a pool of its own is
+//! [`ThreadPoolBuilder`]`::new().num_threads(n).build()` or offshoot's
+//! [`ThreadPool::builder()`](ThreadPool::builder); async code awaits a computation through
+//! [`sync::spawn_async`].
+//!
 //! ## The model in one page
 //!
 //! * [`join(a, b)`](join()) does not create a task. It plants a *seed* for `b` in its own
@@ -340,3 +361,9 @@ pub fn current_worker_index() -> Option<usize> {
     // SAFETY: a non-null current worker is live and run by this thread.
     (!w.is_null()).then(|| unsafe { (*w).index })
 }
+
+/// The package README's examples (`crates/offshoot/README.md`), compiled and run as
+/// doctests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
