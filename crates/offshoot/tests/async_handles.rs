@@ -171,7 +171,7 @@ fn dropping_a_handle_never_waits_for_its_computation() {
                 })
                 .collect();
             drop(hs);
-            drop(p); // a pool runs its injected jobs before its workers exit
+            p.shutdown(); // waits: the pool runs its injected jobs before its workers exit
             assert_eq!(drops.load(Ordering::SeqCst), 33);
         }
     });
