@@ -57,10 +57,12 @@ pub struct Config {
     pub max_nap: Duration,
     /// The longest nap of an agent that is not quiet — whose pool runs work, or that
     /// steals: how late, at most, a victim sees a steal (MPI cannot wake it). Shorter
-    /// answers sooner and costs a wake (a probe of the network) that often; on thousands
-    /// of ranks the protocol model (`scripts/mpi-sim.sh`) predicts 76% efficiency for a
-    /// T1XXL-shaped tree on 4096 ranks at 200 µs and 94% at 20 µs (with pushes to lifeline
-    /// waiters as fast as they find work: `push_interval` zero).
+    /// answers sooner and costs a wake (a probe of the network; about 28 µs of CPU in a VM)
+    /// that often. For a T1XXL-shaped tree on 4096 ranks the protocol model
+    /// (`scripts/mpi-sim.sh`) predicts 0.76 efficiency at 200 µs and 0.94 at 20 µs with
+    /// `push_interval` zero, when naps end when asked; 0.64 and 0.71 when they end 90 µs
+    /// late, as on the VM it was calibrated on. Where ranks share cores with their workers
+    /// (this machine), a longer nap is cheaper: every wake is taken from a worker.
     pub busy_nap: Duration,
 }
 
