@@ -4,7 +4,9 @@
 //! workers, where a worker that blocks on a future must not hang); the shareable
 //! `TaskFuture` from outside every pool and from `block_on` in a pool task. Every body runs
 //! under the watchdog of `common::bounded` (60 s), values are checked against the serial
-//! answer, and nothing asserts on time.
+//! answer, and nothing asserts on time. Not built for loom (tokio is no dependency there).
+
+#![cfg(not(loom))]
 
 mod common;
 
