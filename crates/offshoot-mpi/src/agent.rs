@@ -106,15 +106,7 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
         cfg: Config,
     ) -> Self {
         let (rank, size) = (s.rank(), s.size());
-        let mut lifelines = Vec::new();
-        let mut step = 1;
-        while step < size {
-            let l = (rank + step) % size;
-            if !lifelines.contains(&l) {
-                lifelines.push(l);
-            }
-            step *= cfg.lifeline_base.max(2);
-        }
+        let lifelines = cfg.lifelines(rank, size);
         let now = Instant::now();
         Agent {
             s,

@@ -83,6 +83,32 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// The lifelines of `rank` in a run of `size` ranks: `rank + base^i` (mod `size`) for
+    /// `i = 0, 1, …` below `size`, without repeats (`base` is
+    /// [`lifeline_base`](Config::lifeline_base), at least 2). An idle rank registers on
+    /// these and waits for one of them to push it work.
+    ///
+    /// ```
+    /// let cfg = offshoot_mpi::Config::default();
+    /// assert_eq!(cfg.lifelines(0, 8), vec![1, 2, 4]);
+    /// assert_eq!(cfg.lifelines(6, 8), vec![7, 0, 2]);
+    /// assert!(cfg.lifelines(0, 1).is_empty());
+    /// ```
+    pub fn lifelines(&self, rank: usize, size: usize) -> Vec<usize> {
+        let mut lifelines = Vec::new();
+        let mut step = 1;
+        while step < size {
+            let l = (rank + step) % size;
+            if !lifelines.contains(&l) {
+                lifelines.push(l);
+            }
+            step *= self.lifeline_base.max(2);
+        }
+        lifelines
+    }
+}
+
 /// What [`Session::run`] refuses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {

@@ -194,17 +194,14 @@ pub struct Model<'g> {
 
 impl<'g> Model<'g> {
     pub fn new(gen: &'g Gen, ranks: usize, costs: Costs, proto: Protocol) -> Model<'g> {
+        // The agent's own lifeline graph.
+        let graph = offshoot_mpi::Config {
+            lifeline_base: proto.lifeline_base,
+            ..offshoot_mpi::Config::default()
+        };
         let rs = (0..ranks)
             .map(|r| {
-                let mut lifelines = Vec::new();
-                let mut step = 1;
-                while step < ranks {
-                    let l = (r + step) % ranks;
-                    if !lifelines.contains(&l) {
-                        lifelines.push(l);
-                    }
-                    step *= proto.lifeline_base.max(2);
-                }
+                let lifelines = graph.lifelines(r, ranks);
                 Rank {
                     stack: Vec::new(),
                     frame: None,
@@ -457,7 +454,12 @@ impl<'g> Model<'g> {
             busy = true;
             match msg {
                 Msg::Steal { lifeline } => self.ranks[r].asks.push_back((from, lifeline)),
-                Msg::Loot { lifeline, slot, .. } => {
+                Msg::Loot {
+                    lifeline,
+                    slot,
+                    frame,
+                    ..
+                } => {
                     if lifeline {
                         self.ranks[r].registered[from] = false;
                     }
@@ -465,10 +467,6 @@ impl<'g> Model<'g> {
                     let nodes = self.ranks[from].parcels[slot]
                         .take()
                         .expect("a parcel is delivered once");
-                    let frame = match msg {
-                        Msg::Loot { frame, .. } => frame,
-                        _ => unreachable!(),
-                    };
                     let parent = Parent::Remote { rank: from, frame };
                     self.out.packages += 1;
                     if self.idle(r) {
@@ -514,36 +512,33 @@ impl<'g> Model<'g> {
             if *ready <= t {
                 busy = true;
                 let (_, answer, why) = self.ranks[r].inflight.take().expect("checked");
-                let (thief, lifeline) = match why {
-                    Why::Answer { thief, lifeline } => (thief, lifeline),
-                    Why::Push { thief } => (thief, true),
-                };
-                match answer {
-                    Some((nodes, frame)) => {
-                        if let Why::Push { .. } = why {
-                            self.ranks[r].waiters.retain(|&w| w != thief);
-                        }
+                match (answer, why) {
+                    (Some((nodes, frame)), why) => {
+                        // A pushed package uses up the waiter's registration here.
+                        let (thief, pushed) = match why {
+                            Why::Answer { thief, .. } => (thief, false),
+                            Why::Push { thief } => {
+                                self.ranks[r].waiters.retain(|&w| w != thief);
+                                (thief, true)
+                            }
+                        };
                         let n = nodes.len();
                         self.ranks[r].parcels.push(Some(nodes));
                         let slot = self.ranks[r].parcels.len() - 1;
-                        let lifeline = matches!(why, Why::Push { .. });
                         self.send(
                             t,
                             r,
                             thief,
                             Msg::Loot {
                                 nodes: n,
-                                lifeline,
+                                lifeline: pushed,
                                 frame,
                                 slot,
                             },
                         );
                     }
-                    None => {
-                        if let Why::Answer { .. } = why {
-                            self.refuse(r, t, thief, lifeline);
-                        }
-                    }
+                    (None, Why::Answer { thief, lifeline }) => self.refuse(r, t, thief, lifeline),
+                    (None, Why::Push { .. }) => {}
                 }
             }
         }
