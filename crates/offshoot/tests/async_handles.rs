@@ -30,6 +30,14 @@ fn series(seed: u64, len: usize) -> Series {
     }
 }
 
+/// A multi-threaded tokio runtime of `workers` threads.
+fn runtime(workers: usize) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .build()
+        .expect("a tokio runtime")
+}
+
 fn checksum(s: &Series) -> u64 {
     s.values.iter().fold(s.seed, |a, &v| a.wrapping_add(v))
 }
@@ -37,10 +45,7 @@ fn checksum(s: &Series) -> u64 {
 #[test]
 fn tokio_tasks_await_handles_with_non_clone_values() {
     bounded(|| {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .build()
-            .expect("a tokio runtime");
+        let rt = runtime(2);
         let p = Arc::new(pool(2));
         let got: u64 = rt.block_on(async {
             let tasks: Vec<_> = (0..8u64)
@@ -84,10 +89,7 @@ fn tokio_tasks_await_handles_with_non_clone_values() {
 #[test]
 fn a_panic_resumes_in_the_awaiting_tokio_task() {
     bounded(|| {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .build()
-            .expect("a tokio runtime");
+        let rt = runtime(1);
         let err = rt
             .block_on(
                 rt.spawn(async { spawn_async(|| -> Vec<u8> { boom("handle in tokio") }).await }),
@@ -223,10 +225,7 @@ fn handles_against_a_serial_oracle() {
     // wake-up hangs an awaiting task (the watchdog fails the test); a wrong hand-over shows
     // as a wrong sum.
     bounded(|| {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .build()
-            .expect("a tokio runtime");
+        let rt = runtime(2);
         let p = Arc::new(pool(2));
         for round in 0..20u64 {
             let p2 = p.clone();
