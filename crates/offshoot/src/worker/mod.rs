@@ -52,7 +52,7 @@ use crate::stats::WorkerStats;
 /// seed, so the older seeds always go first, and a worker that has this many never runs out
 /// of work to give before it plants again (every join it reaches after a steal or a pop
 /// plants). `docs/DESIGN-NOTES.md` says how the value was chosen and how to re-measure it.
-pub(crate) const SEED_LIMIT: u32 = 8;
+pub(crate) const SEED_LIMIT: u32 = 4;
 
 /// The seed count an `isolated` section sets on its thread: far above [`SEED_LIMIT`], with
 /// the thread's limit word raised, so every `join` takes `join_raised`, which checks for it

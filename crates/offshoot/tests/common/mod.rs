@@ -429,14 +429,19 @@ pub fn random_mix(rng: &mut Rng, depth: u32, m: &[offshoot::sync::Mutex<u64>]) -
             a + b + v
         }
         _ => {
-            let (tx, rx) = offshoot::sync::bounded(1);
-            let (a, ()) = offshoot::join(
-                || rx.iter().sum::<u64>() + random_mix(&mut r1, depth - 1, m),
+            // A channel between the two sides of a join. The consumer is `b`: `a` must not
+            // wait for `b` (`join`'s docs: past the seed limit `b` is only called after `a`
+            // returns), while `b` may wait for `a`. The producer sends into a channel with
+            // room for all it sends when the join is not split, and waits for the consumer
+            // when it is (a thief took `b`).
+            let (tx, rx) = offshoot::sync::bounded(3);
+            let ((), a) = offshoot::join(
                 move || {
                     for i in 0..3 {
                         tx.send(i + v).unwrap();
                     }
                 },
+                || rx.iter().sum::<u64>() + random_mix(&mut r1, depth - 1, m),
             );
             a + random_mix(&mut r2, depth - 1, m)
         }
