@@ -45,6 +45,7 @@
 //!   against an independent oracle (known values, a DP, std's sort, the naive
 //!   product, ...) and stores it; every later run is compared with it.
 
+mod answer_table;
 mod bands;
 pub mod bellman_ford;
 pub mod cilksort;
@@ -163,6 +164,7 @@ pub fn all() -> Vec<KernelInfo> {
         monitor_buffer::info(),
         shared_reads::info(),
         opa_fifo::info(),
+        answer_table::info(),
         savina::pingpong::info(),
         savina::counting::info(),
         savina::fjthroughput::info(),
