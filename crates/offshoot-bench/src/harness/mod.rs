@@ -382,6 +382,7 @@ fn run_kernel(
         offshoot_counters: counters,
         unsettled,
         skipped_peers: skipped,
+        curve: kernel.curve(),
     };
     result.compare(&plan.workers);
     progress.start(kernel.name, "releasing input");

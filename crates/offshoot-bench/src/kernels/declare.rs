@@ -23,6 +23,7 @@
 
 use std::sync::Arc;
 
+use crate::curve::Point;
 use crate::harness::{Contender, Pools};
 use crate::peers::PeerInput;
 
@@ -86,6 +87,7 @@ pub struct Kernel<S> {
     versions: Vec<(Contender, Version<S>)>,
     peers: Vec<Contender>,
     peer_input: Option<PeerArgs<S>>,
+    curve: Option<Point>,
 }
 
 /// The builder methods of the contenders that are called on the current thread.
@@ -125,6 +127,7 @@ impl<S: Work> Kernel<S> {
             versions: vec![(Contender::Serial, Version::Call(Box::new(serial)))],
             peers: Vec::new(),
             peer_input: None,
+            curve: None,
         }
     }
 
@@ -196,6 +199,13 @@ impl<S: Work> Kernel<S> {
         }
         self.peers = peers.to_vec();
         self.peer_input = Some(Box::new(input));
+        self
+    }
+
+    /// Declares the kernel a point of a curve ([`crate::curve`]): the reports read it with
+    /// the kernel's other points, as one table of efficiencies by `point.x`.
+    pub fn curve(mut self, point: Point) -> Self {
+        self.curve = Some(point);
         self
     }
 
@@ -274,10 +284,12 @@ impl<S: Work> Kernel<S> {
     pub fn build(self) -> KernelInfo {
         let contenders = self.contenders();
         let about = self.about;
+        let curve = self.curve;
         let kernel = Arc::new(self);
         KernelInfo {
             about,
             contenders,
+            curve,
             prepare: Arc::new(move |size| {
                 let state = (kernel.prepare)(size, &kernel);
                 Box::new(Prepared {
@@ -294,6 +306,7 @@ impl<S: Work> Kernel<S> {
 pub struct KernelInfo {
     about: About,
     contenders: Vec<Contender>,
+    curve: Option<Point>,
     prepare: Arc<dyn Fn(Size) -> Box<dyn Instance> + Send + Sync>,
 }
 
@@ -309,6 +322,11 @@ impl KernelInfo {
     /// runs), as its declaration gives them.
     pub fn contenders(&self) -> &[Contender] {
         &self.contenders
+    }
+
+    /// The kernel's place on a curve, if its declaration gives one ([`Kernel::curve`]).
+    pub fn curve(&self) -> Option<Point> {
+        self.curve
     }
 
     /// Builds an instance (untimed): input generation and any setup.

@@ -55,6 +55,7 @@ pub mod empty;
 pub mod fib;
 mod first;
 pub mod futures_fib;
+pub mod grain;
 mod haystack;
 pub mod heat;
 pub mod items;
@@ -182,6 +183,7 @@ pub fn all() -> Vec<KernelInfo> {
     .into_iter()
     .chain(loop21::infos())
     .chain(loop6::infos())
+    .chain(grain::infos())
     .collect()
 }
 
