@@ -22,6 +22,7 @@
 //! ```
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::curve::Point;
 use crate::harness::{Contender, Pools};
@@ -56,6 +57,13 @@ pub trait Work: Send + 'static {
     fn accept_reference(&mut self) -> Result<(), String>;
     /// Untimed: compares the last answer with the reference.
     fn check(&self) -> Result<(), String>;
+    /// Untimed, after a run: the interval the last run timed itself, for a kernel whose
+    /// figure is not the whole call (the abort kernels: from the failure to the caller's
+    /// return). The harness records it in place of the call's wall time. `None`, the
+    /// default: the call is what is timed.
+    fn timed(&self) -> Option<Duration> {
+        None
+    }
 }
 
 /// A function given a scope of the chili pool.
@@ -350,6 +358,9 @@ pub trait Instance: Send {
     fn accept_reference(&mut self) -> Result<(), String>;
     /// Untimed: compares the last answer with the reference.
     fn check(&self) -> Result<(), String>;
+    /// Untimed: the interval the last run timed itself, if the kernel times one (see
+    /// [`Work::timed`]).
+    fn timed(&self) -> Option<Duration>;
     /// Untimed, after [`Instance::accept_reference`]: the arguments and the expected answer
     /// of the peers in other languages ([`crate::peers`]).
     fn peer_input(&self) -> Result<PeerInput, String>;
@@ -379,6 +390,9 @@ impl<S: Work> Instance for Prepared<S> {
     }
     fn check(&self) -> Result<(), String> {
         self.state.check()
+    }
+    fn timed(&self) -> Option<Duration> {
+        self.state.timed()
     }
     fn peer_input(&self) -> Result<PeerInput, String> {
         match &self.kernel.peer_input {
