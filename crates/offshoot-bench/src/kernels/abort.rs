@@ -116,6 +116,20 @@ impl Tree {
         }
     }
 
+    /// A token search's test at node `i` with `depth` levels below it: whether the node is
+    /// done without forking — the token is set (someone found the hit), or it is a leaf
+    /// (whose work is done here, and which sets the token if it is the hit).
+    #[inline]
+    fn token_stops(&self, depth: u32, i: u64, token: &OnceLock<u64>) -> bool {
+        if token.get().is_some() {
+            return true;
+        }
+        if depth == 0 && self.hit(i) {
+            let _ = token.set(i);
+        }
+        depth == 0
+    }
+
     /// At leaf `i`: its value, or the panic of the failing leaf.
     #[inline]
     fn value_or_fail(&self, i: u64) -> u64 {
@@ -155,6 +169,21 @@ fn surfaced(r: Result<u64, Box<dyn Any + Send>>) -> Surfaced {
     }
 }
 
+/// The caller of the panic kernel: runs `body`, catches what it throws, and notes when it
+/// returned.
+fn caught(body: impl FnOnce() -> u64) -> (Surfaced, Instant) {
+    let r = catch_unwind(AssertUnwindSafe(body));
+    (surfaced(r), Instant::now())
+}
+
+/// The caller of a search with a token: runs `search` with a fresh one, and notes what it
+/// found and when it returned.
+fn with_token(search: impl FnOnce(&OnceLock<u64>)) -> (Surfaced, Instant) {
+    let hit = OnceLock::new();
+    search(&hit);
+    (found(hit.get().copied()), Instant::now())
+}
+
 /// A search's answer as it reached the caller.
 fn found(hit: Option<u64>) -> Surfaced {
     match hit {
@@ -177,8 +206,7 @@ pub fn serial_rec(depth: u32, i: u64, t: &Tree) -> u64 {
 
 /// The serial caller: what surfaced, and when it returned.
 pub fn serial(t: &Tree) -> (Surfaced, Instant) {
-    let r = catch_unwind(AssertUnwindSafe(|| serial_rec(t.depth, 1, t)));
-    (surfaced(r), Instant::now())
+    caught(|| serial_rec(t.depth, 1, t))
 }
 
 /// Forks the two subtrees with `offshoot::join`.
@@ -196,8 +224,7 @@ pub fn offshoot_rec(depth: u32, i: u64, t: &Tree) -> u64 {
 
 /// offshoot's caller.
 pub fn offshoot(t: &Tree) -> (Surfaced, Instant) {
-    let r = catch_unwind(AssertUnwindSafe(|| offshoot_rec(t.depth, 1, t)));
-    (surfaced(r), Instant::now())
+    caught(|| offshoot_rec(t.depth, 1, t))
 }
 
 /// Forks the two subtrees with `rayon::join`.
@@ -215,8 +242,7 @@ pub fn rayon_rec(depth: u32, i: u64, t: &Tree) -> u64 {
 
 /// rayon's caller.
 pub fn rayon(t: &Tree) -> (Surfaced, Instant) {
-    let r = catch_unwind(AssertUnwindSafe(|| rayon_rec(t.depth, 1, t)));
-    (surfaced(r), Instant::now())
+    caught(|| rayon_rec(t.depth, 1, t))
 }
 
 // --- abort-eureka.
@@ -261,14 +287,7 @@ pub fn offshoot_find(t: &Tree) -> (Surfaced, Instant) {
 
 /// Searches both subtrees with `offshoot::join`, a token tested per node.
 pub fn offshoot_ct_find_rec(depth: u32, i: u64, t: &Tree, hit: &OnceLock<u64>) {
-    if hit.get().is_some() {
-        return;
-    }
-    if depth == 0 {
-        if t.hit(i) {
-            let _ = hit.set(i);
-        }
-    } else {
+    if !t.token_stops(depth, i, hit) {
         offshoot::join(
             || offshoot_ct_find_rec(depth - 1, 2 * i, t, hit),
             || offshoot_ct_find_rec(depth - 1, 2 * i + 1, t, hit),
@@ -278,21 +297,12 @@ pub fn offshoot_ct_find_rec(depth: u32, i: u64, t: &Tree, hit: &OnceLock<u64>) {
 
 /// offshoot-ct's caller.
 pub fn offshoot_ct_find(t: &Tree) -> (Surfaced, Instant) {
-    let hit = OnceLock::new();
-    offshoot_ct_find_rec(t.depth, 1, t, &hit);
-    (found(hit.get().copied()), Instant::now())
+    with_token(|hit| offshoot_ct_find_rec(t.depth, 1, t, hit))
 }
 
 /// Searches both subtrees with `rayon::join`, a token tested per node.
 pub fn rayon_find_rec(depth: u32, i: u64, t: &Tree, hit: &OnceLock<u64>) {
-    if hit.get().is_some() {
-        return;
-    }
-    if depth == 0 {
-        if t.hit(i) {
-            let _ = hit.set(i);
-        }
-    } else {
+    if !t.token_stops(depth, i, hit) {
         rayon::join(
             || rayon_find_rec(depth - 1, 2 * i, t, hit),
             || rayon_find_rec(depth - 1, 2 * i + 1, t, hit),
@@ -302,21 +312,12 @@ pub fn rayon_find_rec(depth: u32, i: u64, t: &Tree, hit: &OnceLock<u64>) {
 
 /// rayon's caller.
 pub fn rayon_find(t: &Tree) -> (Surfaced, Instant) {
-    let hit = OnceLock::new();
-    rayon_find_rec(t.depth, 1, t, &hit);
-    (found(hit.get().copied()), Instant::now())
+    with_token(|hit| rayon_find_rec(t.depth, 1, t, hit))
 }
 
 /// Searches both subtrees with chili's `Scope::join`, a token tested per node.
 pub fn chili_find_rec(s: &mut chili::Scope<'_>, depth: u32, i: u64, t: &Tree, hit: &OnceLock<u64>) {
-    if hit.get().is_some() {
-        return;
-    }
-    if depth == 0 {
-        if t.hit(i) {
-            let _ = hit.set(i);
-        }
-    } else {
+    if !t.token_stops(depth, i, hit) {
         // chili runs its second closure first: keep serial's order.
         s.join(
             |s| chili_find_rec(s, depth - 1, 2 * i + 1, t, hit),
@@ -327,9 +328,7 @@ pub fn chili_find_rec(s: &mut chili::Scope<'_>, depth: u32, i: u64, t: &Tree, hi
 
 /// chili's caller.
 pub fn chili_find(s: &mut chili::Scope<'_>, t: &Tree) -> (Surfaced, Instant) {
-    let hit = OnceLock::new();
-    chili_find_rec(s, t.depth, 1, t, &hit);
-    (found(hit.get().copied()), Instant::now())
+    with_token(|hit| chili_find_rec(s, t.depth, 1, t, hit))
 }
 
 /// A kernel's state: the tree, what must surface, and the last run's outcome and latency.
