@@ -365,7 +365,7 @@ impl Abort {
 impl Work for Abort {
     fn input(&self) -> String {
         format!(
-            "depth {} ({} leaves of {LEAF_GRAIN} multiply-adds), fails at leaf {} of them \
+            "depth {} ({} leaves of {LEAF_GRAIN} xor-multiplies), fails at leaf {} of them \
              (5/16 along)",
             self.tree.depth,
             1u64 << self.tree.depth,

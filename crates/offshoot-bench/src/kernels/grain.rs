@@ -9,17 +9,18 @@
 //!
 //! The tree has `2^d` leaves and a `join` per inner node (`2^d - 1`); node `i` in heap
 //! numbering (root 1, children `2i` and `2i + 1`) is a leaf at depth `d`, where it returns
-//! [`leaf`]`(g, i)`: `g` dependent multiply-adds on a 64-bit word seeded by `i` (an `imul`
-//! and an `add` each, a chain that neither vectorises nor folds: `g` passes through
-//! `black_box`, and each step needs the one before, so a step costs at least the
-//! multiply's latency, about 3–4 cycles on x86-64). The leaf is one out-of-line function
+//! [`leaf`]`(g, i)`: `g` dependent xor-multiplies on a 64-bit word seeded by `i` (an `xor`
+//! and an `imul` each, a chain that neither vectorises nor folds: `g` passes through
+//! `black_box`, each step needs the one before, and xor and multiply do not distribute, so
+//! unrolled steps cannot be merged; a step costs the chain's latency, about 4 cycles on
+//! x86-64: `imul` 3, `xor` 1). The leaf is one out-of-line function
 //! that every contender calls, so each runs the very same leaf code and the difference is
 //! the fork. `scripts/grain.sh` counts instructions per leaf with callgrind (the figure
 //! that holds on a loaded machine).
 //!
 //! Inputs: depth `d = base - log4(g)` (the same total work within a factor of two per
-//! step of `g`), base: test 10, quick 18, full 24 (so quick grain-1 is 2^18 leaves,
-//! grain-1024 2^13).
+//! step of `g`), base: test 10, quick 20, full 24 (so quick grain-1 is 2^20 leaves,
+//! grain-1024 2^15).
 //! Cutoff: none (a join at every inner node).
 //! Source: Mohr, Kranz, Halstead, "Lazy task creation" (1991) *grain*; Goldstein,
 //! Schauser, Culler (003) Fig. 9.
@@ -35,7 +36,7 @@ use crate::curve::Point;
 /// The grains swept, in leaf-loop iterations.
 pub const GRAINS: [u64; 6] = [1, 4, 16, 64, 256, 1024];
 
-/// The multiplier of the leaf's chain (Knuth's MMIX LCG multiplier).
+/// The multiplier of the leaf's chain (an odd constant: Knuth's MMIX LCG multiplier).
 const MUL: u64 = 6_364_136_223_846_793_005;
 
 /// One kernel's input: the tree's depth and the leaves' grain.
@@ -47,13 +48,15 @@ pub struct Grain {
     pub g: u64,
 }
 
-/// A leaf's work: `g` dependent multiply-adds seeded by the leaf's index `i`. Out of line,
-/// so that every contender runs the same machine code per leaf.
+/// A leaf's work: `g` dependent xor-multiplies seeded by the leaf's index `i` (a step
+/// `x = (x ^ k) * MUL`: xor and multiply do not distribute, so the compiler cannot merge
+/// unrolled steps into one multiply, as it does with a multiply-add's affine chain). Out of
+/// line, so that every contender runs the same machine code per leaf.
 #[inline(never)]
 pub fn leaf(g: u64, i: u64) -> u64 {
     let mut x = i;
     for k in 0..black_box(g) {
-        x = x.wrapping_mul(MUL).wrapping_add(k);
+        x = (x ^ k).wrapping_mul(MUL);
     }
     x
 }
@@ -146,7 +149,7 @@ pub fn forks(depth: u32) -> u64 {
 pub fn depth_of(size: Size, g: u64) -> u32 {
     let base = match size {
         Size::Test => 10,
-        Size::Quick => 18,
+        Size::Quick => 20,
         Size::Full => 24,
     };
     assert!(
@@ -174,7 +177,7 @@ fn info(k: usize) -> KernelInfo {
     let about = About {
         name: NAMES[k],
         about: "doubly recursive sum over a complete binary tree, each leaf g dependent \
-                multiply-adds; a join per inner node",
+                xor-multiplies; a join per inner node",
         cutoff: "none",
         source: "grain (Mohr, Kranz, Halstead 1991) as swept by Goldstein et al. (003) Fig. 9",
     };
@@ -184,7 +187,7 @@ fn info(k: usize) -> KernelInfo {
             g,
         };
         let label = format!(
-            "g = {g} ({g} multiply-adds per leaf), depth {} ({} leaves)",
+            "g = {g} ({g} xor-multiplies per leaf), depth {} ({} leaves)",
             t.depth,
             1u64 << t.depth
         );
@@ -230,8 +233,8 @@ mod tests {
 
     #[test]
     fn depth_falls_by_one_per_factor_of_four() {
-        assert_eq!(depth_of(Size::Quick, 1), 18);
-        assert_eq!(depth_of(Size::Quick, 1024), 13);
+        assert_eq!(depth_of(Size::Quick, 1), 20);
+        assert_eq!(depth_of(Size::Quick, 1024), 15);
         assert_eq!(depth_of(Size::Test, 16), 8);
     }
 
