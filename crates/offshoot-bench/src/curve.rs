@@ -29,6 +29,12 @@ pub struct Point {
 
 impl Point {
     /// The point `x` of the curve `curve`, whose x axis is `axis`.
+    ///
+    /// ```
+    /// use offshoot_bench::curve::Point;
+    /// let p = Point::new("grain", "g (leaf iterations)", 64);
+    /// assert_eq!((p.curve, p.x), ("grain", 64));
+    /// ```
     pub const fn new(curve: &'static str, axis: &'static str, x: u64) -> Self {
         Point { curve, axis, x }
     }

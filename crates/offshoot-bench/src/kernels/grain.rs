@@ -19,8 +19,8 @@
 //! that holds on a loaded machine).
 //!
 //! Inputs: depth `d = base - log4(g)` (the same total work within a factor of two per
-//! step of `g`), base: test 10, quick 20, full 24 (so quick grain-1 is 2^20 leaves,
-//! grain-1024 2^15).
+//! step of `g`), base: test 10, quick 19, full 24 (so quick grain-1 is 2^19 leaves,
+//! grain-1024 2^14).
 //! Cutoff: none (a join at every inner node).
 //! Source: Mohr, Kranz, Halstead, "Lazy task creation" (1991) *grain*; Goldstein,
 //! Schauser, Culler (003) Fig. 9.
@@ -149,7 +149,7 @@ pub fn forks(depth: u32) -> u64 {
 pub fn depth_of(size: Size, g: u64) -> u32 {
     let base = match size {
         Size::Test => 10,
-        Size::Quick => 20,
+        Size::Quick => 19,
         Size::Full => 24,
     };
     assert!(
@@ -233,8 +233,8 @@ mod tests {
 
     #[test]
     fn depth_falls_by_one_per_factor_of_four() {
-        assert_eq!(depth_of(Size::Quick, 1), 20);
-        assert_eq!(depth_of(Size::Quick, 1024), 15);
+        assert_eq!(depth_of(Size::Quick, 1), 19);
+        assert_eq!(depth_of(Size::Quick, 1024), 14);
         assert_eq!(depth_of(Size::Test, 16), 8);
     }
 
