@@ -8,7 +8,7 @@
 //! returning) through the tree's `depth` frames.
 //!
 //! The tree: a complete binary tree of depth `d` with a `join` per inner node (node `i` in
-//! heap numbering has children `2i` and `2i + 1`); a leaf runs [`grain::leaf`] with 16
+//! heap numbering has children `2i` and `2i + 1`); a leaf runs [`leaf`](super::grain::leaf) with 16
 //! iterations, except leaf `at`, 5/16 of the way along the leaves in depth-first order
 //! (the first leaf of the second half of the second quarter: a path that turns both ways),
 //! where the computation fails or resolves.
@@ -67,7 +67,7 @@ pub const ABOUT_EUREKA: About = About {
     source: "OPA thesis (000) Table 9.5, abort time; Imam's eurekas (002) ch. 4",
 };
 
-/// Iterations of a leaf's loop ([`grain::leaf`]).
+/// Iterations of a leaf's loop ([`leaf`](super::grain::leaf)).
 const LEAF_GRAIN: u64 = 16;
 
 /// The panic payload of the failing leaf: its index.

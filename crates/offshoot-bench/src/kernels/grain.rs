@@ -18,8 +18,8 @@
 //! the fork. `scripts/grain.sh` counts instructions per leaf with callgrind (the figure
 //! that holds on a loaded machine).
 //!
-//! Inputs: depth `d = base - log4(g)` (the same total work within a factor of two per
-//! step of `g`), base: test 10, quick 19, full 24 (so quick grain-1 is 2^19 leaves,
+//! Inputs: depth `d = base - log4(g)` (each step of the sweep has half the leaves, of 4
+//! times the grain: the leaf work doubles per step, the joins halve), base: test 10, quick 19, full 24 (so quick grain-1 is 2^19 leaves,
 //! grain-1024 2^14).
 //! Cutoff: none (a join at every inner node).
 //! Source: Mohr, Kranz, Halstead, "Lazy task creation" (1991) *grain*; Goldstein,
