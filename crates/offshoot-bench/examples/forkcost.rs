@@ -18,18 +18,21 @@
 //! serial function's.
 //!
 //! N is the kernel's size: fib(N), nqueens(N), knapsack with N items (the suite's seed 4),
-//! tree-sum of depth N.
+//! tree-sum of depth N, and for `grain-G` (G a power of 4: the suite's `grain-G` kernels,
+//! leaves of G xor-multiplies) a tree of depth N, 2^N leaves and 2^N - 1 joins
+//! (`scripts/grain.sh` sweeps G).
 
 use std::hint::black_box;
 use std::num::NonZeroUsize;
 
+use offshoot_bench::kernels::grain::{self, Grain};
 use offshoot_bench::kernels::{fib, futures_fib, knapsack, nqueens, tree_sum};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [kernel, contender, n, runs] = &args[..] else {
         eprintln!(
-            "usage: forkcost fib|nqueens|knapsack|tree-sum serial|offshoot|chili|rayon N RUNS \
+            "usage: forkcost fib|nqueens|knapsack|tree-sum|grain-G serial|offshoot|chili|rayon N RUNS \
              (futures-fib: serial|offshoot|scoped|handle)"
         );
         std::process::exit(2);
@@ -49,7 +52,12 @@ fn main() {
     let (items, capacity) = knapsack::instance(n as usize, 4);
     let tree = (kernel == "tree-sum").then(|| tree_sum::build(n));
     let tree = tree.as_deref();
+    let grain = kernel.strip_prefix("grain-").map(|g| Grain {
+        depth: n,
+        g: g.parse().expect("grain-G: G a number"),
+    });
     let forks = match kernel.as_str() {
+        _ if grain.is_some() => grain::forks(n),
         "fib" | "futures-fib" => fib::forks(n.into()),
         "nqueens" => nqueens::forks(n),
         "knapsack" => knapsack::forks(&items, capacity),
@@ -90,6 +98,16 @@ fn main() {
                     "offshoot" => opool.run(|| tree_sum::offshoot(t)),
                     "rayon" => rpool.install(|| tree_sum::rayon(t)),
                     "chili" => tree_sum::chili(&mut cpool.scope(), t),
+                    _ => panic!("unknown contender {c}"),
+                }
+            }
+            (_, c) if grain.is_some() => {
+                let t = black_box(grain.expect("tested"));
+                match c {
+                    "serial" => grain::serial(t),
+                    "offshoot" => opool.run(|| grain::offshoot(t)),
+                    "rayon" => rpool.install(|| grain::rayon(t)),
+                    "chili" => grain::chili(&mut cpool.scope(), t),
                     _ => panic!("unknown contender {c}"),
                 }
             }

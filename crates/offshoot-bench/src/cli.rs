@@ -472,6 +472,7 @@ fn run_suite(cli: &Cli) -> Result<(), String> {
         println!("answers: {checks} passed, 0 failed");
     } else {
         print!("{}", report::summary_table(&report));
+        print!("{}", crate::curve::terminal(&report));
         println!(
             "\nall answers correct; wall time {:.1} s",
             report.wall_seconds

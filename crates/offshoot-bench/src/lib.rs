@@ -9,6 +9,7 @@
 //! the primitives. The binary's entry point is [`cli::main`].
 
 pub mod cli;
+pub mod curve;
 pub mod harness;
 pub mod kernels;
 pub mod machine;

@@ -505,6 +505,7 @@ pub fn markdown(report: &Report, markdown_path: &Path, svg: Option<&Path>) -> St
         let _ = writeln!(md, "| {} |", row.join(" | "));
     }
     let _ = writeln!(md);
+    md.push_str(&crate::curve::markdown(report));
 
     let _ = writeln!(md, "## Results per kernel\n");
     for k in &report.kernels {
@@ -688,6 +689,7 @@ pub(crate) mod tests {
             offshoot_counters: Vec::new(),
             unsettled: Vec::new(),
             skipped_peers: Vec::new(),
+            curve: None,
         };
         k.compare(&[1]);
         k

@@ -12,7 +12,9 @@
 //! workers that still spin would take CPU from the next run. After `reset` it has the
 //! allocator return its free memory ([`release_free_memory`]): no contender may reuse pages
 //! that an earlier run or input touched while another faults fresh ones in. Only the call
-//! itself is timed
+//! itself is timed, or, for a kernel that times an interval of its own inside the call
+//! ([`crate::kernels::Work::timed`]: the abort kernels' failure-to-return latency), that
+//! interval
 //! (for the pools: `run`/`install`/`scope()` + the kernel, as a user pays
 //! it); `reset` and the answer check are not. Every run's answer is checked;
 //! a wrong answer, a panic or a run longer than the watchdog's limit stops
@@ -382,6 +384,7 @@ fn run_kernel(
         offshoot_counters: counters,
         unsettled,
         skipped_peers: skipped,
+        curve: kernel.curve(),
     };
     result.compare(&plan.workers);
     progress.start(kernel.name, "releasing input");
@@ -473,6 +476,12 @@ fn one_run(
     }));
     let wall = start.elapsed();
     let cpu = before.and_then(|b| cpu_time().map(|a| a.saturating_sub(b)));
+    // A kernel that timed an interval of its own records that; the process's CPU time over
+    // the whole call would not match it.
+    let (wall, cpu) = match inst.timed() {
+        Some(own) => (own, None),
+        None => (wall, cpu),
+    };
     watchdog.set(None);
     progress.finish_run();
     if let Err(panic) = outcome {
@@ -638,6 +647,58 @@ mod tests {
         assert_eq!(p.total_runs(), 7 + 3 * 7);
         let k = &run_suite(&plan(ALL_RIGHT, true), &pools(), &Quiet).unwrap()[0];
         assert!(k.parallel.iter().all(|s| s.seconds.len() == 1));
+    }
+
+    /// Answers 1 and says each run took `own` (offshoot's runs `2 × own`).
+    struct SelfTimed {
+        own: Duration,
+        last: Option<Duration>,
+    }
+
+    impl Work for SelfTimed {
+        fn input(&self) -> String {
+            "self-timed".to_string()
+        }
+        fn reset(&mut self) {
+            self.last = None;
+        }
+        fn accept_reference(&mut self) -> Result<(), String> {
+            Ok(())
+        }
+        fn check(&self) -> Result<(), String> {
+            self.last.map(|_| ()).ok_or_else(|| "no run".to_string())
+        }
+        fn timed(&self) -> Option<Duration> {
+            self.last
+        }
+    }
+
+    #[test]
+    fn a_kernel_that_times_itself_is_recorded_with_its_own_interval() {
+        let about = About {
+            name: "self-timed",
+            about: "a test double",
+            cutoff: "none",
+            source: "this test",
+        };
+        let own = Duration::from_secs(1000);
+        let state = move |_| SelfTimed { own, last: None };
+        let kernel = Kernel::new(about, state, |s: &mut SelfTimed| s.last = Some(s.own))
+            .offshoot(|s: &mut SelfTimed| s.last = Some(2 * s.own))
+            .rayon(|s: &mut SelfTimed| s.last = Some(s.own / 2))
+            .build();
+        let mut p = plan(ALL_RIGHT, false);
+        p.kernels = vec![kernel];
+        let k = &run_suite(&p, &pools(), &Quiet).unwrap()[0];
+        assert_eq!(k.serial.seconds, [1000.0; 3]);
+        assert!(
+            k.serial.cpu_seconds.is_empty(),
+            "no CPU time beside an own interval"
+        );
+        let offshoot = k.series(Contender::Offshoot, 2).unwrap();
+        assert_eq!(offshoot.seconds, [2000.0; 3]);
+        assert_eq!(k.comparisons[0].offshoot_ratio, 2.0);
+        assert_eq!(k.comparisons[0].rayon_ratio, Some(0.5));
     }
 
     #[test]

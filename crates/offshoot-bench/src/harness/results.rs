@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::{Contender, Counters};
+use crate::curve::Point;
 
 /// One timed run: its wall-clock time and, where the platform gives it, the process's CPU
 /// time over it.
@@ -255,6 +256,9 @@ pub struct KernelResult {
     /// comparisons).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped_peers: Vec<SkippedPeer>,
+    /// The kernel's place on a curve ([`crate::curve`]), if it is a point of one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub curve: Option<Point>,
 }
 
 impl KernelResult {

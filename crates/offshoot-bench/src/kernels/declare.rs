@@ -22,7 +22,9 @@
 //! ```
 
 use std::sync::Arc;
+use std::time::Duration;
 
+use crate::curve::Point;
 use crate::harness::{Contender, Pools};
 use crate::peers::PeerInput;
 
@@ -55,6 +57,13 @@ pub trait Work: Send + 'static {
     fn accept_reference(&mut self) -> Result<(), String>;
     /// Untimed: compares the last answer with the reference.
     fn check(&self) -> Result<(), String>;
+    /// Untimed, after a run: the interval the last run timed itself, for a kernel whose
+    /// figure is not the whole call (the abort kernels: from the failure to the caller's
+    /// return). The harness records it in place of the call's wall time. `None`, the
+    /// default: the call is what is timed.
+    fn timed(&self) -> Option<Duration> {
+        None
+    }
 }
 
 /// A function given a scope of the chili pool.
@@ -86,6 +95,7 @@ pub struct Kernel<S> {
     versions: Vec<(Contender, Version<S>)>,
     peers: Vec<Contender>,
     peer_input: Option<PeerArgs<S>>,
+    curve: Option<Point>,
 }
 
 /// The builder methods of the contenders that are called on the current thread.
@@ -125,6 +135,7 @@ impl<S: Work> Kernel<S> {
             versions: vec![(Contender::Serial, Version::Call(Box::new(serial)))],
             peers: Vec::new(),
             peer_input: None,
+            curve: None,
         }
     }
 
@@ -196,6 +207,13 @@ impl<S: Work> Kernel<S> {
         }
         self.peers = peers.to_vec();
         self.peer_input = Some(Box::new(input));
+        self
+    }
+
+    /// Declares the kernel a point of a curve ([`crate::curve`]): the reports read it with
+    /// the kernel's other points, as one table of efficiencies by `point.x`.
+    pub fn curve(mut self, point: Point) -> Self {
+        self.curve = Some(point);
         self
     }
 
@@ -274,10 +292,12 @@ impl<S: Work> Kernel<S> {
     pub fn build(self) -> KernelInfo {
         let contenders = self.contenders();
         let about = self.about;
+        let curve = self.curve;
         let kernel = Arc::new(self);
         KernelInfo {
             about,
             contenders,
+            curve,
             prepare: Arc::new(move |size| {
                 let state = (kernel.prepare)(size, &kernel);
                 Box::new(Prepared {
@@ -294,6 +314,7 @@ impl<S: Work> Kernel<S> {
 pub struct KernelInfo {
     about: About,
     contenders: Vec<Contender>,
+    curve: Option<Point>,
     prepare: Arc<dyn Fn(Size) -> Box<dyn Instance> + Send + Sync>,
 }
 
@@ -309,6 +330,11 @@ impl KernelInfo {
     /// runs), as its declaration gives them.
     pub fn contenders(&self) -> &[Contender] {
         &self.contenders
+    }
+
+    /// The kernel's place on a curve, if its declaration gives one ([`Kernel::curve`]).
+    pub fn curve(&self) -> Option<Point> {
+        self.curve
     }
 
     /// Builds an instance (untimed): input generation and any setup.
@@ -332,6 +358,9 @@ pub trait Instance: Send {
     fn accept_reference(&mut self) -> Result<(), String>;
     /// Untimed: compares the last answer with the reference.
     fn check(&self) -> Result<(), String>;
+    /// Untimed: the interval the last run timed itself, if the kernel times one (see
+    /// [`Work::timed`]).
+    fn timed(&self) -> Option<Duration>;
     /// Untimed, after [`Instance::accept_reference`]: the arguments and the expected answer
     /// of the peers in other languages ([`crate::peers`]).
     fn peer_input(&self) -> Result<PeerInput, String>;
@@ -361,6 +390,9 @@ impl<S: Work> Instance for Prepared<S> {
     }
     fn check(&self) -> Result<(), String> {
         self.state.check()
+    }
+    fn timed(&self) -> Option<Duration> {
+        self.state.timed()
     }
     fn peer_input(&self) -> Result<PeerInput, String> {
         match &self.kernel.peer_input {

@@ -9,7 +9,8 @@
 //! cutoffs; a new kernel is one file and one line in [`all`].
 //!
 //! Contenders: the fork-join kernels (`fib`, `tree-sum`, `nqueens`, `knapsack`, `uts`,
-//! `heat`, `matmul`, `cilksort`, `sort-halves`) give offshoot, rayon and chili each a plain,
+//! `heat`, `matmul`, `cilksort`, `sort-halves`, the `grain-G` sweep, and the abort-latency
+//! kernels `abort-panic` and `abort-eureka`) give offshoot, rayon and chili each a plain,
 //! non-generic function of its own, written as a user writes it: in a user's crate the
 //! user's function is the recursive one, which a body shared through a trait would change
 //! (LLVM then makes the runtime's `join` the recursive function and tests the leaf at its
@@ -45,6 +46,7 @@
 //!   against an independent oracle (known values, a DP, std's sort, the naive
 //!   product, ...) and stores it; every later run is compared with it.
 
+pub mod abort;
 mod answer_table;
 mod bands;
 pub mod bellman_ford;
@@ -56,6 +58,7 @@ pub mod empty;
 pub mod fib;
 mod first;
 pub mod futures_fib;
+pub mod grain;
 mod haystack;
 pub mod heat;
 pub mod items;
@@ -153,6 +156,8 @@ pub fn all() -> Vec<KernelInfo> {
         cs::info(),
         uts_goal::info(),
         nqueens_firstk::info(),
+        abort::info_panic(),
+        abort::info_eureka(),
         pentomino::info(),
         pentomino_copy::info(),
         mandelbrot::info(),
@@ -184,6 +189,7 @@ pub fn all() -> Vec<KernelInfo> {
     .into_iter()
     .chain(loop21::infos())
     .chain(loop6::infos())
+    .chain(grain::infos())
     .collect()
 }
 
