@@ -27,8 +27,8 @@
 //!   `PENDING` (always to `DONE`: a panic, a stop or a discard is an `Err` result); after
 //!   that only the handle reads it (it takes it once), or the last owner drops it.
 //! * No wake-up is lost: a poll registers its waker in the completion's event and re-reads
-//!   the phase; the claimer writes the phase and then reads the event (the Dekker pair of
-//!   `completion.rs`, both sides sequentially consistent).
+//!   the phase; the claimer writes the phase and then swaps on the event word (the
+//!   handshake of `completion.rs`: read-modify-writes of one word, totally ordered).
 //! * Each owner gives its count back once — the job after it ran (or found it claimed), the
 //!   handle once it took the value or is dropped — and reads nothing of the allocation after;
 //!   the one that gives the last count back frees it, dropping what is left (a result nobody
@@ -119,8 +119,8 @@ impl<T> Header<T> {
         // SAFETY: only the claimer writes `result`, once, before the phase leaves PENDING;
         // nobody reads it before that (module invariants).
         self.result.with_mut(|p| unsafe { *p = Some(r) });
-        // Releases the result (SeqCst store in `complete`): pairs with the handle's acquire
-        // (or SeqCst) read of the phase before it takes the result.
+        // Releases the result (the release store of the phase in `complete`): pairs with the
+        // handle's acquire read of the phase before it takes the result.
         self.complete(DONE);
     }
 
@@ -619,8 +619,9 @@ impl<T> std::fmt::Debug for Handle<T> {
 }
 
 /// Makes the job of `f` for `registry`'s pool and returns its handle: the job is queued on
-/// the calling worker `w` if it is one of that pool's, else injected.
-#[inline]
+/// the calling worker `w` if it is one of that pool's, else injected. Always inlined: the
+/// call itself would be a fifth of a handle's cost.
+#[inline(always)]
 fn start<F, T>(registry: &Registry, w: *const Worker, f: F) -> Handle<T>
 where
     F: FnOnce() -> T + Send + 'static,
