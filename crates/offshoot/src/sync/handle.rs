@@ -398,11 +398,12 @@ where
 /// * **Dropping never blocks.** The computation runs on to its end, detached, and its
 ///   value (or panic) is dropped by whoever ends last; it is not cancelled.
 /// * **Started lazily on a worker.** Started from a task of the pool, the computation waits
-///   in that worker's queue until an idle worker asks for work (the next poll point: a
-///   `join`, a spawn, a loop's split), the worker finishes its task, or the handle is
+///   in that worker's queue until an idle worker asks for work (at the task's next poll
+///   point: a `join`, a spawn, a loop's split), the task ends or parks, or the handle is
 ///   waited for there, which then runs it as a call — so code that waits for what it
-///   started pays no more than a call and an allocation. A task that blocks its thread
-///   outside offshoot right after starting one (a `std::sync` wait) may hold it back.
+///   started pays about a call and a recycled task block (no lock, no wake-up). A task
+///   that blocks its thread outside offshoot right after starting one (a `std::sync`
+///   wait) may hold it back until it is released.
 /// * **In a pool, never a hang.** Polled on a pool worker — an executor like
 ///   `futures::executor::block_on` running inside a task, which blocks that worker's
 ///   thread — the poll does not return `Pending`: it waits as [`Handle::wait`] does. If
