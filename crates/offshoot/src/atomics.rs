@@ -10,9 +10,10 @@
 //! `sync::Monitor` (`sync/lock_word.rs`: its word and its wait list's lock), the same for
 //! `sync::RwLock` (`sync/rw_word.rs`), and what `sync::Event`'s
 //! check-then-park uses: its lock and value cell, and the parking of a thread outside every
-//! pool (`fiber::Waiter`), and the link through which other threads raise a worker's limit
-//! word (`limit_word.rs`). The rest of the runtime uses `std` directly, so a `--cfg loom`
-//! build runs the loom tests only.
+//! pool (`fiber::Waiter`), the link through which other threads raise a worker's limit
+//! word (`limit_word.rs`), and an owned handle's words and result cell (`sync/handle.rs`,
+//! with the completion words of `sync/completion.rs` that every future shares). The rest
+//! of the runtime uses `std` directly, so a `--cfg loom` build runs the loom tests only.
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{
@@ -26,6 +27,28 @@ pub(crate) use std::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, Atomi
 pub(crate) use std::sync::{Mutex, OnceLock};
 
 pub(crate) use std::sync::atomic::Ordering;
+
+#[cfg(loom)]
+pub(crate) use loom::cell::UnsafeCell;
+
+/// `std::cell::UnsafeCell` with loom's interface (`with_mut`), so that loom checks
+/// every access of a cell that goes through it against the accesses of other threads.
+#[cfg(not(loom))]
+#[repr(transparent)]
+pub(crate) struct UnsafeCell<T>(std::cell::UnsafeCell<T>);
+
+#[cfg(not(loom))]
+impl<T> UnsafeCell<T> {
+    pub(crate) const fn new(v: T) -> UnsafeCell<T> {
+        UnsafeCell(std::cell::UnsafeCell::new(v))
+    }
+
+    /// Calls `f` with a pointer to the value, for writing.
+    #[inline(always)]
+    pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        f(self.0.get())
+    }
+}
 
 /// Parking and unparking threads (`std::thread`'s, or loom's model threads).
 pub(crate) mod thread {

@@ -13,7 +13,7 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 
-use common::{boom, boom_msg, bounded, fib, mix, panic_message, pool};
+use common::{boom, boom_msg, bounded, fib, mix, panic_message, pool, Noted};
 use futures::executor::block_on;
 use offshoot::sync::{spawn_async, spawn_future, Handle};
 
@@ -125,15 +125,6 @@ fn block_on_from_plain_threads_outside_every_pool() {
             t.join().expect("a plain thread failed");
         }
     });
-}
-
-/// Counts its drops.
-struct Noted(Arc<AtomicUsize>);
-
-impl Drop for Noted {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
 }
 
 #[test]

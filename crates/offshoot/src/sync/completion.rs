@@ -7,16 +7,22 @@
 //! Invariants:
 //! * `phase` leaves [`PENDING`] exactly once, to [`DONE`] (the value was written first) or
 //!   [`FAILED`]; only the computation's runner writes it.
-//! * No wake-up is lost: a waiter installs the event, then re-reads `phase`; the completer
-//!   writes `phase`, then reads whether an event is installed. Both sides are sequentially
-//!   consistent, so at least one sees the other: either the waiter sees the new phase and
-//!   does not park, or the completer sees the event and sets it.
+//! * No wake-up is lost: a waiter installs the event (or reads the one installed), then
+//!   re-reads `phase`; the completer writes `phase` (release), then does a read-modify-write
+//!   on the event word (a compare-and-swap of null for null, acquire-release). Installs and
+//!   that swap are read-modify-writes of one word, so they are totally ordered and each
+//!   reads the one before: if the completer's comes first, the installing waiter's swap
+//!   reads it and synchronises with it (and a waiter that reads the installed event does
+//!   too, through the installer's swap: a release sequence), so it sees the new phase and
+//!   does not park; else the completer's reads the event and sets it. (No sequentially
+//!   consistent access is needed, which loom — which treats those as acquire-release —
+//!   can check: `sync/handle.rs`'s models run this.)
 //! * An installed event lives until [`Completion::free_event`] (called by the owner of the
 //!   memory once nobody can wait or complete any more). A fresh completion has `phase`
 //!   [`PENDING`] and a null event.
 
+use crate::atomics::{AtomicPtr, AtomicU8, Ordering};
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 
 use super::Event;
 use crate::fiber::WaitOn;
@@ -57,12 +63,23 @@ pub(crate) trait Completion {
     #[inline]
     fn complete(&self, phase: u8) {
         debug_assert_ne!(phase, PENDING);
-        // SeqCst: the completer's half of the Dekker pair (module invariants): store `phase`,
-        // then read `event`; pairs with the waiter's SeqCst install (or SeqCst read) of the
-        // event in `event` and its SeqCst re-read of `phase` in `wait`/`wake_on_complete`: one
-        // of the two sees the other. The store also releases the value written before.
-        self.phase_word().store(phase, Ordering::SeqCst);
-        let e = self.event_word().load(Ordering::SeqCst);
+        // Release: publishes the value written before; pairs with the waiters' acquire reads
+        // of `phase`.
+        self.phase_word().store(phase, Ordering::Release);
+        // The completer's half of the handshake (module invariants): a read-modify-write on
+        // the event word after the store of `phase`. AcqRel: its release makes `phase` visible
+        // to a waiter whose install reads it (`event`); its acquire (and the failure's, which
+        // reads an installed event) pairs with the install's release, so the event's contents
+        // are visible here.
+        let e = match self.event_word().compare_exchange(
+            ptr::null_mut(),
+            ptr::null_mut(),
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => ptr::null_mut(),
+            Err(e) => e,
+        };
         if !e.is_null() {
             // SAFETY: an installed event lives until `free_event`, which the memory's owner
             // calls only after the computation ended and nobody waits (module invariants).
@@ -79,10 +96,10 @@ pub(crate) trait Completion {
             return phase;
         }
         let e = self.event();
-        // SeqCst: the waiter's re-read of `phase` after installing or reading the event
-        // (`event`, SeqCst); pairs with `complete`'s SeqCst store of `phase` and read of
-        // `event`.
-        if self.phase_word().load(Ordering::SeqCst) == PENDING {
+        // Acquire: the waiter's re-read of `phase` after installing or reading the event
+        // (`event`); `complete`'s swap on the event word, if it came first, is read by the
+        // install and releases its store of `phase` to here (module invariants).
+        if self.phase_word().load(Ordering::Acquire) == PENDING {
             e.wait_with(on);
         }
         self.phase()
@@ -96,9 +113,9 @@ pub(crate) trait Completion {
     fn wake_on_complete(&self, waker: &std::task::Waker, slot: &mut u32) -> u8 {
         if self.phase() == PENDING {
             self.event().set_waker(slot, waker);
-            // SeqCst: as in `wait`: the re-read after the event (and the waker in it) is
-            // installed; pairs with `complete`.
-            return self.phase_word().load(Ordering::SeqCst);
+            // Acquire: as in `wait`: the re-read after the event (and the waker in it) is
+            // installed; pairs with `complete`'s swap through the install.
+            return self.phase_word().load(Ordering::Acquire);
         }
         self.phase()
     }
@@ -115,19 +132,21 @@ pub(crate) trait Completion {
 
     /// The event, installing one if there is none.
     fn event(&self) -> &Event<()> {
-        // SeqCst: the waiter's write of the Dekker pair with `complete` (module invariants):
-        // the event it installs, or one another waiter installed and it reads here, precedes
-        // its re-read of `phase` in the total order, and `complete` reads the event after its
-        // store of `phase`. The failure ordering is SeqCst for the same reason (it reads the
-        // installed event).
-        let mut e = self.event_word().load(Ordering::SeqCst);
+        // Acquire: an event another waiter installed is read with its contents (the
+        // install's release). Reading it is this waiter's half of the handshake with
+        // `complete` through the installer's swap (module invariants).
+        let mut e = self.event_word().load(Ordering::Acquire);
         if e.is_null() {
             let mine = Box::into_raw(Box::new(Event::new()));
             e = match self.event_word().compare_exchange(
                 ptr::null_mut(),
                 mine,
-                Ordering::SeqCst,
-                Ordering::SeqCst,
+                // AcqRel: the install is this waiter's half of the handshake with `complete`
+                // (module invariants): its acquire reads `complete`'s swap if that came
+                // first, its release publishes the new event. The failure reads another
+                // waiter's event with its contents.
+                Ordering::AcqRel,
+                Ordering::Acquire,
             ) {
                 Ok(_) => mine,
                 Err(theirs) => {

@@ -45,13 +45,14 @@ use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::ptr::{self, NonNull};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::task::{Context, Poll};
 
 use super::completion::{Completion, DONE, FAILED, PENDING};
 use super::event::NO_WAKER_SLOT;
 use super::refcount::RefCount;
 use super::Event;
+use crate::atomics::{AtomicPtr, AtomicU8, Ordering};
 use crate::finish::{
     finish_root, innermost_frame, run_stolen_task, run_task, FinishState, LinkedJob,
     INSIDE_ANY_FINISH,

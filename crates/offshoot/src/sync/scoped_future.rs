@@ -34,11 +34,11 @@
 //!   below it, which holds after `body` as after a join's `a` (requests take the oldest
 //!   seed). In the middle of `body` younger seeds may be below the wait, so there it parks.
 
+use crate::atomics::{AtomicPtr, AtomicU8};
 use std::cell::{Cell, UnsafeCell};
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU8};
 
 use super::completion::{Completion, DONE, FAILED, PENDING};
 use super::Event;

@@ -1,12 +1,13 @@
 //! A worker: its frame chain, its polls and its stops, and the worker thread's scheduler
 //! loop. The rest of a worker lives beside this file, one concept each: the task-block
-//! allocator (`blocks.rs`), answering and stealing (`steal.rs`), package requests from
+//! allocator (`blocks.rs`), its queue of detached jobs started on it (`local_jobs.rs`),
+//! answering and stealing (`steal.rs`), package requests from
 //! outside the pool (`export.rs`), waiting at a join or a
 //! finish (`wait.rs`), sleeping and backoff (`sleep.rs`); the fibers it runs tasks on and
 //! parking are `fiber/`.
 //!
 //! Invariants:
-//! * The `Cell` fields (`current_finish`, `rng`, the block cache) are touched only
+//! * The `Cell` fields (`current_finish`, `rng`, the block cache, the local jobs) are touched only
 //!   by the thread that runs this worker, and so is the worker's count of unstolen join seeds, which lives in
 //!   that thread's `LOCAL` (so that `join` can test it before it loads the worker); other
 //!   threads only use `mailbox`, `sleep_state`, `thread` and the statistics counters
@@ -88,6 +89,7 @@ const RETARGET_AFTER: u32 = 2;
 
 mod blocks;
 mod export;
+mod local_jobs;
 mod schedule;
 mod sleep;
 mod steal;
@@ -198,6 +200,8 @@ pub(crate) struct Worker {
     rng: Cell<u64>,
     /// Free task blocks (owner only); see `alloc_block`.
     blocks: std::cell::UnsafeCell<BlockCache>,
+    /// Detached jobs started on this worker (owner only); see `local_jobs.rs`.
+    local_jobs: local_jobs::LocalJobs,
     pub(crate) stats: WorkerStats,
     mailbox: CachePadded<Mailbox>,
     sleep_state: AtomicU8,
@@ -246,6 +250,7 @@ impl Worker {
                 0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
             ),
             blocks: std::cell::UnsafeCell::new(BlockCache::new()),
+            local_jobs: local_jobs::LocalJobs::new(),
             stats: WorkerStats::default(),
             mailbox: CachePadded::new(Mailbox::new()),
             sleep_state: AtomicU8::new(RUNNING),

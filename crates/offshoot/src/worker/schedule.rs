@@ -1,6 +1,6 @@
 //! The worker thread: its body (the fiber driver, which runs the scheduler loop on a fiber)
-//! and the scheduler loop, which finds work (injected jobs, its own parked chains, a
-//! victim's answer) and runs it, sleeping when there is none.
+//! and the scheduler loop, which finds work (its own detached jobs, injected jobs, its own
+//! parked chains, a victim's answer) and runs it, sleeping when there is none.
 
 use std::ptr;
 
@@ -66,9 +66,10 @@ impl Worker {
         });
     }
 
-    /// The scheduler loop, at the base of every fiber: take injected work, else work on
-    /// this worker's parked chains, else steal, else sleep. Returns true when a parked fiber
-    /// is ready (this fiber then gives way to it), false when the pool terminates.
+    /// The scheduler loop, at the base of every fiber: run this worker's own detached jobs,
+    /// else take injected work, else work on this worker's parked chains, else steal, else
+    /// sleep. Returns true when a parked fiber is ready (this fiber then gives way to it),
+    /// false when the pool terminates.
     ///
     /// While it looks for work the worker keeps one request posted to a victim (`asking`)
     /// rather than sending one, waiting a moment and withdrawing it: a victim answers only
@@ -95,6 +96,19 @@ impl Worker {
                     continue;
                 }
                 return true;
+            }
+            if self.has_local_jobs() {
+                // Detached jobs started on this worker run before anything injected, and
+                // before the worker sleeps or exits (`local_jobs.rs`). The request is settled
+                // first, and its job run first if it brought one.
+                if !self.settle_and_run(&mut asking) {
+                    // Settling answers requests meanwhile, which may have taken the job.
+                    if let Some(job) = self.pop_local_job() {
+                        self.run_taken(job);
+                    }
+                }
+                patience.reset();
+                continue;
             }
             if let Some(job) = reg.pop_injected() {
                 // An injected job is owned by whoever pops it from the injector. The request

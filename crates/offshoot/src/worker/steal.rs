@@ -82,10 +82,17 @@ impl Worker {
         }
     }
 
-    /// Finds the oldest frame with work in the region `target` allows and takes work from
-    /// it for `thief`: on the running chain first, then on the chains of parked fibers
-    /// (whose work would otherwise wait as long as they do).
+    /// Finds work for `thief` in the region `target` allows: for a request that allows any
+    /// work, the oldest of this worker's own detached jobs (`local_jobs.rs`: they belong to
+    /// no region, so nothing else may take them); else the oldest frame with work in that
+    /// region, on the running chain first, then on the chains of parked fibers (whose work
+    /// would otherwise wait as long as they do).
     pub(crate) fn find_work(&self, target: Target, thief: usize) -> Option<JobRef> {
+        if matches!(target, Target::Any) {
+            if let Some(job) = self.pop_local_job() {
+                return Some(job);
+            }
+        }
         // SAFETY: the running chain is live and only this worker touches it.
         if let Some((f, ctx)) = unsafe { Self::find_in_chain(self.head(), target) } {
             // SAFETY: `f` is a live frame of this worker.
@@ -188,10 +195,11 @@ impl Worker {
         Some((best, best_ctx))
     }
 
-    /// Whether some frame on the running chain could give work to a thief.
+    /// Whether this worker could give work to a thief: a detached job of its own queued, or
+    /// a frame with work on the running chain.
     pub(super) fn has_offerable_work(&self) -> bool {
         // SAFETY: the running chain is live.
-        unsafe { self.chain_has_work(self.head()) }
+        self.has_local_jobs() || unsafe { self.chain_has_work(self.head()) }
     }
 
     /// [`Worker::chain_has_work`] for the chain of a parked fiber (see

@@ -565,3 +565,12 @@ pub fn drop_a_future_outside_the_pool_while_its_task_ends<const PAD: usize>(
     });
     tally
 }
+
+/// Counts its drops (in the counter it holds): a value whose one drop a test checks.
+pub struct Noted(pub Arc<AtomicUsize>);
+
+impl Drop for Noted {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
