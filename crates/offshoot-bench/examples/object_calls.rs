@@ -111,7 +111,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let variant = args.get(1).map(String::as_str).unwrap_or("istore");
     let n: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(20_000);
-    assert!(n % 8 == 0, "N must be a multiple of 8");
+    assert!(n.is_multiple_of(8), "N must be a multiple of 8");
     let cells = match variant {
         "istore" => Cells::IStore((0..n).map(|_| IStore::new()).collect()),
         "promise" => Cells::Promise((0..n).map(|_| Promise::new()).collect()),

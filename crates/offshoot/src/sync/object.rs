@@ -28,8 +28,9 @@
 //!   while `route[k]` is `SUSPENDED`: under the `queues` mutex it announces itself in
 //!   `waiters[k]`, then loads the route, and queues if it is still suspended (a caller
 //!   holds no writer lock while it waits: one that finds the route changed once it has the
-//!   lock gives it up and looks again). A restore swaps the route, then loads `waiters[k]`, and only if it is not 0 takes
-//!   the mutex and wakes one (all four accesses `SeqCst`): one of the two loads sees the
+//!   lock gives it up and looks again). A restore swaps the route, then loads
+//!   `waiters[k]`, and only if it is not 0 takes the mutex and wakes one (a `SeqCst` fence
+//!   between the write and the load on each side): one of the two loads sees the
 //!   other side's write, so either the caller finds the operation restored or the restore
 //!   finds the caller, who holds the mutex until it has queued; no restore is missed, and a
 //!   restore that nobody waits for takes no lock. `waiters[k]` counts a caller from its
@@ -55,7 +56,7 @@ use std::ops::{Deref, DerefMut};
 use std::panic::Location;
 use std::sync::atomic::AtomicU64;
 
-use crate::atomics::{AtomicUsize, Ordering};
+use crate::atomics::{fence, AtomicUsize, Ordering};
 
 use super::shared::{Draft, Shared, Snapshot, WriterLock};
 use super::{holder_id, WaitList, WaitOn, Woken};
@@ -761,12 +762,15 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
         let op = &self.ops[k];
         let w = {
             let mut q = self.lock_queues();
-            // SeqCst, this add and the route's load: with the swap and the `waiters` load of
-            // `set_routes` they make a store-then-load pair on each side, so one of the two
-            // loads sees the other side's write: this caller finds the operation restored, or
-            // the restore finds this caller announced and takes the mutex, which this caller
-            // holds until it has queued (module invariants).
+            // SeqCst fence between this add and the route's load: with the one between the
+            // swap and the `waiters` load of `apply_routes` they make a store-fence-load pair
+            // on each side, so one of the two loads sees the other side's write: this caller
+            // finds the operation restored, or the restore finds this caller announced and
+            // takes the mutex, which this caller holds until it has queued (module
+            // invariants). (Fences, not only SeqCst accesses: loom checks the pattern only
+            // with fences.)
             op.waiters.fetch_add(1, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
             if op.route.load(Ordering::SeqCst) != SUSPENDED {
                 // Relaxed: an extra count only costs a restore one look at the wait list.
                 op.waiters.fetch_sub(1, Ordering::Relaxed);
@@ -823,10 +827,14 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
             // sees the new route sees the version published before it; and the first half of
             // the store-then-load pair with `wait_restored` (there).
             let was = op.route.swap(to, Ordering::SeqCst);
-            if was == SUSPENDED && to != SUSPENDED && op.waiters.load(Ordering::SeqCst) != 0 {
-                // A caller that found the operation suspended under the mutex has queued
-                // itself, and is woken here.
-                self.lock_queues()[k].wake_one();
+            if was == SUSPENDED && to != SUSPENDED {
+                // SeqCst fence: the second half of the pair with `wait_restored` (there).
+                fence(Ordering::SeqCst);
+                if op.waiters.load(Ordering::SeqCst) != 0 {
+                    // A caller that found the operation suspended under the mutex has
+                    // queued itself, and is woken here.
+                    self.lock_queues()[k].wake_one();
+                }
             }
         }
     }
