@@ -18,6 +18,11 @@
 //! - `read` / `write`: N calls of an `Object`'s read operation (a counter's value) or of its
 //!   write operation (add 1), against `shared-read` / `shared-write`: the same on a bare
 //!   `sync::Shared`.
+//!
+//! Measured (Ir per operation, N = 8000, callgrind 3.19, release profile; before the call
+//! path of commit 5910782 → after): `istore` 641 → 361 (`promise` 364), `istore-get` 181 →
+//! 51 (`promise-get` 38), `fifo` 665 → 336 (`channel` 194), `read` 175 → 135
+//! (`shared-read` 92), `write` 731 → 730 (`shared-write` 585).
 
 use std::hint::black_box;
 
