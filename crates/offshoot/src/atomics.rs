@@ -7,7 +7,8 @@
 //! eureka's write-once slot and value chain (`eureka/slot.rs`, `eureka/chain.rs`), an
 //! N-version eureka's vote counts and agreed value (`eureka/nversion.rs`), an actor's
 //! schedule word (`actor/handshake.rs`), the lock word under `sync::Mutex` and
-//! `sync::Monitor` (`sync/lock_word.rs`: its word and its wait list's lock), the same for
+//! `sync::Monitor` (`sync/lock_word.rs`: its word and its wait list's lock), an
+//! `sync::Object`'s routes, waiter counts and wait lists' lock (`sync/object.rs`), the same for
 //! `sync::RwLock` (`sync/rw_word.rs`), and what `sync::Event`'s
 //! check-then-park uses: its lock and value cell, and the parking of a thread outside every
 //! pool (`fiber::Waiter`), the link through which other threads raise a worker's limit

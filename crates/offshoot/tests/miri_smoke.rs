@@ -3,7 +3,8 @@
 //! bridged items, futures got in call order, stolen, and dropped while another
 //! worker completes them, eureka regions resolving and their lock-free cells, accumulator
 //! partials and isolated sections, a mutex and a monitor handing their data from holder to
-//! holder, `sync::Shared` versions reclaimed while readers hold them and an `opa::Fifo`,
+//! holder, `sync::Shared` versions reclaimed while readers hold them, an `opa::Fifo` and an
+//! `Object` whose writes race its reads,
 //! and the same in a pool that measures work and span),
 //! sized so that `scripts/miri.sh` can run them under
 //! Miri. They also run in the normal test suite.
@@ -598,4 +599,63 @@ fn shared_versions_are_reclaimed_soundly() {
     std::thread::scope(|t| {
         t.spawn(move || assert_eq!(*kept, [0, 0]));
     });
+}
+
+/// `sync::Object`'s call path: a write operation (a private copy committed as a new
+/// version) racing read operations on a task, a stolen task and a thread, which hold the
+/// versions they read while the writes replace them; a read operation suspended until the
+/// first write restores it (callers parked on its queue and woken); and an exclusive
+/// operation reading the current version under the writer lock.
+#[test]
+fn object_writes_race_reads_soundly() {
+    use offshoot::sync::Object;
+    const ROUNDS: u64 = 6;
+    let mut b = Object::builder(vec![0u64, 0]).named("pair");
+    let bump = b.op::<(), ()>("bump");
+    let get = b.op::<(), u64>("get");
+    let opened = b.op::<(), u64>("opened");
+    let peek = b.op::<(), u64>("peek");
+    b.write(bump, move |v, ()| {
+        v[0] += 1;
+        v[1] += 2;
+        v.restore(opened);
+    });
+    b.read(get, |v, ()| {
+        assert_eq!(v[1], 2 * v[0], "a torn read");
+        v[0]
+    });
+    b.read(opened, |v, ()| {
+        assert!(v[0] > 0, "ran before the write that restores it");
+        v[0]
+    });
+    b.exclusive(peek, |v, ()| {
+        assert_eq!(v[1], 2 * v[0], "a torn state under the writer lock");
+        v[0]
+    });
+    b.suspended(opened);
+    let o = b.build();
+    let work = || {
+        let mut last = 0;
+        for _ in 0..ROUNDS {
+            o.call(bump, ());
+            let now = o.call(get, ());
+            assert!(now >= last, "a read went back to an older version");
+            last = now;
+            assert!(o.call(opened, ()) > 0);
+            assert!(
+                o.call(peek, ()) >= last,
+                "an exclusive saw an older version"
+            );
+            std::thread::yield_now();
+        }
+    };
+    // The thread's first write may restore `opened` for a parked task: the deadlock watch
+    // must know that a thread outside the pool can still wake it.
+    let waker = offshoot::sync::ExternalWaker::new();
+    std::thread::scope(|t| {
+        t.spawn(work);
+        pool().run(|| join_with_stolen_b(|| offshoot::join(work, || o.call(opened, ()))));
+    });
+    drop(waker);
+    assert_eq!(*o.snapshot(), [2 * ROUNDS, 4 * ROUNDS]);
 }

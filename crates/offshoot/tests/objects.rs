@@ -431,3 +431,59 @@ fn an_exclusive_operation_that_panics_changes_no_route() {
         assert_eq!(o.call(get, ()), 5);
     });
 }
+
+/// The wait handshake without a lock on the restore side (a restore takes the wait lists'
+/// mutex only when it finds a caller announced): readers of a gate that a toggler task
+/// closes (suspends) and opens (restores) over and over, on 1-4 workers. Against an oracle:
+/// every read runs, each after an open and never seeing the count go back, and nobody is
+/// left queued. A lost wake-up leaves a reader parked, which the deadlock watch (or the
+/// bound) reports.
+#[test]
+fn readers_racing_suspends_and_restores_are_never_lost() {
+    const READERS: usize = 3;
+    const READS: u64 = 200;
+    const TOGGLES: u64 = 300;
+    bounded(|| {
+        for p in pools() {
+            let mut b = Object::builder(std::sync::Arc::new(AtomicU64::new(0))).named("gate");
+            let get = b.op::<(), u64>("get");
+            let open = b.op::<(), ()>("open");
+            let close = b.op::<(), ()>("close");
+            b.read(get, |opened, ()| opened.load(Ordering::SeqCst));
+            b.exclusive(open, move |o, ()| {
+                o.fetch_add(1, Ordering::SeqCst);
+                o.restore(get);
+            });
+            b.exclusive(close, move |o, ()| o.suspend(get));
+            b.suspended(get);
+            let gate = b.build();
+            let reads = AtomicU64::new(0);
+            p.run(|| {
+                offshoot::scope(|s| {
+                    for _ in 0..READERS {
+                        s.spawn(|_| {
+                            let mut last = 0;
+                            for _ in 0..READS {
+                                let seen = gate.call(get, ());
+                                assert!(seen >= 1 && seen >= last, "read {seen} after {last}");
+                                last = seen;
+                                reads.fetch_add(1, Ordering::SeqCst);
+                            }
+                        });
+                    }
+                    s.spawn(|_| {
+                        for _ in 0..TOGGLES {
+                            gate.call(open, ());
+                            offshoot::poll();
+                            gate.call(close, ());
+                        }
+                        gate.call(open, ());
+                    });
+                })
+            });
+            assert_eq!(reads.load(Ordering::SeqCst), READERS as u64 * READS);
+            assert_eq!(gate.waiting(get), 0);
+            assert_eq!(gate.snapshot().load(Ordering::SeqCst), TOGGLES + 1);
+        }
+    });
+}

@@ -16,16 +16,30 @@
 //! its table changes take effect when it returns, as a write's at its commit):
 //! * `route[k]` is the table's entry for operation `k`: `k` itself (initial), another index
 //!   (re-pointed: the call runs that operation's own body, whatever that operation is routed
-//!   to), or `SUSPENDED`. It changes only under the state's writer lock (a restore of a
-//!   suspended operation also under the `queues` mutex), and a write's replacements take
-//!   effect at its commit (or flush), after the new version is published: a write that
-//!   panics before its commit replaces nothing, and a caller that sees an operation
-//!   restored sees the state the restoring write published.
+//!   to), or `SUSPENDED`. It changes only under the state's writer lock, and a write's
+//!   replacements take effect at its commit (or flush), after the new version is published:
+//!   a write that panics before its commit replaces nothing, and a caller that sees an
+//!   operation restored sees the state the restoring write published.
+//! * A call of a read operation that is open (not suspended) is one acquire load of its
+//!   route and the body on the current state: no lock, no task identity, no wait list. Every
+//!   other call looks up its identity once and takes the writer lock with one CAS when
+//!   uncontended (a re-entrant write is recognised only when that CAS fails).
 //! * Each operation has its own wait list in `queues[k]`. A caller queues itself on it only
-//!   while `route[k]` is `SUSPENDED`, checked under the `queues` mutex (and, for a write, also
-//!   under the writer lock, which it gives up only after queuing); so no restore is missed.
-//!   A write that holds the writer lock releases it only after queuing, and a restore needs
-//!   it, so the restore comes after the queuing.
+//!   while `route[k]` is `SUSPENDED`: under the `queues` mutex it announces itself in
+//!   `waiters[k]`, then loads the route, and queues if it is still suspended (a caller
+//!   holds no writer lock while it waits: one that finds the route changed once it has the
+//!   lock gives it up and looks again). A restore swaps the route, then loads
+//!   `waiters[k]`, and only if it is not 0 takes the mutex and wakes one (a `SeqCst` fence
+//!   between the write and the load on each side): one of the two loads sees the
+//!   other side's write, so either the caller finds the operation restored or the restore
+//!   finds the caller, who holds the mutex until it has queued; no restore is missed, and a
+//!   restore that nobody waits for takes no lock. `waiters[k]` counts a caller from its
+//!   announcement to the end of its wait, so it is never 0 while a caller waits on `k`.
+//! * Without a write operation (only read and exclusive ones) an object never commits: its
+//!   first version is its only one, held in `fixed`, and reads and exclusive operations use
+//!   it directly instead of `arc-swap`'s protected load (exclusive operations change the
+//!   state in place, through its interior mutability). That version's span stamp is the
+//!   build's, which every caller comes after, so they do not absorb it.
 //! * Restoring a suspended operation wakes **one** of its waiters; a waiter that was woken
 //!   and gets through (finds the operation still open: for a write, at its commit) wakes the
 //!   next. So while an operation is open and callers wait for it, one of them is woken and
@@ -35,15 +49,17 @@
 //!   would wait for itself: a panic, as in `Shared::write`), nor a suspended operation of it
 //!   (only a write of the object could restore it, and this one is still running: a panic).
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicU64;
+
+use crate::atomics::{fence, AtomicUsize, Ordering};
 
 use super::shared::{Draft, Shared, Snapshot, WriterLock};
-use super::{lock, WaitList, WaitOn, Woken};
+use super::{holder_id, WaitList, WaitOn, Woken};
 
 /// The route of a suspended operation.
 const SUSPENDED: usize = usize::MAX;
@@ -105,12 +121,35 @@ enum Kind {
 struct Operation {
     name: &'static str,
     kind: Kind,
-    /// A `ReadBody<T, A, R>` or a `WriteBody<T, A, R>`, as `kind` says.
+    /// A `ReadBody<T, A, R>`, a `WriteBody<T, A, R>` or an `ExclusiveBody<T, A, R>`, as
+    /// `kind` says.
     body: Box<dyn Any + Send + Sync>,
+    /// The type of the value in `body` (`Any::type_id` of it, kept here so that a call
+    /// checks it without a virtual call).
+    body_type: TypeId,
     /// Module invariants: its own index, another's, or `SUSPENDED`.
     route: AtomicUsize,
+    /// Callers between announcing a wait for this operation and the end of that wait
+    /// (module invariants): a restore takes the `queues` mutex only if it is not 0.
+    waiters: AtomicUsize,
     /// Callers woken from this operation's wait list (a statistic).
     woken: AtomicU64,
+}
+
+impl Operation {
+    /// The body, as a `B`.
+    ///
+    /// # Panics
+    /// If it is not a `B` (cannot happen: see `RESIGNED`).
+    #[inline]
+    fn body<B: 'static>(&self) -> &B {
+        assert!(self.body_type == TypeId::of::<B>(), "{RESIGNED}");
+        let body: *const (dyn Any + Send + Sync) = &*self.body;
+        // SAFETY: `body_type` is the type of the value behind `body` (both set in `build`,
+        // from the same box, and never changed), and it is `B`, so the pointer points to a
+        // live `B`, borrowed for as long as `self`.
+        unsafe { &*body.cast::<B>() }
+    }
 }
 
 /// Declares the operations of an [`Object`]: first their names and signatures
@@ -331,8 +370,10 @@ impl<T: Clone + Send + Sync + 'static> ObjectBuilder<T> {
                 Operation {
                     name,
                     kind,
+                    body_type: (*body).type_id(),
                     body,
                     route: AtomicUsize::new(route),
+                    waiters: AtomicUsize::new(0),
                     woken: AtomicU64::new(0),
                 }
             })
@@ -342,11 +383,17 @@ impl<T: Clone + Send + Sync + 'static> ObjectBuilder<T> {
             Some(n) => Shared::named(n, self.value),
             None => Shared::new(self.value),
         };
+        // Without a write operation nothing ever commits: the first version is the only one.
+        let fixed = ops
+            .iter()
+            .all(|o| o.kind != Kind::Write)
+            .then(|| state.snapshot());
         Object {
             state,
             id: self.id,
             ops,
-            queues: std::sync::Mutex::new(queues),
+            queues: crate::atomics::Mutex::new(queues),
+            fixed,
         }
     }
 }
@@ -386,7 +433,10 @@ pub struct Object<T> {
     id: usize,
     ops: Box<[Operation]>,
     /// One wait list per operation (module invariants).
-    queues: std::sync::Mutex<Box<[WaitList]>>,
+    queues: crate::atomics::Mutex<Box<[WaitList]>>,
+    /// The state's one version, held here, if the object has no write operation (module
+    /// invariants): read and exclusive operations use it without `arc-swap`'s load.
+    fixed: Option<Snapshot<T>>,
 }
 
 impl<T: Clone + Send + Sync + 'static> Object<T> {
@@ -397,7 +447,7 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     /// # drop(b);
     /// ```
     pub fn builder(value: T) -> ObjectBuilder<T> {
-        static IDS: AtomicUsize = AtomicUsize::new(0);
+        static IDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         ObjectBuilder {
             value,
             name: None,
@@ -427,17 +477,103 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     /// assert_eq!(o.call(double, ()), 4);
     /// ```
     #[track_caller]
+    #[inline(always)]
     pub fn call<A: 'static, R: 'static>(&self, op: Op<A, R>, arg: A) -> R {
-        let at = Location::caller();
         let k = self.index(op);
+        // Acquire: pairs with the swap of `set_routes`, so a caller that finds the operation
+        // restored (or re-pointed) reads the version the write that did it published.
+        let to = self.ops[k].route.load(Ordering::Acquire);
+        if to != SUSPENDED {
+            match self.ops[to].kind {
+                // An open read: no lock, no task identity, no wait list.
+                Kind::Read => return self.run_read::<A, R>(to, arg),
+                Kind::Exclusive => {
+                    return self.call_exclusive(holder_id(), k, to, arg, Location::caller())
+                }
+                Kind::Write => {}
+            }
+        }
+        self.call_as(holder_id(), k, to, arg, Location::caller())
+    }
+
+    /// [`Object::call`] of operation `k`, found routed to the exclusive operation `to`:
+    /// runs it if the writer lock is free and `k` still routed there once it is taken, else
+    /// goes the general way ([`call_as`](Self::call_as)).
+    #[inline(never)]
+    fn call_exclusive<A: 'static, R: 'static>(
+        &self,
+        me: u64,
+        k: usize,
+        to: usize,
+        arg: A,
+        at: &'static Location<'static>,
+    ) -> R {
+        if let Some(held) = self.state.try_lock_writer(me) {
+            // Relaxed: as in `call_as`.
+            if self.ops[k].route.load(Ordering::Relaxed) == to {
+                let r = self.run_exclusive::<A, R>(to, arg);
+                drop(held);
+                return r;
+            }
+        }
+        self.call_as(me, k, to, arg, at)
+    }
+
+    /// Runs exclusive operation `to`'s body and then its table changes; the caller holds the
+    /// writer lock.
+    #[inline(always)]
+    fn run_exclusive<A: 'static, R: 'static>(&self, to: usize, arg: A) -> R {
+        let body = self.ops[to].body::<ExclusiveBody<T, A, R>>();
+        self.with_state(|value| {
+            let mut ex = Exclusive {
+                value,
+                object: self,
+                pending: Changes::default(),
+            };
+            let r = body(&mut ex, arg);
+            self.set_routes(&ex.pending);
+            r
+        })
+    }
+
+    /// Runs write operation `to`'s body on a private copy, commits it and then its table
+    /// changes; the caller holds the writer lock (`held`).
+    #[inline(never)]
+    fn run_write<A: 'static, R: 'static>(&self, to: usize, arg: A, held: &WriterLock<'_>) -> R {
+        let body = self.ops[to].body::<WriteBody<T, A, R>>();
+        let mut call = Call {
+            draft: self.state.draft(held),
+            object: self,
+            pending: Changes::default(),
+        };
+        let r = body(&mut call, arg);
+        let Call { draft, pending, .. } = call;
+        self.state.commit(draft);
+        self.set_routes(&pending);
+        r
+    }
+
+    // Not inlined: it keeps `call` (the open read) small enough to inline at its callers.
+
+    /// [`Object::call`] of operation `k`, first found routed to `to`, by the task (or thread)
+    /// whose identity is `me` (the loom models give their threads theirs): waits while `k` is
+    /// suspended, takes the writer lock for a write or an exclusive operation.
+    #[inline(never)]
+    fn call_as<A: 'static, R: 'static>(
+        &self,
+        me: u64,
+        k: usize,
+        mut to: usize,
+        arg: A,
+        at: &'static Location<'static>,
+    ) -> R {
         let mut woken = false;
         loop {
-            // Acquire: pairs with the release store of `set_routes`, so a caller that finds
-            // the operation restored reads the version the restoring write published.
-            let to = self.ops[k].route.load(Ordering::Acquire);
             if to == SUSPENDED {
-                self.wait_restored(k, None, at);
+                self.wait_restored(me, k, at);
                 woken = true;
+                // Acquire: as in `call`.
+                to = self.ops[k].route.load(Ordering::Acquire);
                 continue;
             }
             if self.ops[to].kind == Kind::Read {
@@ -446,58 +582,31 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
                 }
                 return self.run_read::<A, R>(to, arg);
             }
-            assert!(
-                !self.state.holds_writer(),
-                "offshoot::sync::Object::call: write operation {:?} of {} was called by a \
-                 write operation of the same object (at {at}); it would wait for itself",
-                self.ops[to].name,
-                self.label()
-            );
-            let held = self.state.lock_writer(|| self.wait_on().at(at));
-            // Relaxed: routes change only under the writer lock, which this task holds.
-            let to = self.ops[k].route.load(Ordering::Relaxed);
-            if to == SUSPENDED {
-                self.wait_restored(k, Some(held), at);
-                woken = true;
-                continue;
-            }
-            if self.ops[to].kind == Kind::Read {
+            let held = self
+                .state
+                .lock_writer(me, || self.wait_on().at(at))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "offshoot::sync::Object::call: write operation {:?} of {} was called by \
+                         a write operation of the same object (at {at}); it would wait for \
+                         itself",
+                        self.ops[to].name,
+                        self.label()
+                    )
+                });
+            // Relaxed: routes change only under the writer lock, which this task holds (the
+            // acquire of taking it orders this load after every change).
+            let now = self.ops[k].route.load(Ordering::Relaxed);
+            if now != to {
+                // Changed while this caller waited for the lock: look again without it.
                 drop(held);
-                if woken {
-                    self.pass_on(k);
-                }
-                return self.run_read::<A, R>(to, arg);
+                to = now;
+                continue;
             }
             let r = if self.ops[to].kind == Kind::Exclusive {
-                let body = self.ops[to]
-                    .body
-                    .downcast_ref::<ExclusiveBody<T, A, R>>()
-                    .expect(RESIGNED);
-                self.state.read(|value| {
-                    let mut ex = Exclusive {
-                        value,
-                        object: self,
-                        pending: Changes::default(),
-                    };
-                    let r = body(&mut ex, arg);
-                    self.set_routes(ex.pending.as_slice());
-                    r
-                })
+                self.run_exclusive::<A, R>(to, arg)
             } else {
-                let body = self.ops[to]
-                    .body
-                    .downcast_ref::<WriteBody<T, A, R>>()
-                    .expect(RESIGNED);
-                let mut call = Call {
-                    draft: self.state.draft(&held),
-                    object: self,
-                    pending: Changes::default(),
-                };
-                let r = body(&mut call, arg);
-                let Call { draft, pending, .. } = call;
-                self.state.commit(draft);
-                self.set_routes(pending.as_slice());
-                r
+                self.run_write::<A, R>(to, arg, &held)
             };
             if woken {
                 self.pass_on(k);
@@ -535,7 +644,7 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     #[track_caller]
     pub fn suspend<A, R>(&self, op: Op<A, R>) {
         let k = self.index(op);
-        self.set_now(k, SUSPENDED, Location::caller());
+        self.set_now(holder_id(), k, SUSPENDED, Location::caller());
     }
 
     /// Restores `op` to its own body now (OPA's `setmethod(op, initial)`), from outside any
@@ -555,7 +664,7 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     #[track_caller]
     pub fn restore<A, R>(&self, op: Op<A, R>) {
         let k = self.index(op);
-        self.set_now(k, k, Location::caller());
+        self.set_now(holder_id(), k, k, Location::caller());
     }
 
     /// Re-points `op` at `with`'s own body now (OPA's `setmethod(op, with)`), from outside
@@ -575,7 +684,7 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     #[track_caller]
     pub fn replace<A, R>(&self, op: Op<A, R>, with: Op<A, R>) {
         let (k, to) = (self.index(op), self.index(with));
-        self.set_now(k, to, Location::caller());
+        self.set_now(holder_id(), k, to, Location::caller());
     }
 
     /// How many callers of `op` have been woken from its wait list so far (a statistic: one
@@ -601,7 +710,7 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     /// assert_eq!(b.build().waiting(go), 0);
     /// ```
     pub fn waiting<A, R>(&self, op: Op<A, R>) -> usize {
-        lock(&self.queues)[self.index(op)].len()
+        self.lock_queues()[self.index(op)].len()
     }
 
     fn index<A, R>(&self, op: Op<A, R>) -> usize {
@@ -614,23 +723,34 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
         op.index
     }
 
+    #[inline(always)]
     fn run_read<A: 'static, R: 'static>(&self, to: usize, arg: A) -> R {
-        let body = self.ops[to]
-            .body
-            .downcast_ref::<ReadBody<T, A, R>>()
-            .expect(RESIGNED);
-        self.state.read(|v| body(v, arg))
+        let body = self.ops[to].body::<ReadBody<T, A, R>>();
+        self.with_state(|v| body(v, arg))
     }
 
-    /// Parks the caller on operation `k`'s queue until a restore wakes it, unless `k` was
-    /// restored meanwhile; `held` is the writer lock, given up after queuing.
-    fn wait_restored(
-        &self,
-        k: usize,
-        held: Option<WriterLock<'_>>,
-        at: &'static Location<'static>,
-    ) {
-        if held.is_none() && self.state.holds_writer() {
+    /// Runs `f` on the current state: the one version of an object without write
+    /// operations, else the one `Shared::read` loads.
+    #[inline]
+    fn with_state<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+        match &self.fixed {
+            Some(v) => f(v),
+            None => self.state.read(f),
+        }
+    }
+
+    /// Locks the wait lists, ignoring poisoning as `sync::lock` does (no critical section on
+    /// them runs user code); that helper takes a std mutex, this one loom's under loom.
+    fn lock_queues(&self) -> impl DerefMut<Target = Box<[WaitList]>> + '_ {
+        self.queues.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Parks task `me` on operation `k`'s queue until a restore wakes it, unless `k` was
+    /// restored meanwhile.
+    #[cold]
+    #[inline(never)]
+    fn wait_restored(&self, me: u64, k: usize, at: &'static Location<'static>) {
+        if self.state.is_writer(me) {
             panic!(
                 "offshoot::sync::Object::call: operation {:?} of {} is suspended and was called \
                  by a write operation of the same object (at {at}); only a write of the object \
@@ -639,70 +759,98 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
                 self.label()
             );
         }
+        let op = &self.ops[k];
         let w = {
-            let mut q = lock(&self.queues);
-            // Relaxed: a restore happens under this mutex, which this task holds, so one that
-            // came before is seen here; a later load never sees an older value than the
-            // `SUSPENDED` this caller saw.
-            if self.ops[k].route.load(Ordering::Relaxed) != SUSPENDED {
+            let mut q = self.lock_queues();
+            // SeqCst fence between this add and the route's load: with the one between the
+            // swap and the `waiters` load of `apply_routes` they make a store-fence-load pair
+            // on each side, so one of the two loads sees the other side's write: this caller
+            // finds the operation restored, or the restore finds this caller announced and
+            // takes the mutex, which this caller holds until it has queued (module
+            // invariants). (Fences, not only SeqCst accesses: loom checks the pattern only
+            // with fences.)
+            op.waiters.fetch_add(1, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
+            if op.route.load(Ordering::SeqCst) != SUSPENDED {
+                // Relaxed: an extra count only costs a restore one look at the wait list.
+                op.waiters.fetch_sub(1, Ordering::Relaxed);
                 return;
             }
             q[k].enqueue()
         };
-        // Given up only now: a restore needs the writer lock, so it comes after the queuing.
-        drop(held);
-        match w.park(self.wait_on().for_operation(self.ops[k].name).at(at)) {
-            Woken::Normal => {
-                // Relaxed: a statistic.
-                self.ops[k].woken.fetch_add(1, Ordering::Relaxed);
-            }
-            interrupted => {
-                lock(&self.queues)[k].remove(&w);
-                interrupted.raise()
-            }
+        let woke = w.park(self.wait_on().for_operation(op.name).at(at));
+        if let Woken::Normal = woke {
+            // Relaxed: as above; `woken` is a statistic.
+            op.waiters.fetch_sub(1, Ordering::Relaxed);
+            op.woken.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.lock_queues()[k].remove(&w);
+            // Relaxed: as above.
+            op.waiters.fetch_sub(1, Ordering::Relaxed);
+            woke.raise()
         }
     }
 
     /// A woken caller got through operation `k`: wakes the next waiter if `k` is still open.
+    #[cold]
+    #[inline(never)]
     fn pass_on(&self, k: usize) {
-        let mut q = lock(&self.queues);
-        // Relaxed: a restore happens under this mutex; a suspension this load misses only
-        // makes the woken caller find the operation suspended and queue itself again.
-        if self.ops[k].route.load(Ordering::Relaxed) != SUSPENDED {
+        let op = &self.ops[k];
+        // SeqCst: as in `set_routes`. A waiter still parked on `k` announced itself under the
+        // mutex before the restore that woke this caller took it, so this load counts it.
+        if op.waiters.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let mut q = self.lock_queues();
+        // Relaxed: a suspension this load misses only makes the woken caller find the
+        // operation suspended and queue itself again.
+        if op.route.load(Ordering::Relaxed) != SUSPENDED {
             q[k].wake_one();
         }
     }
 
-    /// Applies `routes` (operation, new route), in order; the caller holds the writer lock
-    /// and has published the state they go with.
-    fn set_routes(&self, routes: &[(usize, usize)]) {
+    /// Applies the table changes `routes`, in order; the caller holds the writer lock and
+    /// has published the state they go with.
+    #[inline]
+    fn set_routes(&self, routes: &Changes) {
+        if routes.n != 0 {
+            self.apply_routes(routes.as_slice());
+        }
+    }
+
+    /// [`set_routes`](Self::set_routes) of a non-empty list: (operation, new route) pairs.
+    #[inline(never)]
+    fn apply_routes(&self, routes: &[(usize, usize)]) {
         for &(k, to) in routes {
-            let route = &self.ops[k].route;
-            // Relaxed: routes change only under the writer lock, which this task holds.
-            if route.load(Ordering::Relaxed) != SUSPENDED || to == SUSPENDED {
-                // Nobody waits for an operation that is not suspended (module invariants).
-                // Release: pairs with the acquire load in `call`: a caller that sees the new
-                // route sees the version published before it.
-                route.store(to, Ordering::Release);
-            } else {
-                let mut q = lock(&self.queues);
-                // Release: as above. Under the `queues` mutex: a caller that found the
-                // operation suspended there has queued itself, and is woken here.
-                route.store(to, Ordering::Release);
-                q[k].wake_one();
+            let op = &self.ops[k];
+            // SeqCst: a release that pairs with the acquire loads in `call`, so a caller that
+            // sees the new route sees the version published before it; and the first half of
+            // the store-then-load pair with `wait_restored` (there).
+            let was = op.route.swap(to, Ordering::SeqCst);
+            if was == SUSPENDED && to != SUSPENDED {
+                // SeqCst fence: the second half of the pair with `wait_restored` (there).
+                fence(Ordering::SeqCst);
+                if op.waiters.load(Ordering::SeqCst) != 0 {
+                    // A caller that found the operation suspended under the mutex has
+                    // queued itself, and is woken here.
+                    self.lock_queues()[k].wake_one();
+                }
             }
         }
     }
 
-    fn set_now(&self, k: usize, to: usize, at: &'static Location<'static>) {
-        assert!(
-            !self.state.holds_writer(),
-            "offshoot::sync::Object: the table of {} was changed directly inside a write \
-             operation of it (at {at}); use the Call's suspend, restore or replace",
-            self.label()
-        );
-        let _held = self.state.lock_writer(|| self.wait_on().at(at));
-        self.set_routes(&[(k, to)]);
+    fn set_now(&self, me: u64, k: usize, to: usize, at: &'static Location<'static>) {
+        let _held = self
+            .state
+            .lock_writer(me, || self.wait_on().at(at))
+            .unwrap_or_else(|| {
+                panic!(
+                    "offshoot::sync::Object: the table of {} was changed directly inside a \
+                     write operation of it (at {at}); use the Call's suspend, restore or replace",
+                    self.label()
+                )
+            });
+        self.apply_routes(&[(k, to)]);
     }
 
     fn wait_on(&self) -> WaitOn {
@@ -811,7 +959,8 @@ impl<T: fmt::Debug> fmt::Debug for Exclusive<'_, T> {
 }
 
 /// The table changes a write has made, (operation, new route) in order: two without an
-/// allocation (what OPA's classes make), more in a vector.
+/// allocation (what OPA's classes make), more in a vector. `n` is 0 only while there are
+/// none.
 #[derive(Default)]
 struct Changes {
     inline: [(usize, usize); 2],
@@ -915,7 +1064,7 @@ impl<T: Clone + Send + Sync + 'static> Call<'_, T> {
     pub fn flush(&mut self) {
         self.draft.flush();
         let pending = std::mem::take(&mut self.pending);
-        self.object.set_routes(pending.as_slice());
+        self.object.set_routes(&pending);
     }
 }
 
@@ -938,5 +1087,89 @@ impl<T: fmt::Debug> fmt::Debug for Call<'_, T> {
             .field("draft", &self.draft)
             .field("table changes", &self.pending.as_slice().len())
             .finish()
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    //! Model checks of the wait handshake (module invariants): callers of a suspended read
+    //! operation against the exclusive operation that restores it, which takes the wait
+    //! lists' mutex only if it finds a caller announced. A lost wake-up leaves a caller
+    //! parked for ever, which loom reports as a deadlock. Run with `scripts/loom.sh`. The
+    //! threads are outside every pool and park as threads do; they are given identities
+    //! (`call_as`, `set_now`), as loom runs them on one OS thread whose thread-local identity
+    //! they would share.
+    use super::{Object, Op};
+    use loom::sync::Arc;
+    use loom::thread;
+    use std::panic::Location;
+
+    struct Gate {
+        object: Object<u64>,
+        get: Op<(), u64>,
+        open: Op<(), ()>,
+    }
+
+    /// A cell whose `get` starts suspended and is restored by `open`, an exclusive operation
+    /// (the object has no write operation, so its state is the fixed one).
+    fn gate() -> Arc<Gate> {
+        let mut b = Object::builder(7u64);
+        let get = b.op::<(), u64>("get");
+        let open = b.op::<(), ()>("open");
+        b.read(get, |v, ()| *v);
+        b.exclusive(open, move |o, ()| o.restore(get));
+        b.suspended(get);
+        Arc::new(Gate {
+            object: b.build(),
+            get,
+            open,
+        })
+    }
+
+    fn get_as(g: &Gate, me: u64) -> u64 {
+        let k = g.object.index(g.get);
+        // Acquire: as in `Object::call`.
+        let to = g.object.ops[k].route.load(super::Ordering::Acquire);
+        g.object.call_as(me, k, to, (), Location::caller())
+    }
+
+    fn open_as(g: &Gate, me: u64) {
+        let k = g.object.index(g.open);
+        g.object.call_as(me, k, k, (), Location::caller())
+    }
+
+    /// A suspended read racing the restore: the reader either finds it restored or is woken.
+    #[test]
+    fn a_suspended_read_racing_its_restore_is_woken() {
+        loom::model(|| {
+            let g = gate();
+            let r = {
+                let g = g.clone();
+                thread::spawn(move || get_as(&g, 2))
+            };
+            open_as(&g, 1);
+            assert_eq!(r.join().unwrap(), 7);
+            assert_eq!(g.object.ops[0].waiters.load(super::Ordering::SeqCst), 0);
+        });
+    }
+
+    /// Two readers and a restore from outside any operation (`Object::restore`): the one
+    /// woken passes the wake-up on to the other.
+    #[test]
+    fn two_suspended_readers_are_both_woken() {
+        loom::model(|| {
+            let g = gate();
+            let readers: Vec<_> = (2..4)
+                .map(|me| {
+                    let g = g.clone();
+                    thread::spawn(move || get_as(&g, me))
+                })
+                .collect();
+            let k = g.object.index(g.get);
+            g.object.set_now(1, k, k, Location::caller());
+            for r in readers {
+                assert_eq!(r.join().unwrap(), 7);
+            }
+        });
     }
 }

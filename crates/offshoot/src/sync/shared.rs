@@ -194,16 +194,17 @@ impl<T: Clone> Shared<T> {
         at: &'static Location<'static>,
         f: impl FnOnce(&mut Draft<'_, T>) -> R,
     ) -> R {
-        assert!(
-            self.writer.holder() != me,
-            "offshoot::sync::Shared::write: a write of this object called a write of the same \
-             object (at {at}); a write operation may read the object (through its draft) but \
-             not start another write of it"
-        );
-        self.writer.acquire(me, || {
-            WaitOn::new("Shared::write", self).at(at).named(self.name)
-        });
-        let held = WriterLock(&self.writer);
+        let held = self
+            .lock_writer(me, || {
+                WaitOn::new("Shared::write", self).at(at).named(self.name)
+            })
+            .unwrap_or_else(|| {
+                panic!(
+                    "offshoot::sync::Shared::write: a write of this object called a write of \
+                     the same object (at {at}); a write operation may read the object (through \
+                     its draft) but not start another write of it"
+                )
+            });
         let mut draft = self.draft(&held);
         let r = f(&mut draft);
         self.commit(draft);
@@ -223,16 +224,33 @@ impl<T: Clone> Shared<T> {
 }
 
 impl<T> Shared<T> {
-    /// Whether the calling task holds the writer lock (is inside a write of this object).
-    pub(super) fn holds_writer(&self) -> bool {
-        self.writer.holder() == holder_id()
+    /// Whether task `me` holds the writer lock (is inside a write of this object).
+    pub(super) fn is_writer(&self, me: u64) -> bool {
+        self.writer.holder() == me
     }
 
-    /// Takes the writer lock for the calling task, parking while another holds it (reported
-    /// as waiting on what `on` builds). The caller has checked that it does not hold it.
-    pub(super) fn lock_writer(&self, on: impl Fn() -> WaitOn) -> WriterLock<'_> {
-        self.writer.acquire(holder_id(), on);
-        WriterLock(&self.writer)
+    /// Takes the writer lock for task `me` if it is free (one CAS).
+    #[inline]
+    pub(super) fn try_lock_writer(&self, me: u64) -> Option<WriterLock<'_>> {
+        self.writer
+            .try_acquire(me)
+            .then(|| WriterLock(&self.writer))
+    }
+
+    /// Takes the writer lock for task `me`, parking while another holds it (reported as
+    /// waiting on what `on` builds); `None`, without waiting, if `me` holds it already (a
+    /// re-entrant write, which the caller refuses). The uncontended path is one CAS: the
+    /// holder is looked at only when it fails.
+    #[inline]
+    pub(super) fn lock_writer(&self, me: u64, on: impl Fn() -> WaitOn) -> Option<WriterLock<'_>> {
+        if !self.writer.try_acquire(me) {
+            // Exact when `me` holds it (only `me` could have released it since).
+            if self.writer.holder() == me {
+                return None;
+            }
+            self.writer.acquire(me, on);
+        }
+        Some(WriterLock(&self.writer))
     }
 
     /// Publishes `draft` as the new version (the holder of the writer lock, at the end of

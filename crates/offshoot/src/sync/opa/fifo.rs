@@ -1,21 +1,44 @@
 //! [`Fifo`]: a bounded first-in first-out queue, OPA's FIFO class on [`Object`].
 //!
 //! Invariants:
-//! * The items live in one `VecDeque` behind a std mutex, shared by the object's state
-//!   (an `Arc`), changed in place by the exclusive operations `put` and `get`, which run one
-//!   at a time (the object's writer lock), so the mutex is never contended and is held only
-//!   for the push or the pop.
+//! * The items live in one `VecDeque` shared by the object's state (an `Arc`), changed in
+//!   place by the exclusive operations `put` and `get` and by nothing else. Those run one at
+//!   a time under the object's writer lock (whose acquire and release order each after the
+//!   one before), so they need no lock of their own: the deque sits in an `UnsafeCell`.
+//!   `len` counts the items, stored by the same operations, for [`Fifo::len`].
 //! * `put` is suspended exactly while the queue holds `capacity` items, `get` exactly while
 //!   it holds none: each body suspends its own operation when it makes the queue full
 //!   (empty) and restores the other one when it makes it leave empty (full), with effect when
 //!   it returns, before the writer lock is given up.
 
+use std::cell::UnsafeCell;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::sync::{lock, Object, ObjectBuilder, Op};
+use crate::sync::{Exclusive, Object, ObjectBuilder, Op};
 
-type Items<V> = Arc<std::sync::Mutex<VecDeque<V>>>;
+/// The queue's items (module invariants).
+struct Items<V> {
+    slots: UnsafeCell<VecDeque<V>>,
+    len: AtomicUsize,
+}
+
+// SAFETY: `slots` is reached only from the exclusive operations of the one object whose
+// state holds it, which run one at a time, each ordered after the one before by the object's
+// writer lock (module invariants): no two threads touch it at once. Items move between
+// threads through it, hence `V: Send`; `len` is an atomic.
+unsafe impl<V: Send> Sync for Items<V> {}
+
+impl<V> Items<V> {
+    /// The deque, for the exclusive operation `q` of the queue's object that runs now.
+    fn slots<'a>(q: &'a mut Exclusive<'_, Arc<Items<V>>>) -> &'a mut VecDeque<V> {
+        // SAFETY: `q` is lent only to a running exclusive operation of the object whose
+        // state this is, which holds the object's writer lock for as long as `q` lives, and
+        // the borrow of `q` (unique) keeps this one from being taken twice inside it.
+        unsafe { &mut *q.slots.get() }
+    }
+}
 
 /// A bounded FIFO queue for tasks: [`put`](Fifo::put) parks while it is full,
 /// [`get`](Fifo::get) while it is empty, each on its own queue, so a put wakes one waiting
@@ -37,7 +60,9 @@ type Items<V> = Arc<std::sync::Mutex<VecDeque<V>>>;
 /// assert!(q.woken_consumers() <= 10); // at most one wake-up per item
 /// ```
 pub struct Fifo<V> {
-    object: Object<Items<V>>,
+    object: Object<Arc<Items<V>>>,
+    /// The object's state, for [`Fifo::len`] (module invariants).
+    items: Arc<Items<V>>,
     capacity: usize,
     put: Op<V, ()>,
     get: Op<(), V>,
@@ -71,19 +96,22 @@ impl<V: Send + 'static> Fifo<V> {
 
     fn build(capacity: usize, name: Option<&'static str>) -> Fifo<V> {
         assert!(capacity > 0, "offshoot::sync::opa::Fifo: a capacity of 0");
-        let items: Items<V> = Arc::new(std::sync::Mutex::new(VecDeque::with_capacity(capacity)));
-        let mut b: ObjectBuilder<Items<V>> = Object::builder(items);
+        let items = Arc::new(Items {
+            slots: UnsafeCell::new(VecDeque::with_capacity(capacity)),
+            len: AtomicUsize::new(0),
+        });
+        let mut b: ObjectBuilder<Arc<Items<V>>> = Object::builder(items.clone());
         if let Some(n) = name {
             b = b.named(n);
         }
         let put = b.op("put");
         let get = b.op("get");
         b.exclusive(put, move |q, item| {
-            let len = {
-                let mut items = lock(q);
-                items.push_back(item);
-                items.len()
-            };
+            let slots = Items::slots(q);
+            slots.push_back(item);
+            let len = slots.len();
+            // Relaxed: a count for `Fifo::len`, which orders nothing by it.
+            q.len.store(len, Ordering::Relaxed);
             if len == capacity {
                 q.suspend(put);
             }
@@ -92,13 +120,13 @@ impl<V: Send + 'static> Fifo<V> {
             }
         });
         b.exclusive(get, move |q, ()| {
-            let (item, len) = {
-                let mut items = lock(q);
-                let item = items
-                    .pop_front()
-                    .expect("offshoot: Fifo::get is restored only while an item is queued");
-                (item, items.len())
-            };
+            let slots = Items::slots(q);
+            let item = slots
+                .pop_front()
+                .expect("offshoot: Fifo::get is restored only while an item is queued");
+            let len = slots.len();
+            // Relaxed: as in `put`.
+            q.len.store(len, Ordering::Relaxed);
             if len == 0 {
                 q.suspend(get);
             }
@@ -110,6 +138,7 @@ impl<V: Send + 'static> Fifo<V> {
         b.suspended(get);
         Fifo {
             object: b.build(),
+            items,
             capacity,
             put,
             get,
@@ -148,7 +177,8 @@ impl<V: Send + 'static> Fifo<V> {
     /// assert!(q.is_empty());
     /// ```
     pub fn len(&self) -> usize {
-        lock(&self.object.snapshot()).len()
+        // Relaxed: a count that orders nothing (see `put`).
+        self.items.len.load(Ordering::Relaxed)
     }
 
     /// Whether no item is queued now.
