@@ -170,8 +170,7 @@ pub fn offshoot(tree: Tree) -> Table {
         Err(e) if e.is::<Found>() => {}
         Err(e) => resume_unwind(e),
     }
-    let t = *table.snapshot();
-    t
+    *table.snapshot()
 }
 
 /// offshoot-ct: the table behind offshoot's `RwLock`; each node's read is the stop test.
