@@ -506,23 +506,33 @@ impl<T> Handle<T> {
     #[inline]
     pub fn wait(mut self) -> T {
         // The common case first, compiled into the caller: the job is still queued on this
-        // thread's worker, at an end of its queue (see `wait_here`).
-        let w = Worker::current();
-        // SAFETY: a non-null current worker is run by this thread.
-        if let Some(w) = unsafe { w.as_ref() } {
-            let j = self.job;
-            if !j.is_null() && w.take_back_local_job(JobRef(j as *const JobHeader)) {
-                self.job = ptr::null();
-                // SAFETY: taken back from the calling thread's worker (module invariants).
-                return unsafe { ((*self.ops).call_and_free)(j, w) };
-            }
+        // thread's worker, at an end of its queue.
+        if let Some(v) = self.take_back() {
+            return v;
         }
-        self.wait_here(std::panic::Location::caller())
+        self.claim_or_park(std::panic::Location::caller())
     }
 
-    /// The wait of `wait`, and of a poll on a pool worker.
+    /// If the job is still queued on the calling thread's worker, at an end of its queue:
+    /// takes it back and calls its closure right here, returning its value. Nobody else ever
+    /// saw the job, so this handle holds both counts and frees it.
+    #[inline(always)]
+    fn take_back(&mut self) -> Option<T> {
+        let j = self.job;
+        // SAFETY: a non-null current worker is run by this thread.
+        let w = unsafe { Worker::current().as_ref() }?;
+        if j.is_null() || !w.take_back_local_job(JobRef(j as *const JobHeader)) {
+            return None;
+        }
+        self.job = ptr::null();
+        // SAFETY: taken back from the calling thread's worker (module invariants).
+        Some(unsafe { ((*self.ops).call_and_free)(j, w) })
+    }
+
+    /// The rest of a wait, once the job was not found at an end of this worker's queue: runs
+    /// the closure inline if it is unclaimed and of this worker's pool, else waits for it.
     #[inline(never)]
-    fn wait_here(&mut self, at: &'static std::panic::Location<'static>) -> T {
+    fn claim_or_park(&mut self, at: &'static std::panic::Location<'static>) -> T {
         assert!(
             !self.job.is_null(),
             "offshoot: a Handle was waited for after it returned its value"
@@ -532,12 +542,6 @@ impl<T> Handle<T> {
         if !w.is_null() {
             // SAFETY: a non-null current worker is run by this thread.
             let w = unsafe { &*w };
-            if w.take_back_local_job(JobRef(j as *const JobHeader)) {
-                // Nobody else ever saw the job: this handle holds both counts and frees it.
-                self.job = ptr::null();
-                // SAFETY: taken back from the calling thread's worker (module invariants).
-                return unsafe { ((*self.ops).call_and_free)(j, w) };
-            }
             // SAFETY: this handle's count keeps the job alive.
             let h = unsafe { &*j };
             if h.phase() == PENDING && ptr::from_ref(w.registry()) as usize == h.pool && h.claim() {
@@ -592,8 +596,12 @@ impl<T> Future for Handle<T> {
             "offshoot: a Handle was polled after it returned its value"
         );
         if !Worker::current().is_null() {
-            // On a pool worker: never `Pending` (module invariants).
-            return Poll::Ready(this.wait_here(std::panic::Location::caller()));
+            // On a pool worker: never `Pending` (module invariants); it waits as `wait` does.
+            let v = match this.take_back() {
+                Some(v) => v,
+                None => this.claim_or_park(std::panic::Location::caller()),
+            };
+            return Poll::Ready(v);
         }
         // SAFETY: this handle's count keeps the job alive.
         if unsafe { (*this.job).ready_or_wake(cx.waker(), &mut this.waker_slot) } {

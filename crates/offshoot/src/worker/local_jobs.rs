@@ -41,14 +41,30 @@ impl Queue {
     fn take_oldest(&mut self) -> JobRef {
         let job = self.jobs[self.oldest];
         self.oldest += 1;
-        if self.oldest == self.jobs.len() {
-            self.jobs.clear();
-            self.oldest = 0;
-        } else if self.oldest >= COMPACT_AFTER && self.oldest * 2 >= self.jobs.len() {
+        if !self.reset_if_drained()
+            && self.oldest >= COMPACT_AFTER
+            && self.oldest * 2 >= self.jobs.len()
+        {
             self.jobs.drain(..self.oldest);
             self.oldest = 0;
         }
         job
+    }
+
+    /// Removes the newest entry (there is one; the caller took it).
+    fn remove_newest(&mut self) {
+        self.jobs.pop();
+        self.reset_if_drained();
+    }
+
+    /// Keeps `oldest` at 0 while the queue is empty: true if it is.
+    fn reset_if_drained(&mut self) -> bool {
+        let drained = self.oldest == self.jobs.len();
+        if drained {
+            self.jobs.clear();
+            self.oldest = 0;
+        }
+        drained
     }
 }
 
@@ -89,11 +105,7 @@ impl Worker {
     pub(crate) fn take_back_local_job(&self, job: JobRef) -> bool {
         let q = self.local_jobs();
         if q.jobs.last() == Some(&job) {
-            q.jobs.pop();
-            if q.jobs.len() == q.oldest {
-                q.jobs.clear();
-                q.oldest = 0;
-            }
+            q.remove_newest();
             true
         } else if q.jobs.get(q.oldest) == Some(&job) {
             q.take_oldest();
