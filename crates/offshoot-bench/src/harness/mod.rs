@@ -446,6 +446,15 @@ fn peer_run(
 
 /// How a run is named in progress lines and reports: `offshoot (2w)`, or `threads` for a
 /// contender with no worker count.
+/// The text of a panic's payload (a `&str` or a `String`, as `panic!` makes them).
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic payload".to_string())
+}
+
 fn run_label(contender: Contender, workers: Option<usize>) -> String {
     match workers {
         Some(w) => format!("{} ({w}w)", contender.name()),
@@ -485,11 +494,7 @@ fn one_run(
     watchdog.set(None);
     progress.finish_run();
     if let Err(panic) = outcome {
-        let message = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "non-string panic payload".to_string());
+        let message = panic_message(&*panic);
         return Err(Failure {
             kernel: kernel.to_string(),
             contender: contender.name().to_string(),

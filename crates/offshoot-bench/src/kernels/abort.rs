@@ -159,12 +159,7 @@ fn surfaced(r: Result<u64, Box<dyn Any + Send>>) -> Surfaced {
         Ok(sum) => Surfaced::Returned(Some(sum)),
         Err(p) => match p.downcast::<Failed>() {
             Ok(f) => Surfaced::Failed(f.0),
-            Err(p) => Surfaced::Other(
-                p.downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| p.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a non-string payload".to_string()),
-            ),
+            Err(p) => Surfaced::Other(crate::harness::panic_message(&*p)),
         },
     }
 }

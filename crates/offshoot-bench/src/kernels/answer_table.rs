@@ -65,9 +65,15 @@ impl Tree {
         mix(p) < self.threshold
     }
 
-    /// The first node at the leaves' depth.
-    fn first_leaf(&self) -> u64 {
-        (1u64 << self.depth) - 1
+    /// The leaves, in depth-first (left to right) order.
+    fn leaves(&self) -> std::ops::Range<u64> {
+        let first = (1u64 << self.depth) - 1;
+        first..2 * first + 1
+    }
+
+    /// How many leaves are answers (at least 2 by construction).
+    fn count_answers(&self) -> u64 {
+        self.leaves().filter(|&p| self.is_answer(p)).count() as u64
     }
 }
 
@@ -223,9 +229,8 @@ fn valid(tree: &Tree, t: &Table) -> Result<(), String> {
         return Err(format!("{} answers in the table, expected 2", t.n));
     }
     let [a, b] = t.answers;
-    let leaves = tree.first_leaf()..2 * tree.first_leaf() + 1;
     for p in [a, b] {
-        if !leaves.contains(&p) || !tree.is_answer(p) {
+        if !tree.leaves().contains(&p) || !tree.is_answer(p) {
             return Err(format!("{p} is not an answer of the tree"));
         }
     }
@@ -235,9 +240,11 @@ fn valid(tree: &Tree, t: &Table) -> Result<(), String> {
     Ok(())
 }
 
-/// The kernel's state: the tree and the last run's table.
+/// The kernel's state: the tree, how many of its leaves are answers, and the last run's
+/// table.
 pub struct AnswerTable {
     tree: Tree,
+    answers: u64,
     last: Option<Table>,
     accepted: bool,
 }
@@ -248,7 +255,7 @@ impl Work for AnswerTable {
             "depth {} ({} leaves, {} answers)",
             self.tree.depth,
             1u64 << self.tree.depth,
-            count_answers(&self.tree)
+            self.answers
         )
     }
     fn reset(&mut self) {
@@ -258,7 +265,9 @@ impl Work for AnswerTable {
         let got = self.last.ok_or("the serial run recorded no answer")?;
         valid(&self.tree, &got)?;
         // The serial walk finds the two leftmost answers.
-        let leftmost: Vec<u64> = (self.tree.first_leaf()..2 * self.tree.first_leaf() + 1)
+        let leftmost: Vec<u64> = self
+            .tree
+            .leaves()
             .filter(|&p| self.tree.is_answer(p))
             .take(2)
             .collect();
@@ -280,13 +289,6 @@ impl Work for AnswerTable {
     }
 }
 
-/// How many leaves of `tree` are answers (for the label; at least 2 by construction).
-fn count_answers(tree: &Tree) -> u64 {
-    (tree.first_leaf()..2 * tree.first_leaf() + 1)
-        .filter(|&p| tree.is_answer(p))
-        .count() as u64
-}
-
 fn prepare(size: Size) -> AnswerTable {
     let depth = match size {
         Size::Test => 12,
@@ -294,12 +296,14 @@ fn prepare(size: Size) -> AnswerTable {
         Size::Full => 23,
     };
     let tree = Tree::new(depth);
+    let answers = tree.count_answers();
     assert!(
-        count_answers(&tree) >= 2,
+        answers >= 2,
         "answer-table: the tree of depth {depth} has fewer than two answers"
     );
     AnswerTable {
         tree,
+        answers,
         last: None,
         accepted: false,
     }
@@ -347,7 +351,7 @@ mod tests {
         let pool = offshoot::ThreadPool::builder().workers(2).build().unwrap();
         for depth in [8, 12] {
             let tree = Tree::new(depth);
-            if count_answers(&tree) < 2 {
+            if tree.count_answers() < 2 {
                 continue;
             }
             for _ in 0..20 {
