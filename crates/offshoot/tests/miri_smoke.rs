@@ -4,7 +4,8 @@
 //! worker completes them, eureka regions resolving and their lock-free cells, accumulator
 //! partials and isolated sections, a mutex and a monitor handing their data from holder to
 //! holder, `sync::Shared` versions reclaimed while readers hold them, an `opa::Fifo` and an
-//! `Object` whose writes race its reads,
+//! `Object` whose writes race its reads, a collect into place and a cached-key sort that
+//! panic part way,
 //! and the same in a pool that measures work and span),
 //! sized so that `scripts/miri.sh` can run them under
 //! Miri. They also run in the normal test suite.
@@ -186,6 +187,44 @@ fn loops_split_and_write_disjoint_elements() {
     assert!(v.iter().enumerate().all(|(i, x)| *x == 2 * i as u32));
     let s = p.run(|| offshoot::par_reduce(0..64usize, || 0usize, |i| i, |a, b| a + b));
     assert_eq!(s, 2016);
+}
+
+/// A panic part way through a collect into place, and through the keys of a cached-key
+/// sort: the items written so far are dropped once each (`par_iter/written.rs`).
+#[test]
+fn a_panicking_collect_drops_what_it_wrote_once() {
+    use offshoot::prelude::*;
+    common::install_panic_hook();
+    let p = pool();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        p.run(|| {
+            let mut out: Vec<String> = Vec::new();
+            (0..48)
+                .into_par_iter()
+                .map(|i| {
+                    offshoot::poll();
+                    if i == 40 {
+                        common::boom("collect");
+                    }
+                    i.to_string()
+                })
+                .collect_into_vec(&mut out);
+        })
+    }));
+    assert!(r.is_err());
+    let mut v: Vec<u32> = (0..1500).rev().collect();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        p.run(|| {
+            v.par_sort_by_cached_key(|x| {
+                if *x == 3 {
+                    common::boom("cached key");
+                }
+                x.to_string()
+            })
+        })
+    }));
+    assert!(r.is_err());
+    assert_eq!(v[0], 1499, "a panicking key leaves the slice as it was");
 }
 
 #[test]

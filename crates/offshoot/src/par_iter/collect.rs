@@ -6,16 +6,17 @@
 //!
 //! Invariants: every target keeps the items' order (pieces' `Vec`s are appended in index
 //! order); `collect_into_vec` writes each slot once and sets the length only after all
-//! `len` slots were written.
+//! `len` slots were written; until then the written slots are owned by the pieces'
+//! [`Written`] ranges, so a panic drops them (none is leaked, none dropped twice).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
-use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
 use super::consumer::{drive, Consumer};
+use super::written::Written;
 use super::{Either, IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
 /// Builds a collection from a parallel iterator, keeping the items' order.
@@ -262,11 +263,12 @@ where
     }
 }
 
-/// Writes each item into its slot of a buffer of `len` items.
+/// Writes each item into its slot of a buffer of `len` items; each piece's accumulator is
+/// the range of slots it wrote ([`Written`]), which drops its items if a panic unwinds
+/// through it.
 struct IntoSlots<T> {
     ptr: *mut T,
     len: usize,
-    written: AtomicUsize,
 }
 
 // SAFETY: each slot is written by the one block that holds its index (iterators with a
@@ -275,27 +277,33 @@ struct IntoSlots<T> {
 unsafe impl<T: Send> Sync for IntoSlots<T> {}
 
 impl<T: Send> Consumer<T> for IntoSlots<T> {
-    type Acc = ();
+    type Acc = Written<T>;
     #[inline]
-    fn identity(&self) {}
-    #[inline]
-    fn consume(&self, _: (), it: impl Iterator<Item = T>, lo: usize, hi: usize) {
-        assert!(lo <= hi && hi <= self.len, "offshoot: block out of range");
-        // SAFETY: `lo..hi` is within the reserved capacity, and these slots belong to this
-        // block alone (blocks are disjoint), so no other reference to them exists.
-        let slots = unsafe {
-            std::slice::from_raw_parts_mut(self.ptr.add(lo).cast::<MaybeUninit<T>>(), hi - lo)
-        };
-        // A zip of two exact-size iterators: the same loop as a sequential `extend`.
-        let n = slots.iter_mut().zip(it).fold(0, |n, (slot, x)| {
-            slot.write(x);
-            n + 1
-        });
-        // Relaxed: read after the loop's join, which orders every block before it.
-        self.written.fetch_add(n, Ordering::Relaxed);
+    fn identity(&self) -> Written<T> {
+        Written::empty(self.ptr)
     }
     #[inline]
-    fn combine(&self, _: (), _: ()) {}
+    fn consume(
+        &self,
+        mut acc: Written<T>,
+        it: impl Iterator<Item = T>,
+        lo: usize,
+        hi: usize,
+    ) -> Written<T> {
+        assert!(lo <= hi && hi <= self.len, "offshoot: block out of range");
+        // A piece's blocks are adjacent: this one starts where the last one's items ended
+        // (or the iterator yielded fewer items than its length: a panic).
+        acc.continue_at(self.ptr.wrapping_add(lo));
+        // SAFETY: `acc` now ends at `lo`, and slots `lo..hi` are within the reserved
+        // capacity, belong to this block alone (blocks are disjoint) and are not written
+        // yet.
+        unsafe { acc.extend(it, hi - lo) };
+        acc
+    }
+    #[inline]
+    fn combine(&self, a: Written<T>, b: Written<T>) -> Written<T> {
+        a.join(b)
+    }
 }
 
 pub(super) fn collect_into_vec<I: IndexedParallelIterator>(iter: I, target: &mut Vec<I::Item>) {
@@ -309,7 +317,8 @@ pub(super) fn collect_into_vec<I: IndexedParallelIterator>(iter: I, target: &mut
 /// # Panics
 ///
 /// If the iterator yields a different number of items than its length (an incorrect
-/// `opt_len`); the items written are then leaked, never read.
+/// `opt_len`), or with the panic of the pipeline; either way the items written are dropped
+/// and `target` is left empty.
 fn collect_exact<I: ParallelIterator>(iter: I, target: &mut Vec<I::Item>) {
     target.clear();
     let len = iter.base_len();
@@ -318,17 +327,18 @@ fn collect_exact<I: ParallelIterator>(iter: I, target: &mut Vec<I::Item>) {
     let slots = IntoSlots {
         ptr: target.as_mut_ptr(),
         len,
-        written: AtomicUsize::new(0),
     };
-    drive(iter, &slots);
-    let written = slots.written.into_inner();
-    // Every slot was written exactly once (one per index), so all `len` are initialised.
+    let written = drive(iter, &slots);
+    // Blocks are joined only when adjacent, so a range of `len` items is slots `0..len`.
     assert_eq!(
-        written, len,
+        written.len(),
+        len,
         "offshoot: an indexed iterator yielded the wrong number of items"
     );
-    // SAFETY: slots `0..len` are initialised (above) and within the capacity.
-    unsafe { target.set_len(len) };
+    let n = written.release();
+    // SAFETY: slots `0..len` are initialised (above), within the capacity, and were just
+    // released to `target`.
+    unsafe { target.set_len(n) };
 }
 
 /// Two `Vec`s filled side by side.

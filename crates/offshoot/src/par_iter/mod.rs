@@ -61,6 +61,7 @@ mod str;
 mod tree;
 mod try_ops;
 mod vec;
+pub(crate) mod written;
 mod zip;
 
 use std::cmp::Ordering;

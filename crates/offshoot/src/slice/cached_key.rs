@@ -4,11 +4,11 @@
 //!
 //! Invariant: the slice is changed only by swaps, after every key is known, so a panicking
 //! key function leaves it untouched and a panicking `Ord` of the keys leaves it as it was
-//! (the pairs are sorted in their own vector).
-
-use std::mem::MaybeUninit;
+//! (the pairs are sorted in their own vector). The keys computed before a key function's
+//! panic are dropped (each half's written pairs are a [`Written`] range).
 
 use crate::join;
+use crate::par_iter::written::Written;
 
 /// Below this many elements the keys are computed by one task.
 const KEYS_SEQ: usize = 1024;
@@ -24,9 +24,12 @@ where
         return;
     }
     let mut pairs: Vec<(K, usize)> = Vec::with_capacity(n);
-    fill_keys(v, &mut pairs.spare_capacity_mut()[..n], 0, key);
-    // SAFETY: `fill_keys` returned normally, so it initialised all `n` slots.
-    unsafe { pairs.set_len(n) };
+    let written = fill_keys(v, pairs.as_mut_ptr(), 0, key);
+    debug_assert_eq!(written.len(), n);
+    let filled = written.release();
+    // SAFETY: `fill_keys` returned normally, so it initialised all `n` slots, which it just
+    // released to `pairs`.
+    unsafe { pairs.set_len(filled) };
     super::quicksort::par_quicksort(&mut pairs, &|a: &(K, usize), b: &(K, usize)| a.cmp(b));
     // Element `pairs[i].1` belongs at `i`. Earlier swaps moved the element that was at a
     // position below `i` to where that position's pair points: follow the chain.
@@ -40,25 +43,57 @@ where
     }
 }
 
-/// Writes `(key(&v[i]), base + i)` into `out[i]`, in parallel. On a panic of `key` the
-/// keys written so far are leaked, never read.
-fn fill_keys<T, K, F>(v: &mut [T], out: &mut [MaybeUninit<(K, usize)>], base: usize, key: &F)
+/// Writes `(key(&v[i]), base + i)` into slot `base + i` of the buffer at `out`, in
+/// parallel, and returns the slots written (`base..base + v.len()`). On a panic of `key`
+/// the pairs written so far are dropped.
+fn fill_keys<T, K, F>(
+    v: &mut [T],
+    out: *mut (K, usize),
+    base: usize,
+    key: &F,
+) -> Written<(K, usize)>
 where
     T: Send,
     K: Send,
     F: Fn(&T) -> K + Sync,
 {
     if v.len() <= KEYS_SEQ {
-        for (i, (x, o)) in v.iter().zip(out.iter_mut()).enumerate() {
-            o.write((key(x), base + i));
+        let mut w = Written::empty(out.wrapping_add(base));
+        for (i, x) in v.iter().enumerate() {
+            // SAFETY: slot `base + i` is within the buffer (its capacity is the whole
+            // slice's length), written by this leaf alone, once.
+            unsafe { w.push((key(x), base + i)) };
         }
-        return;
+        return w;
     }
     let mid = v.len() / 2;
     let (v1, v2) = v.split_at_mut(mid);
-    let (o1, o2) = out.split_at_mut(mid);
-    join(
-        || fill_keys(v1, o1, base, key),
-        || fill_keys(v2, o2, base + mid, key),
+    let out = SendPtr(out);
+    let (a, b) = join(
+        || fill_keys(v1, out.get(), base, key),
+        || fill_keys(v2, out.get(), base + mid, key),
     );
+    a.join(b)
+}
+
+/// The pairs' buffer, shared by the halves of `fill_keys` (each writes its own slots).
+struct SendPtr<K>(*mut (K, usize));
+
+impl<K> Clone for SendPtr<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K> Copy for SendPtr<K> {}
+
+// SAFETY: the halves write disjoint slots (see `fill_keys`), and `K: Send` lets the keys
+// move there from any thread.
+unsafe impl<K: Send> Send for SendPtr<K> {}
+// SAFETY: as above; the pointer is only copied out of a shared reference.
+unsafe impl<K: Send> Sync for SendPtr<K> {}
+
+impl<K> SendPtr<K> {
+    fn get(self) -> *mut (K, usize) {
+        self.0
+    }
 }
