@@ -22,6 +22,9 @@
 //!   every path out of the loop (return or unwind) waits for every piece first.
 //! * The first failure wins: the owner's panic cancels every piece; a piece's panic stops
 //!   the owner (its frame reports itself cancelled) and then every other piece.
+//! * Every iteration runs or is discarded ([`LoopBody::discard`]) exactly once: skipped by
+//!   an early exit, or left unclaimed by a piece that a failure stopped (before its first
+//!   block or part way).
 
 use std::cell::{Cell, UnsafeCell};
 use std::ops::Range;
@@ -63,7 +66,9 @@ pub(crate) trait LoopBody: Sync {
         let _ = (lo, hi);
         false
     }
-    /// Disposes of iterations `lo..hi` that `skip` let go, without running them.
+    /// Disposes of iterations `lo..hi` that will not run: those `skip` let go, and, after a
+    /// failure, the rest of each piece that the failure stopped (so a source that owns its
+    /// elements drops them). Never called twice for one iteration, nor for one that ran.
     #[inline]
     fn discard(&self, lo: usize, hi: usize) {
         let _ = (lo, hi);
@@ -358,12 +363,21 @@ impl<L: LoopBody> Piece<'_, L> {
         unsafe {
             let proxy = thief_proxy(h, w);
             proxy.enter(w);
+            let started = Cell::new(false);
             run_as_thief(
                 h,
                 w,
-                || run_range_in(w, piece.body, piece.lo, piece.hi, piece.meter),
+                || {
+                    started.set(true);
+                    run_range_in(w, piece.body, piece.lo, piece.hi, piece.meter)
+                },
                 |v| *piece.result.get() = Some(v),
             );
+            if !started.get() {
+                // Stopped before it began (at the thief's first poll): none of the piece
+                // ran, so all of it is disposed of, before `done` lets the owner go on.
+                discard_rest(piece.body, piece.lo, piece.hi);
+            }
             thief_done(h, w, &proxy);
         };
     }
@@ -459,7 +473,23 @@ fn run_range_in<L: LoopBody>(
         acc
     }));
     w.pop(fp);
+    if own.is_err() {
+        // The failure stopped this piece: what it had not claimed is disposed of (the
+        // block that failed disposed of its own rest as it unwound).
+        discard_rest(body, frame.next.get(), frame.end.get());
+    }
     frame.pieces.settle(w, own, |a, b| body.combine(a, b))
+}
+
+/// Disposes of the iterations `lo..hi` of a piece that a failure stopped
+/// ([`LoopBody::discard`]). A panic there (an element's destructor) loses to the failure
+/// that stopped the piece, and is dropped.
+#[cold]
+#[inline(never)]
+fn discard_rest<L: LoopBody>(body: &L, lo: usize, hi: usize) {
+    if lo < hi {
+        let _ = catch_unwind(AssertUnwindSafe(|| body.discard(lo, hi)));
+    }
 }
 
 /// Runs `body(i)` for every `i` in `range`, in parallel: the range is split in halves only

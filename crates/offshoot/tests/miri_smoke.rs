@@ -225,6 +225,20 @@ fn a_panicking_collect_drops_what_it_wrote_once() {
     }));
     assert!(r.is_err());
     assert_eq!(v[0], 1499, "a panicking key leaves the slice as it was");
+    // An owning source whose pipeline panics early: the elements no block reached are
+    // dropped by the stopped pieces (Miri reports a leak or a double drop).
+    let owned: Vec<String> = (0..48).map(|i| i.to_string()).collect();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        p.run(|| {
+            owned.into_par_iter().with_max_len(5).for_each(|s| {
+                offshoot::poll();
+                if s == "6" {
+                    common::boom("owning source");
+                }
+            })
+        })
+    }));
+    assert!(r.is_err());
 }
 
 #[test]

@@ -192,3 +192,53 @@ fn sort_by_cached_key_drops_the_keys_it_made_when_a_key_panics() {
         assert!(v.windows(2).all(|w| key_of(w[0]) <= key_of(w[1])));
     });
 }
+
+/// An owning source whose pipeline panics early: every element is dropped once — the ones
+/// the pipeline took, the rest of the block that panicked, and the ones no block reached
+/// (the unclaimed rest of each stopped piece, or a stolen piece stopped before it began).
+#[test]
+fn an_owning_source_drops_the_elements_no_block_reached() {
+    install_panic_hook();
+    bounded(|| {
+        for workers in POOL_SIZES {
+            let p = pool(workers);
+            for round in 0..ROUNDS {
+                for shape in 0..4 {
+                    let dropped = Mutex::new(Vec::new());
+                    let mut v: Vec<Recorded> =
+                        (0..4 * LEN).map(|x| Recorded(x, &dropped)).collect();
+                    let r = catch_unwind(AssertUnwindSafe(|| {
+                        p.run(|| {
+                            let visit = |d: Recorded| {
+                                if d.0 == 100 {
+                                    boom("an owning source's pipeline");
+                                }
+                                drop(d)
+                            };
+                            match shape {
+                                0 => v.into_par_iter().for_each(visit),
+                                1 => v.into_par_iter().with_max_len(7).for_each(visit),
+                                2 => v.par_drain(10..).for_each(visit),
+                                _ => {
+                                    let _: Vec<()> = v.into_par_iter().map(visit).collect();
+                                }
+                            }
+                        })
+                    }));
+                    assert!(r.is_err(), "the pipeline's panic surfaces");
+                    let mut d = dropped.into_inner().unwrap();
+                    d.sort_unstable();
+                    let all: Vec<i64> = (0..4 * LEN).collect();
+                    assert_eq!(
+                        d.len(),
+                        all.len(),
+                        "{workers} workers, round {round}, shape {shape}: {} of {} elements dropped",
+                        d.len(),
+                        all.len()
+                    );
+                    assert_eq!(d, all, "some element was dropped twice");
+                }
+            }
+        }
+    });
+}

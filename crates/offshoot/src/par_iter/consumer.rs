@@ -13,6 +13,10 @@
 //!   than a segment.
 //! * A piece ends early when the consumer needs no more (`Consumer::skip`) or the pipeline
 //!   will yield no more (`ParallelIterator::exhausted`): its rest goes to one `drop_block`.
+//! * A block that unwinds part way (a panic, a stop at a poll between its indices) gives the
+//!   indices it had not reached to `drop_block` ([`BlockRest`]); those its failing `block`
+//!   call held are disposed of by that call's iterator, and the loop disposes of the
+//!   piece's unclaimed rest (`loops.rs`).
 
 use super::{Grid, ParallelIterator};
 use crate::loops::{run_range, LoopBody};
@@ -86,14 +90,17 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> Run<'_, I, C> {
         lo: usize,
         hi: usize,
     ) {
+        let mut rest = BlockRest::new(self.iter, lo, hi);
         for i in lo..hi {
             if i > lo {
                 if self.skip(i, hi) {
                     // Early exit inside the block: the rest is disposed of, as the loop does.
+                    rest.from = hi;
                     return self.discard(i, hi);
                 }
                 crate::poll();
             }
+            rest.from = i + 1;
             self.segments(local, acc, i, i + 1);
         }
     }
@@ -111,6 +118,7 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> Run<'_, I, C> {
         if !self.grid.restarts() {
             return self.block(local, acc, lo, hi);
         }
+        let mut rest = BlockRest::new(self.iter, lo, hi);
         let mut s = lo;
         while s < hi {
             if local.fresh || s >= local.seg_end {
@@ -121,6 +129,7 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> Run<'_, I, C> {
                 local.seg_end = self.grid.restart_after(s);
             }
             let e = hi.min(local.seg_end);
+            rest.from = e;
             self.block(local, acc, s, e);
             s = e;
         }
@@ -134,6 +143,35 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> Run<'_, I, C> {
         *acc = Some(self.c.consume(a, it, lo, hi));
         local.end = hi;
         local.fresh = false;
+    }
+}
+
+/// The indices `from..to` of a block that are not handed to a `block` call yet: disposed of
+/// (`drop_block`) if the block unwinds before it reaches them — a panic in an earlier
+/// segment or index, or a stop at the poll between indices. On the normal path `from`
+/// reaches `to` and nothing is left.
+struct BlockRest<'r, I: ParallelIterator> {
+    iter: &'r I,
+    from: usize,
+    to: usize,
+}
+
+impl<'r, I: ParallelIterator> BlockRest<'r, I> {
+    fn new(iter: &'r I, from: usize, to: usize) -> Self {
+        BlockRest { iter, from, to }
+    }
+}
+
+impl<I: ParallelIterator> Drop for BlockRest<'_, I> {
+    fn drop(&mut self) {
+        if self.from < self.to {
+            // A panic here (an element's destructor) loses to the one unwinding the block.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                // SAFETY: these indices belong to this block (the loop handed it them) and
+                // no `block` call got them.
+                unsafe { self.iter.drop_block(self.from, self.to) }
+            }));
+        }
     }
 }
 

@@ -15,9 +15,9 @@ use super::{block_via_iblock, IndexedParallelIterator, IntoParallelIterator, Par
 
 /// A parallel iterator that moves the elements out of a `Vec`.
 ///
-/// Every element is moved out or dropped exactly once, also by early-exit consumers and
-/// when the iterator is dropped unused. If a closure panics, the elements of blocks that
-/// never ran are leaked, not dropped.
+/// Every element is moved out or dropped exactly once, also by early-exit consumers, when
+/// the iterator is dropped unused, and when a closure panics (the elements that no block
+/// reached are dropped with the stopped pieces).
 #[derive(Debug)]
 #[must_use = "lazy iterators do nothing unless consumed"]
 pub struct IntoIter<T> {
