@@ -7,6 +7,7 @@
 //! (the pairs are sorted in their own vector). The keys computed before a key function's
 //! panic are dropped (each half's written pairs are a [`Written`] range).
 
+use super::raw::Raw;
 use crate::join;
 use crate::par_iter::written::Written;
 
@@ -68,32 +69,10 @@ where
     }
     let mid = v.len() / 2;
     let (v1, v2) = v.split_at_mut(mid);
-    let out = SendPtr(out);
+    let out = Raw(out);
     let (a, b) = join(
-        || fill_keys(v1, out.get(), base, key),
-        || fill_keys(v2, out.get(), base + mid, key),
+        || fill_keys(v1, out.ptr(), base, key),
+        || fill_keys(v2, out.ptr(), base + mid, key),
     );
     a.join(b)
-}
-
-/// The pairs' buffer, shared by the halves of `fill_keys` (each writes its own slots).
-struct SendPtr<K>(*mut (K, usize));
-
-impl<K> Clone for SendPtr<K> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<K> Copy for SendPtr<K> {}
-
-// SAFETY: the halves write disjoint slots (see `fill_keys`), and `K: Send` lets the keys
-// move there from any thread.
-unsafe impl<K: Send> Send for SendPtr<K> {}
-// SAFETY: as above; the pointer is only copied out of a shared reference.
-unsafe impl<K: Send> Sync for SendPtr<K> {}
-
-impl<K> SendPtr<K> {
-    fn get(self) -> *mut (K, usize) {
-        self.0
-    }
 }

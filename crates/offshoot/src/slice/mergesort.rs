@@ -27,6 +27,7 @@ use std::cmp::Ordering;
 use std::mem::{self, size_of};
 use std::ptr;
 
+use super::raw::Raw;
 use crate::join;
 
 /// Leaves are at least this long (std's sort is fastest on the pieces it sorts whole).
@@ -52,35 +53,6 @@ where
     // SAFETY: `v` and `buf` are disjoint, each `n` long (`buf`'s capacity), and borrowed
     // exclusively for the call; `sort` leaves every element in `v` however it ends.
     unsafe { sort(src, dst, n, false, leaf, compare) };
-}
-
-/// A raw pointer that may cross to another worker: the ranges behind the pointers that
-/// cross are disjoint, and each is used by one task at a time.
-struct Raw<T>(*mut T);
-
-impl<T> Clone for Raw<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for Raw<T> {}
-
-// SAFETY: see the type; the elements are `Send`.
-unsafe impl<T: Send> Send for Raw<T> {}
-// SAFETY: a `Raw` is only copied into the closures of a `join`; each closure uses its own
-// disjoint range.
-unsafe impl<T: Send> Sync for Raw<T> {}
-
-impl<T> Raw<T> {
-    /// The pointer `i` elements further.
-    ///
-    /// # Safety
-    /// `i` is within (or one past) the allocation.
-    unsafe fn add(self, i: usize) -> Raw<T> {
-        // SAFETY: by the caller.
-        Raw(unsafe { self.0.add(i) })
-    }
 }
 
 /// Moves `len` elements from `from` to `to` when dropped (unless forgotten): what an

@@ -5,6 +5,9 @@
 //! Invariant: the pointer and length describe a slice mutably borrowed for `'a`; callers of
 //! [`RawMut::get`] ask for pairwise disjoint ranges (the protocol hands each index to one
 //! block), so no two live `&mut` overlap.
+//!
+//! [`Raw`] is the bare pointer of the same idea, for the sorts' `join` trees: a buffer
+//! whose halves two closures write, each its own disjoint range.
 
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -55,5 +58,40 @@ impl<'a, T> RawMut<'a, T> {
         // SAFETY: `r.start <= len`: the pointer stays within (or one past) the slice.
         self.ptr = unsafe { self.ptr.add(r.start) };
         self.len = r.end - r.start;
+    }
+}
+
+/// A raw pointer that may cross to another worker: the ranges behind the pointers that
+/// cross are disjoint, and each is used by one task at a time.
+pub(super) struct Raw<T>(pub(super) *mut T);
+
+impl<T> Clone for Raw<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Raw<T> {}
+
+// SAFETY: see the type; the elements are `Send`.
+unsafe impl<T: Send> Send for Raw<T> {}
+// SAFETY: a `Raw` is only copied into the closures of a `join` (the merge sort's halves,
+// the cached-key sort's halves of keys); each closure uses its own disjoint range.
+unsafe impl<T: Send> Sync for Raw<T> {}
+
+impl<T> Raw<T> {
+    /// The pointer (a method, so that a closure captures the whole `Raw`, which may cross
+    /// workers, and not its field).
+    pub(super) fn ptr(self) -> *mut T {
+        self.0
+    }
+
+    /// The pointer `i` elements further.
+    ///
+    /// # Safety
+    /// `i` is within (or one past) the allocation.
+    pub(super) unsafe fn add(self, i: usize) -> Raw<T> {
+        // SAFETY: by the caller.
+        Raw(unsafe { self.0.add(i) })
     }
 }
