@@ -13,6 +13,10 @@
 //! - `istore` / `promise`: put then get each of N cells (`opa::IStore` / `sync::Promise`),
 //!   made before the measured part; an operation is one put and one get.
 //! - `istore-get` / `promise-get`: get N times from a cell that was put (the read path).
+//! - `istore-wait` / `promise-wait`: for each of N cells, a scope whose spawned task puts
+//!   it while the scope's body gets it: on one worker the get finds the cell empty and
+//!   parks, the worker runs the put, which wakes it (the waiting path: announce, park,
+//!   wake, resume); an operation is one scope, one put and one waiting get.
 //! - `fifo` / `channel`: put 8 items then get 8, N/8 times, through 16 slots (`opa::Fifo`
 //!   / `sync::bounded`); an operation is one put and one get.
 //! - `read` / `write`: N calls of an `Object`'s read operation (a counter's value) or of its
@@ -23,6 +27,8 @@
 //! path of commit 5910782 → after): `istore` 641 → 361 (`promise` 364), `istore-get` 181 →
 //! 51 (`promise-get` 38), `fifo` 665 → 336 (`channel` 194), `read` 175 → 135
 //! (`shared-read` 92), `write` 731 → 730 (`shared-write` 585).
+//! `istore-wait` 3323 → 3011 (`promise-wait` 2944) with a wait list's first token kept
+//! inline (docs/DESIGN-NOTES.md, "An I-store's waiting get").
 
 use std::hint::black_box;
 
@@ -47,6 +53,26 @@ fn measured(variant: &str, n: u64, cells: &Cells) -> u64 {
             .map(|(i, c)| {
                 c.put(i as u64).unwrap();
                 *c.get()
+            })
+            .sum(),
+        ("istore-wait", Cells::IStore(cells)) => cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                offshoot::scope(|s| {
+                    s.spawn(move |_| c.put(i as u64).unwrap());
+                    c.get()
+                })
+            })
+            .sum(),
+        ("promise-wait", Cells::Promise(cells)) => cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                offshoot::scope(|s| {
+                    s.spawn(move |_| c.put(i as u64).unwrap());
+                    *c.get()
+                })
             })
             .sum(),
         ("istore-get", Cells::IStore(cells)) => (0..n).map(|_| black_box(&cells[0]).get()).sum(),
@@ -118,8 +144,8 @@ fn main() {
     let n: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(20_000);
     assert!(n.is_multiple_of(8), "N must be a multiple of 8");
     let cells = match variant {
-        "istore" => Cells::IStore((0..n).map(|_| IStore::new()).collect()),
-        "promise" => Cells::Promise((0..n).map(|_| Promise::new()).collect()),
+        "istore" | "istore-wait" => Cells::IStore((0..n).map(|_| IStore::new()).collect()),
+        "promise" | "promise-wait" => Cells::Promise((0..n).map(|_| Promise::new()).collect()),
         "istore-get" => {
             let c = IStore::new();
             c.put(1).unwrap();
@@ -137,7 +163,9 @@ fn main() {
     let pool = offshoot::ThreadPool::builder().workers(1).build().unwrap();
     let got = pool.run(|| measured(variant, n, &cells));
     let want = match variant {
-        "istore" | "promise" | "fifo" | "channel" => n * (n - 1) / 2,
+        "istore" | "promise" | "istore-wait" | "promise-wait" | "fifo" | "channel" => {
+            n * (n - 1) / 2
+        }
         "istore-get" | "promise-get" => n,
         "read" | "shared-read" => 0,
         _ => n * (n + 1) / 2,

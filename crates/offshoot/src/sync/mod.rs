@@ -104,35 +104,59 @@ pub(crate) use crate::fiber::{WaitOn, Woken};
 use lock_word::LockWord;
 use rw_word::RwWord;
 
-/// A wait list of parked tasks, kept under the lock of the construct that owns it.
-pub(crate) struct WaitList(std::collections::VecDeque<crate::fiber::Waiter>);
+/// A wait list of parked tasks, kept under the lock of the construct that owns it: first in,
+/// first out.
+///
+/// The oldest token is kept inline (`first`), the others in a deque behind it: most lists
+/// hold at most one token at a time (an I-store's one reader, a lock's one contender), and
+/// one then costs no allocation — a short-lived construct that a task waits on once (an
+/// `opa::IStore`) used to pay a heap block for its deque at that wait. `first` is `None`
+/// only while `rest` is empty, so `first`, then `rest` in order, is the queue.
+pub(crate) struct WaitList {
+    first: Option<crate::fiber::Waiter>,
+    rest: std::collections::VecDeque<crate::fiber::Waiter>,
+}
 
 impl WaitList {
     pub(crate) const fn new() -> WaitList {
-        WaitList(std::collections::VecDeque::new())
+        WaitList {
+            first: None,
+            rest: std::collections::VecDeque::new(),
+        }
     }
 
     /// Arms a token for the calling task and queues it; park on it after releasing the
     /// lock that guards this list.
     pub(crate) fn enqueue(&mut self) -> crate::fiber::Waiter {
         let w = crate::fiber::Waiter::prepare();
-        self.0.push_back(w.clone());
+        if self.first.is_none() {
+            self.first = Some(w.clone());
+        } else {
+            self.rest.push_back(w.clone());
+        }
         w
+    }
+
+    /// Takes the oldest token off the list.
+    fn pop_front(&mut self) -> Option<crate::fiber::Waiter> {
+        let w = self.first.take()?;
+        self.first = self.rest.pop_front();
+        Some(w)
     }
 
     /// Whether no token is queued (woken or abandoned ones included until they leave).
     pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.first.is_none()
     }
 
     /// How many tokens are queued (woken or abandoned ones included until they leave).
     pub(crate) fn len(&self) -> usize {
-        self.0.len()
+        usize::from(self.first.is_some()) + self.rest.len()
     }
 
     /// Wakes the oldest waiter still waiting. Returns whether one was woken.
     pub(crate) fn wake_one(&mut self) -> bool {
-        while let Some(w) = self.0.pop_front() {
+        while let Some(w) = self.pop_front() {
             if w.wake() {
                 return true;
             }
@@ -142,14 +166,18 @@ impl WaitList {
 
     /// Wakes every waiter.
     pub(crate) fn wake_all(&mut self) {
-        for w in self.0.drain(..) {
+        for w in self.first.take().into_iter().chain(self.rest.drain(..)) {
             w.wake();
         }
     }
 
     /// Takes `w` off the list, if it is still there (a wait that was interrupted).
     pub(crate) fn remove(&mut self, w: &crate::fiber::Waiter) {
-        self.0.retain(|x| !x.same(w));
+        if self.first.as_ref().is_some_and(|x| x.same(w)) {
+            self.first = self.rest.pop_front();
+        } else {
+            self.rest.retain(|x| !x.same(w));
+        }
     }
 }
 
@@ -209,4 +237,32 @@ where
 /// consistent by every critical section (none of them runs user code).
 pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::WaitList;
+
+    /// The inline first token and the deque behind it keep one queue, oldest first, also
+    /// when tokens leave from the front, the middle or the back.
+    #[test]
+    fn wait_list_keeps_its_order_across_the_inline_slot() {
+        let mut q = WaitList::new();
+        assert!(q.is_empty());
+        let (a, b, c) = (q.enqueue(), q.enqueue(), q.enqueue());
+        assert_eq!(q.len(), 3);
+        q.remove(&a);
+        assert_eq!(q.len(), 2);
+        assert!(q.pop_front().is_some_and(|w| w.same(&b)));
+        let d = q.enqueue();
+        q.remove(&d);
+        assert!(q.pop_front().is_some_and(|w| w.same(&c)));
+        assert!(q.is_empty() && q.pop_front().is_none());
+        let e = q.enqueue();
+        assert!(!q.is_empty() && q.len() == 1);
+        q.wake_all();
+        assert!(q.is_empty());
+        // `e` was the latest token armed on this thread: `wake_all` woke it.
+        assert!(!e.wake());
+    }
 }

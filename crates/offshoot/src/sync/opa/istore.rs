@@ -1,13 +1,17 @@
 //! [`IStore`]: an I-structure cell, OPA's I-store class on [`Object`].
 //!
 //! Invariants:
-//! * The value lives in one `OnceLock` shared by the object's state (an `Arc`), set in place
-//!   by the exclusive operation `put`; `get` is suspended exactly while it is empty
-//!   (suspended at construction, restored by the `put` that fills it, before that put's
-//!   writer lock is given up), so a `get` that runs finds it set.
+//! * The value lives in the object's state, a `OnceLock`, set in place by the exclusive
+//!   operation `put`. The object has no write operation, so its state is never copied: its
+//!   first version is its only one (`Object`'s invariants), and the cell sits in that
+//!   version's block, with no `Arc` of its own to reach (a `get` after a `put` on another
+//!   worker reads one cache line fewer that the put wrote).
+//! * `get` is suspended exactly while the cell is empty (suspended at construction, restored
+//!   by the `put` that fills it, before that put's writer lock is given up), so a `get` that
+//!   runs finds it set.
 //! * A second `put` changes nothing and hands its value back.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use crate::sync::{AlreadyPut, Object, Op};
 
@@ -30,7 +34,7 @@ use crate::sync::{AlreadyPut, Object, Op};
 /// assert_eq!(cell.get(), 42);
 /// ```
 pub struct IStore<V> {
-    object: Object<Arc<OnceLock<V>>>,
+    object: Object<OnceLock<V>>,
     get: Op<(), V>,
     try_get: Op<(), Option<V>>,
     put: Op<V, Result<(), AlreadyPut<V>>>,
@@ -44,7 +48,7 @@ impl<V: Clone + Send + Sync + 'static> IStore<V> {
     /// assert_eq!(c.try_get(), None);
     /// ```
     pub fn new() -> IStore<V> {
-        IStore::build(Object::builder(Arc::new(OnceLock::new())))
+        IStore::build(Object::builder(OnceLock::new()))
     }
 
     /// An empty cell that deadlock reports name `name`: a task that waits for it for ever
@@ -57,19 +61,19 @@ impl<V: Clone + Send + Sync + 'static> IStore<V> {
     /// assert_eq!(c.get(), 1);
     /// ```
     pub fn named(name: &'static str) -> IStore<V> {
-        IStore::build(Object::builder(Arc::new(OnceLock::new())).named(name))
+        IStore::build(Object::builder(OnceLock::new()).named(name))
     }
 
-    fn build(mut b: crate::sync::ObjectBuilder<Arc<OnceLock<V>>>) -> IStore<V> {
+    fn build(mut b: crate::sync::ObjectBuilder<OnceLock<V>>) -> IStore<V> {
         let get = b.op("get");
         let try_get = b.op("try_get");
         let put = b.op("put");
-        b.read(get, |v: &Arc<OnceLock<V>>, ()| {
+        b.read(get, |v: &OnceLock<V>, ()| {
             v.get()
                 .cloned()
                 .expect("offshoot: IStore::get is restored only once the cell is written")
         });
-        b.read(try_get, |v: &Arc<OnceLock<V>>, ()| v.get().cloned());
+        b.read(try_get, |v: &OnceLock<V>, ()| v.get().cloned());
         b.exclusive(put, move |c, value| match c.set(value) {
             Ok(()) => {
                 c.restore(get);
