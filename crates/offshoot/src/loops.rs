@@ -486,7 +486,7 @@ fn run_range_in<L: LoopBody>(
 /// that stopped the piece, and is dropped.
 #[cold]
 #[inline(never)]
-fn discard_rest<L: LoopBody>(body: &L, lo: usize, hi: usize) {
+pub(crate) fn discard_rest<L: LoopBody>(body: &L, lo: usize, hi: usize) {
     if lo < hi {
         let _ = catch_unwind(AssertUnwindSafe(|| body.discard(lo, hi)));
     }

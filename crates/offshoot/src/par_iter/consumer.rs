@@ -90,7 +90,7 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> Run<'_, I, C> {
         lo: usize,
         hi: usize,
     ) {
-        let mut rest = BlockRest::new(self.iter, lo, hi);
+        let mut rest = BlockRest::new(self, lo, hi);
         for i in lo..hi {
             if i > lo {
                 if self.skip(i, hi) {
@@ -118,7 +118,7 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> Run<'_, I, C> {
         if !self.grid.restarts() {
             return self.block(local, acc, lo, hi);
         }
-        let mut rest = BlockRest::new(self.iter, lo, hi);
+        let mut rest = BlockRest::new(self, lo, hi);
         let mut s = lo;
         while s < hi {
             if local.fresh || s >= local.seg_end {
@@ -146,32 +146,25 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> Run<'_, I, C> {
     }
 }
 
-/// The indices `from..to` of a block that are not handed to a `block` call yet: disposed of
-/// (`drop_block`) if the block unwinds before it reaches them — a panic in an earlier
-/// segment or index, or a stop at the poll between indices. On the normal path `from`
-/// reaches `to` and nothing is left.
-struct BlockRest<'r, I: ParallelIterator> {
-    iter: &'r I,
+/// The indices `from..to` of a block that are not handed to a `block` call yet: discarded
+/// (`LoopBody::discard`, through the loop's `discard_rest`) if the block unwinds before it
+/// reaches them — a panic in an earlier segment or index, or a stop at the poll between
+/// indices. On the normal path `from` reaches `to` and nothing is left.
+struct BlockRest<'r, 'a, I: ParallelIterator, C: Consumer<I::Item>> {
+    run: &'r Run<'a, I, C>,
     from: usize,
     to: usize,
 }
 
-impl<'r, I: ParallelIterator> BlockRest<'r, I> {
-    fn new(iter: &'r I, from: usize, to: usize) -> Self {
-        BlockRest { iter, from, to }
+impl<'r, 'a, I: ParallelIterator, C: Consumer<I::Item>> BlockRest<'r, 'a, I, C> {
+    fn new(run: &'r Run<'a, I, C>, from: usize, to: usize) -> Self {
+        BlockRest { run, from, to }
     }
 }
 
-impl<I: ParallelIterator> Drop for BlockRest<'_, I> {
+impl<I: ParallelIterator, C: Consumer<I::Item>> Drop for BlockRest<'_, '_, I, C> {
     fn drop(&mut self) {
-        if self.from < self.to {
-            // A panic here (an element's destructor) loses to the one unwinding the block.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                // SAFETY: these indices belong to this block (the loop handed it them) and
-                // no `block` call got them.
-                unsafe { self.iter.drop_block(self.from, self.to) }
-            }));
-        }
+        crate::loops::discard_rest(self.run, self.from, self.to);
     }
 }
 

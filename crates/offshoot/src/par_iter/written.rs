@@ -51,20 +51,8 @@ impl<T> Written<T> {
 
     /// The slot just after the written ones.
     #[inline]
-    pub(crate) fn end(&self) -> *mut T {
+    fn end(&self) -> *mut T {
         self.start.wrapping_add(self.len)
-    }
-
-    /// Writes `x` into the next slot and takes it into the range.
-    ///
-    /// # Safety
-    /// The next slot (`end()`) is within the buffer, uninitialised, and written by nobody
-    /// else.
-    #[inline]
-    pub(crate) unsafe fn push(&mut self, x: T) {
-        // SAFETY: per the contract.
-        unsafe { self.end().write(x) };
-        self.len += 1;
     }
 
     /// Writes the items of `it`, at most `max` of them, into the next slots and takes them
@@ -176,15 +164,14 @@ mod tests {
         b.continue_at(p.wrapping_add(2));
         // SAFETY: slots 0, 1 (a) and 2, 3 (b) are within the capacity, each written once.
         unsafe {
-            a.push(Counted(&drops));
-            a.push(Counted(&drops));
-            b.push(Counted(&drops));
+            a.extend([Counted(&drops), Counted(&drops)].into_iter(), 2);
+            b.extend(std::iter::once(Counted(&drops)), 2);
         }
         drop(b);
         assert_eq!(drops.get(), 1);
         let mut c = Written::empty(p.wrapping_add(2));
         // SAFETY: slot 2 was dropped above and is written again, once.
-        unsafe { c.push(Counted(&drops)) };
+        unsafe { c.extend(std::iter::once(Counted(&drops)), 1) };
         let whole = a.join(c);
         assert_eq!(whole.len(), 3);
         let n = whole.release();
@@ -202,11 +189,11 @@ mod tests {
         let p = buf.as_mut_ptr();
         let mut a = Written::empty(p);
         // SAFETY: slot 0 is within the capacity.
-        unsafe { a.push(1) };
+        unsafe { a.extend(std::iter::once(1), 1) };
         let mut b = Written::empty(p);
         b.continue_at(p.wrapping_add(2));
         // SAFETY: slot 2 is within the capacity.
-        unsafe { b.push(3) };
+        unsafe { b.extend(std::iter::once(3), 1) };
         let _ = a.join(b);
     }
 }

@@ -60,11 +60,10 @@ where
 {
     if v.len() <= KEYS_SEQ {
         let mut w = Written::empty(out.wrapping_add(base));
-        for (i, x) in v.iter().enumerate() {
-            // SAFETY: slot `base + i` is within the buffer (its capacity is the whole
-            // slice's length), written by this leaf alone, once.
-            unsafe { w.push((key(x), base + i)) };
-        }
+        let pairs = v.iter().enumerate().map(|(i, x)| (key(x), base + i));
+        // SAFETY: slots `base..base + v.len()` are within the buffer (its capacity is the
+        // whole slice's length), written by this leaf alone, once.
+        unsafe { w.extend(pairs, v.len()) };
         return w;
     }
     let mid = v.len() / 2;
