@@ -2,7 +2,7 @@
 //! (Fig. 2.10 futures WORK=6 CPL=5, Fig. 2.11 phasers WORK=18 CPL=13, Fig. 2.12 isolated
 //! WORK=14 CPL=10, and 7 without `isolated`), the span of simple shapes in units (a chain, a
 //! balanced tree of joins, joins inside a finish, a future chain, a data-driven task, a
-//! parallel loop, `measure` calls) on 1 to 4 workers, measured time that is consistent (work ≥ span,
+//! parallel loop, `measure` calls, calls that wait on OPA's shared objects) on 1 to 4 workers, measured time that is consistent (work ≥ span,
 //! burdened ≥ span), the CSV's columns, pools that do not measure, and measuring pools that
 //! give a random program's answers and its failures exactly as a plain pool does.
 
@@ -11,6 +11,7 @@ mod common;
 use common::{boom, boom_msg, bounded, panic_message, random_mix, Rng, POOL_SIZES};
 use offshoot::metrics::{self, do_work, Mode, Row};
 use offshoot::phaser::{Mode as PhMode, Phaser};
+use offshoot::sync::opa::{self, Fifo, IStore};
 use offshoot::sync::{spawn_future, spawn_when, Promise};
 use offshoot::ThreadPool;
 
@@ -236,6 +237,62 @@ fn a_data_driven_task_starts_after_the_latest_put() {
                 || {
                     do_work(5);
                     p.put(3).unwrap();
+                },
+            );
+        });
+    })
+}
+
+#[test]
+fn a_call_that_waits_on_a_shared_object_comes_after_what_let_it_through() {
+    bounded(|| {
+        // An I-store's get waits for the put (an exclusive operation, which changes the state
+        // in place: no version carries its span): 5 then 2 on a chain, 1 beside.
+        units("istore", (8, 7), || {
+            let s = IStore::<u32>::new();
+            offshoot::join(
+                || {
+                    do_work(1);
+                    let v = s.get();
+                    do_work(2);
+                    v
+                },
+                || {
+                    do_work(5);
+                    s.put(3).unwrap();
+                },
+            );
+        });
+        // A FIFO's get (exclusive, suspended while empty) waits for the put that restores it.
+        units("fifo", (8, 7), || {
+            let q = Fifo::<u32>::new(1);
+            offshoot::join(
+                || {
+                    do_work(1);
+                    let v = q.get();
+                    do_work(2);
+                    v
+                },
+                || {
+                    do_work(5);
+                    q.put(3);
+                },
+            );
+        });
+        // A barrier's passage (a read, restored by the last arrival's write): both sides
+        // go on after the later arrival, at 5.
+        units("opa barrier", (9, 7), || {
+            let b = opa::Barrier::new(2);
+            offshoot::join(
+                || {
+                    do_work(1);
+                    b.wait();
+                    do_work(2);
+                },
+                || {
+                    do_work(5);
+                    b.wait();
+                    do_work(1);
                 },
             );
         });

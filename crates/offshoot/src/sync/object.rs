@@ -40,6 +40,13 @@
 //!   it directly instead of `arc-swap`'s protected load (exclusive operations change the
 //!   state in place, through its interior mutability). That version's span stamp is the
 //!   build's, which every caller comes after, so they do not absorb it.
+//! * Work and span (`metrics/`): a version carries the span of the write that committed it
+//!   (`Shared`); an exclusive operation, which changes the state in place, raises the
+//!   object's `ends` stamp to its span when its body returns, *before* its table changes
+//!   take effect, and every call absorbs `ends` before its body runs: a call comes after
+//!   every exclusive operation whose changes it can see (for an I-store's `get`, the `put`
+//!   that restored it), as a read comes after the commit it saw. A table change made from
+//!   outside any operation (`Object::restore`, …) raises `ends` too.
 //! * Restoring a suspended operation wakes **one** of its waiters; a waiter that was woken
 //!   and gets through (finds the operation still open: for a write, at its commit) wakes the
 //!   next. So while an operation is open and callers wait for it, one of them is woken and
@@ -60,6 +67,7 @@ use crate::atomics::{fence, AtomicUsize, Ordering};
 
 use super::shared::{Draft, Shared, Snapshot, WriterLock};
 use super::{holder_id, WaitList, WaitOn, Woken};
+use crate::metrics::Stamp;
 
 /// The route of a suspended operation.
 const SUSPENDED: usize = usize::MAX;
@@ -394,6 +402,7 @@ impl<T: Clone + Send + Sync + 'static> ObjectBuilder<T> {
             ops,
             queues: crate::atomics::Mutex::new(queues),
             fixed,
+            ends: Stamp::new(),
         }
     }
 }
@@ -437,6 +446,9 @@ pub struct Object<T> {
     /// The state's one version, held here, if the object has no write operation (module
     /// invariants): read and exclusive operations use it without `arc-swap`'s load.
     fixed: Option<Snapshot<T>>,
+    /// The span at which the latest exclusive operation (or table change from outside any
+    /// operation) ended: absorbed by every call (module invariants).
+    ends: Stamp,
 }
 
 impl<T: Clone + Send + Sync + 'static> Object<T> {
@@ -531,6 +543,9 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
                 pending: Changes::default(),
             };
             let r = body(&mut ex, arg);
+            // Before the routes: a caller that finds an operation restored by this one reads
+            // the raised stamp (the routes' release swap orders it).
+            crate::metrics::raise(&self.ends);
             self.set_routes(&ex.pending);
             r
         })
@@ -541,6 +556,7 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     #[inline(never)]
     fn run_write<A: 'static, R: 'static>(&self, to: usize, arg: A, held: &WriterLock<'_>) -> R {
         let body = self.ops[to].body::<WriteBody<T, A, R>>();
+        crate::metrics::absorb(&self.ends);
         let mut call = Call {
             draft: self.state.draft(held),
             object: self,
@@ -731,8 +747,10 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
 
     /// Runs `f` on the current state: the one version of an object without write
     /// operations, else the one `Shared::read` loads.
+    /// Either way the call comes after the latest exclusive operation (`ends`).
     #[inline]
     fn with_state<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+        crate::metrics::absorb(&self.ends);
         match &self.fixed {
             Some(v) => f(v),
             None => self.state.read(f),
@@ -850,6 +868,7 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
                     self.label()
                 )
             });
+        crate::metrics::raise(&self.ends);
         self.apply_routes(&[(k, to)]);
     }
 
