@@ -37,6 +37,9 @@
 //! * futures, promises and events: a `get` (`wait`) ends no earlier than the put (`set`, or
 //!   the future's task) that gave the value.
 //! * `isolated` sections: each starts after the previous one ended (they are serialised).
+//! * OPA's shared objects (`sync::Object`, and `sync::opa`'s I-store, FIFO and barrier on
+//!   it): a call comes after the write whose commit it reads and after the latest exclusive
+//!   operation (an I-store's `get` after the `put` that let it through).
 //! * phasers: a wait for a phase ends no earlier than the last signal of that phase.
 //! * parallel loops and iterators: iterations run in parallel, each from the loop's start.
 //!   A loop runs in blocks of iterations (see `par_for`); the span of each block counts as
@@ -48,7 +51,7 @@
 //! work ÷ span: the speedup no number of workers can exceed.
 //!
 //! Not followed as dependences (their time still counts as work): channels, monitors,
-//! locks other than `isolated`, barriers and event counts (a wait there is a dependence this
+//! locks other than `isolated`, `sync::Barrier` and event counts (a wait there is a dependence this
 //! measure does not see, so the span can come out shorter than the true one); an actor's
 //! messages (its drain task starts at the clock of the send that scheduled it, but the
 //! other messages it drains do not carry their sender's span, as HJlib's do); scoped
@@ -84,6 +87,7 @@ mod leaves;
 mod report;
 pub(crate) mod strand;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 pub(crate) use clock::{Acc, Clock, Span, Stamp};
@@ -176,6 +180,7 @@ pub fn measure<R>(tag: &str, f: impl FnOnce() -> R) -> R {
 
 /// The running strand waits for a dependence that `stamp` recorded (a promise's put, a
 /// future's end, an isolated section's release, a phase's signals).
+#[inline]
 pub(crate) fn absorb(stamp: &Stamp) {
     if let Some(s) = current_on() {
         s.absorb(stamp.get());
@@ -185,6 +190,7 @@ pub(crate) fn absorb(stamp: &Stamp) {
 /// Runs `wait`, a wait for a dependence, without charging the time it takes to the running
 /// strand (a wait that parks charges nothing anyway; one that spins would otherwise count
 /// as work on the span).
+#[inline]
 pub(crate) fn waiting<R>(wait: impl FnOnce() -> R) -> R {
     let Some(m) = current_on() else {
         return wait();
@@ -198,6 +204,7 @@ pub(crate) fn waiting<R>(wait: impl FnOnce() -> R) -> R {
 
 /// The running strand waits for a dependence whose span was `s` (read from a stamp
 /// earlier).
+#[inline]
 pub(crate) fn absorb_span(s: Span) {
     if let Some(m) = current_on() {
         m.absorb(s);
@@ -205,14 +212,34 @@ pub(crate) fn absorb_span(s: Span) {
 }
 
 /// The running strand is a dependence that `stamp` records (see [`absorb`]).
+#[inline]
 pub(crate) fn raise(stamp: &Stamp) {
     if let Some(s) = current_on() {
         stamp.raise(s.checkpoint().span());
     }
 }
 
+/// Whether a pool that measures was ever built in this process: until one is, no worker's
+/// strand measures and [`current_on`] answers without looking at the worker, so the stamps
+/// that promises, events and shared objects keep cost one load of a read-mostly line.
+///
+/// Relaxed: set by [`Collector::new`] before the measuring pool's threads are spawned, which
+/// orders the store before everything they run; a thread of any other pool that reads an old
+/// `false` has a strand that does not measure anyway.
+static ANY_MEASURES: AtomicBool = AtomicBool::new(false);
+
 /// The calling worker's strand state, if it measures.
+#[inline(always)]
 pub(crate) fn current_on() -> Option<&'static strand::Strand> {
+    if !ANY_MEASURES.load(Ordering::Relaxed) {
+        return None;
+    }
+    current_measuring()
+}
+
+/// [`current_on`] once some pool measures.
+#[inline(never)]
+fn current_measuring() -> Option<&'static strand::Strand> {
     let w = Worker::current();
     if w.is_null() {
         return None;
@@ -232,6 +259,8 @@ pub(crate) struct Collector {
 
 impl Collector {
     pub(crate) fn new(mode: Mode) -> Collector {
+        // Relaxed: see `ANY_MEASURES`.
+        ANY_MEASURES.store(true, Ordering::Relaxed);
         Collector {
             mode,
             rows: Mutex::new(Vec::new()),

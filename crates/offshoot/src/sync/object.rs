@@ -536,19 +536,28 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     #[inline(always)]
     fn run_exclusive<A: 'static, R: 'static>(&self, to: usize, arg: A) -> R {
         let body = self.ops[to].body::<ExclusiveBody<T, A, R>>();
-        self.with_state(|value| {
-            let mut ex = Exclusive {
-                value,
-                object: self,
-                pending: Changes::default(),
-            };
-            let r = body(&mut ex, arg);
-            // Before the routes: a caller that finds an operation restored by this one reads
-            // the raised stamp (the routes' release swap orders it).
-            crate::metrics::raise(&self.ends);
-            self.set_routes(&ex.pending);
-            r
-        })
+        crate::metrics::absorb(&self.ends);
+        // Not through `with_state`'s closure: the body's call is inlined on each path.
+        match &self.fixed {
+            Some(v) => self.exclusive_on(v, body, arg),
+            None => self.state.read(|v| self.exclusive_on(v, body, arg)),
+        }
+    }
+
+    /// [`run_exclusive`](Self::run_exclusive) on the state `value`.
+    #[inline(always)]
+    fn exclusive_on<A, R>(&self, value: &T, body: &ExclusiveBody<T, A, R>, arg: A) -> R {
+        let mut ex = Exclusive {
+            value,
+            object: self,
+            pending: Changes::default(),
+        };
+        let r = body(&mut ex, arg);
+        // Before the routes: a caller that finds an operation restored by this one reads the
+        // raised stamp (the routes' release swap orders it).
+        crate::metrics::raise(&self.ends);
+        self.set_routes(&ex.pending);
+        r
     }
 
     /// Runs write operation `to`'s body on a private copy, commits it and then its table
@@ -748,7 +757,7 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     /// Runs `f` on the current state: the one version of an object without write
     /// operations, else the one `Shared::read` loads.
     /// Either way the call comes after the latest exclusive operation (`ends`).
-    #[inline]
+    #[inline(always)]
     fn with_state<R>(&self, f: impl FnOnce(&T) -> R) -> R {
         crate::metrics::absorb(&self.ends);
         match &self.fixed {
