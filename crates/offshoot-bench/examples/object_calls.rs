@@ -28,7 +28,10 @@
 //! 51 (`promise-get` 38), `fifo` 665 → 336 (`channel` 194), `read` 175 → 135
 //! (`shared-read` 92), `write` 731 → 730 (`shared-write` 585).
 //! `istore-wait` 3323 → 3011 (`promise-wait` 2944) with a wait list's first token kept
-//! inline (docs/DESIGN-NOTES.md, "An I-store's waiting get").
+//! inline (docs/DESIGN-NOTES.md, "An I-store's waiting get"). With the span stamp of
+//! exclusive operations (metrics), the flattened bodies (`sync/op_body.rs`) and the
+//! stamps' one-flag check: `fifo` 351, `istore` 368 (`promise` 342), `istore-get` 63,
+//! `read` 120, `write` 699.
 
 use std::hint::black_box;
 

@@ -70,6 +70,7 @@ mod lock_word;
 mod monitor;
 mod mutex;
 mod object;
+mod op_body;
 pub mod opa;
 mod promise;
 mod refcount;

@@ -56,15 +56,16 @@
 //!   would wait for itself: a panic, as in `Shared::write`), nor a suspended operation of it
 //!   (only a write of the object could restore it, and this one is still running: a panic).
 
-use std::any::{Any, TypeId};
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
+use std::ptr::NonNull;
 use std::sync::atomic::AtomicU64;
 
 use crate::atomics::{fence, AtomicUsize, Ordering};
 
+use super::op_body::{Body, ExclusiveCall, ReadCall, WriteCall};
 use super::shared::{Draft, Shared, Snapshot, WriterLock};
 use super::{holder_id, WaitList, WaitOn, Woken};
 use crate::metrics::Stamp;
@@ -74,7 +75,8 @@ const SUSPENDED: usize = usize::MAX;
 
 /// A body found with another signature than its handle's: cannot happen, as `replace`
 /// takes two handles of one signature and handles are checked against their object.
-const RESIGNED: &str = "offshoot::sync::Object: an operation re-pointed to another signature";
+pub(super) const RESIGNED: &str =
+    "offshoot::sync::Object: an operation re-pointed to another signature";
 
 /// A handle naming one operation of one [`Object`]: it takes an `A` and returns an `R`.
 /// Made by [`ObjectBuilder::op`]; cheap to copy. Only operations of the same signature can
@@ -111,13 +113,6 @@ impl<A, R> fmt::Debug for Op<A, R> {
     }
 }
 
-/// A read operation's body.
-type ReadBody<T, A, R> = Box<dyn Fn(&T, A) -> R + Send + Sync>;
-/// A write operation's body.
-type WriteBody<T, A, R> = Box<dyn Fn(&mut Call<'_, T>, A) -> R + Send + Sync>;
-/// An exclusive operation's body.
-type ExclusiveBody<T, A, R> = Box<dyn Fn(&mut Exclusive<'_, T>, A) -> R + Send + Sync>;
-
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
     Read,
@@ -129,12 +124,9 @@ enum Kind {
 struct Operation {
     name: &'static str,
     kind: Kind,
-    /// A `ReadBody<T, A, R>`, a `WriteBody<T, A, R>` or an `ExclusiveBody<T, A, R>`, as
-    /// `kind` says.
-    body: Box<dyn Any + Send + Sync>,
-    /// The type of the value in `body` (`Any::type_id` of it, kept here so that a call
-    /// checks it without a virtual call).
-    body_type: TypeId,
+    /// A read, write or exclusive body, as `kind` says, of the signature of the
+    /// operation's handle.
+    body: Body,
     /// Module invariants: its own index, another's, or `SUSPENDED`.
     route: AtomicUsize,
     /// Callers between announcing a wait for this operation and the end of that wait
@@ -142,22 +134,6 @@ struct Operation {
     waiters: AtomicUsize,
     /// Callers woken from this operation's wait list (a statistic).
     woken: AtomicU64,
-}
-
-impl Operation {
-    /// The body, as a `B`.
-    ///
-    /// # Panics
-    /// If it is not a `B` (cannot happen: see `RESIGNED`).
-    #[inline]
-    fn body<B: 'static>(&self) -> &B {
-        assert!(self.body_type == TypeId::of::<B>(), "{RESIGNED}");
-        let body: *const (dyn Any + Send + Sync) = &*self.body;
-        // SAFETY: `body_type` is the type of the value behind `body` (both set in `build`,
-        // from the same box, and never changed), and it is `B`, so the pointer points to a
-        // live `B`, borrowed for as long as `self`.
-        unsafe { &*body.cast::<B>() }
-    }
 }
 
 /// Declares the operations of an [`Object`]: first their names and signatures
@@ -181,7 +157,7 @@ pub struct ObjectBuilder<T> {
     name: Option<&'static str>,
     id: usize,
     names: Vec<&'static str>,
-    bodies: Vec<Option<(Kind, Box<dyn Any + Send + Sync>)>>,
+    bodies: Vec<Option<(Kind, Body)>>,
     suspended: Vec<usize>,
 }
 
@@ -243,8 +219,7 @@ impl<T: Clone + Send + Sync + 'static> ObjectBuilder<T> {
         op: Op<A, R>,
         body: impl Fn(&T, A) -> R + Send + Sync + 'static,
     ) -> &mut Self {
-        let body: ReadBody<T, A, R> = Box::new(body);
-        self.define(op, Kind::Read, Box::new(body))
+        self.define(op, Kind::Read, Body::read(body))
     }
 
     /// Makes `op` a write operation (OPA's `instant` method): `body` runs on a private copy
@@ -268,8 +243,7 @@ impl<T: Clone + Send + Sync + 'static> ObjectBuilder<T> {
         op: Op<A, R>,
         body: impl Fn(&mut Call<'_, T>, A) -> R + Send + Sync + 'static,
     ) -> &mut Self {
-        let body: WriteBody<T, A, R> = Box::new(body);
-        self.define(op, Kind::Write, Box::new(body))
+        self.define(op, Kind::Write, Body::write(body))
     }
 
     /// Makes `op` an exclusive operation (OPA's `synchronized` method): `body` runs under
@@ -297,8 +271,7 @@ impl<T: Clone + Send + Sync + 'static> ObjectBuilder<T> {
         op: Op<A, R>,
         body: impl Fn(&mut Exclusive<'_, T>, A) -> R + Send + Sync + 'static,
     ) -> &mut Self {
-        let body: ExclusiveBody<T, A, R> = Box::new(body);
-        self.define(op, Kind::Exclusive, Box::new(body))
+        self.define(op, Kind::Exclusive, Body::exclusive(body))
     }
 
     /// Starts the object with `op` suspended (OPA's `setmethod(op, suspends)` in a
@@ -327,12 +300,7 @@ impl<T: Clone + Send + Sync + 'static> ObjectBuilder<T> {
         self
     }
 
-    fn define<A, R>(
-        &mut self,
-        op: Op<A, R>,
-        kind: Kind,
-        body: Box<dyn Any + Send + Sync>,
-    ) -> &mut Self {
+    fn define<A, R>(&mut self, op: Op<A, R>, kind: Kind, body: Body) -> &mut Self {
         assert_eq!(
             op.object, self.id,
             "offshoot::sync::Object: another object's operation"
@@ -378,7 +346,6 @@ impl<T: Clone + Send + Sync + 'static> ObjectBuilder<T> {
                 Operation {
                     name,
                     kind,
-                    body_type: (*body).type_id(),
                     body,
                     route: AtomicUsize::new(route),
                     waiters: AtomicUsize::new(0),
@@ -535,7 +502,7 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     /// writer lock.
     #[inline(always)]
     fn run_exclusive<A: 'static, R: 'static>(&self, to: usize, arg: A) -> R {
-        let body = self.ops[to].body::<ExclusiveBody<T, A, R>>();
+        let body = self.ops[to].body.entry::<ExclusiveCall<T, A, R>>();
         crate::metrics::absorb(&self.ends);
         // Not through `with_state`'s closure: the body's call is inlined on each path.
         match &self.fixed {
@@ -544,15 +511,22 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
         }
     }
 
-    /// [`run_exclusive`](Self::run_exclusive) on the state `value`.
+    /// [`run_exclusive`](Self::run_exclusive) on the state `value`, with the entry of the
+    /// body (`Body::entry`).
     #[inline(always)]
-    fn exclusive_on<A, R>(&self, value: &T, body: &ExclusiveBody<T, A, R>, arg: A) -> R {
+    fn exclusive_on<A, R>(
+        &self,
+        value: &T,
+        (body, data): (ExclusiveCall<T, A, R>, NonNull<()>),
+        arg: A,
+    ) -> R {
         let mut ex = Exclusive {
             value,
             object: self,
             pending: Changes::default(),
         };
-        let r = body(&mut ex, arg);
+        // SAFETY: the entry of this operation's body, which its table keeps alive.
+        let r = unsafe { body(data, &mut ex, arg) };
         // Before the routes: a caller that finds an operation restored by this one reads the
         // raised stamp (the routes' release swap orders it).
         crate::metrics::raise(&self.ends);
@@ -564,14 +538,15 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     /// changes; the caller holds the writer lock (`held`).
     #[inline(never)]
     fn run_write<A: 'static, R: 'static>(&self, to: usize, arg: A, held: &WriterLock<'_>) -> R {
-        let body = self.ops[to].body::<WriteBody<T, A, R>>();
+        let (body, data) = self.ops[to].body.entry::<WriteCall<T, A, R>>();
         crate::metrics::absorb(&self.ends);
         let mut call = Call {
             draft: self.state.draft(held),
             object: self,
             pending: Changes::default(),
         };
-        let r = body(&mut call, arg);
+        // SAFETY: the entry of this operation's body, which its table keeps alive.
+        let r = unsafe { body(data, &mut call, arg) };
         let Call { draft, pending, .. } = call;
         self.state.commit(draft);
         self.set_routes(&pending);
@@ -750,8 +725,9 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
 
     #[inline(always)]
     fn run_read<A: 'static, R: 'static>(&self, to: usize, arg: A) -> R {
-        let body = self.ops[to].body::<ReadBody<T, A, R>>();
-        self.with_state(|v| body(v, arg))
+        let (body, data) = self.ops[to].body.entry::<ReadCall<T, A, R>>();
+        // SAFETY: the entry of this operation's body, which its table keeps alive.
+        self.with_state(|v| unsafe { body(data, v, arg) })
     }
 
     /// Runs `f` on the current state: the one version of an object without write
