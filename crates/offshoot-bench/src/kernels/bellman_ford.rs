@@ -399,7 +399,7 @@ fn instance(graph: Graph) -> BellmanFord {
 fn prepare(size: Size) -> BellmanFord {
     let n = match size {
         Size::Test => 200,
-        Size::Quick => 40_000,
+        Size::Quick => 20_000,
         Size::Full => 250_000,
     };
     instance(Graph::random(n, 0xBF))

@@ -322,7 +322,7 @@ const SEED: u64 = 0x5027;
 fn prepare(size: Size) -> CilkSort {
     let n = match size {
         Size::Test => 50_000,
-        Size::Quick => 500_000,
+        Size::Quick => 250_000,
         Size::Full => 4_100_000,
     };
     let input = keys(n, SEED);

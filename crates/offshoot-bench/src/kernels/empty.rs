@@ -75,7 +75,7 @@ impl ItemWork for Empty {
 fn prepare(size: Size, offshoot: Strategy) -> ItemsInstance<Empty> {
     let n = match size {
         Size::Test => 10_000,
-        Size::Quick => 400_000,
+        Size::Quick => 200_000,
         Size::Full => 1_000_000,
     };
     ItemsInstance::new(

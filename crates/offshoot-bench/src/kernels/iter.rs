@@ -306,7 +306,8 @@ fn collect_oracle(n: &u64) -> (usize, u64) {
 fn prepare_collect(size: Size) -> IterKernel<u64, (usize, u64)> {
     let n: u64 = match size {
         Size::Test => 10_000,
-        Size::Quick | Size::Full => 10_000_000,
+        Size::Quick => 5_000_000,
+        Size::Full => 10_000_000,
     };
     state(n, format!("{n} integers"), collect_oracle)
 }

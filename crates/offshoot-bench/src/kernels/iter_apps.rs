@@ -186,7 +186,7 @@ fn make_text(words: usize, seed: u64) -> String {
 fn prepare_word_freq(size: Size) -> IterKernel<String, FreqDigest> {
     let words = match size {
         Size::Test => 20_000,
-        Size::Quick => 1_000_000,
+        Size::Quick => 500_000,
         Size::Full => 10_000_000,
     };
     let text = make_text(words, 21);
@@ -277,7 +277,7 @@ fn flat_sum_oracle(vv: &Vec<Vec<u32>>) -> u64 {
 fn nested(size: Size) -> (Vec<Vec<u32>>, String) {
     let outer = match size {
         Size::Test => 1_000,
-        Size::Quick => 100_000,
+        Size::Quick => 50_000,
         Size::Full => 1_000_000,
     };
     let mut rng = SplitMix64::new(22);

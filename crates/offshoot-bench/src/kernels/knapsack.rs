@@ -261,7 +261,7 @@ struct Knapsack {
 fn params(size: Size) -> (usize, u64) {
     match size {
         Size::Test => (16, 0),
-        Size::Quick => (41, 4),
+        Size::Quick => (39, 4),
         Size::Full => (62, 4),
     }
 }

@@ -119,7 +119,7 @@ impl ItemWork for Loop6 {
 fn prepare(size: Size, offshoot: Strategy) -> ItemsInstance<Loop6> {
     let (n, passes) = match size {
         Size::Test => (300, 2),
-        Size::Quick => (7500, 2),
+        Size::Quick => (7500, 1),
         Size::Full => (7500, 10),
     };
     let mut rng = SplitMix64::new(606);

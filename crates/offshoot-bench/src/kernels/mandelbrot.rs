@@ -115,7 +115,7 @@ impl ItemWork for Mandelbrot {
 fn prepare(size: Size) -> ItemsInstance<Mandelbrot> {
     let (side, limit) = match size {
         Size::Test => (64, 100),
-        Size::Quick => (500, 256),
+        Size::Quick => (400, 256),
         Size::Full => (1000, 1000),
     };
     let work = Mandelbrot {

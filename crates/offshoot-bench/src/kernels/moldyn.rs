@@ -713,7 +713,7 @@ pub fn info() -> KernelInfo {
 fn prepare(size: Size) -> Moldyn {
     let (cells, steps) = match size {
         Size::Test => (4, 2),
-        Size::Quick => (8, 2),
+        Size::Quick => (8, 1),
         Size::Full => (8, 16),
     };
     let start = lattice(cells, 0.01);

@@ -130,7 +130,7 @@ impl ItemWork for NBody {
 fn prepare(size: Size) -> ItemsInstance<NBody> {
     let (n, steps) = match size {
         Size::Test => (64, 2),
-        Size::Quick => (1024, 10),
+        Size::Quick => (1024, 5),
         Size::Full => (1024, 100),
     };
     let work = NBody {

@@ -71,7 +71,8 @@ fn oracle(n: usize) -> u64 {
 fn prepare(size: Size) -> Plain<usize, u64> {
     let n = match size {
         Size::Test => 100_000,
-        Size::Quick | Size::Full => 100_000_000,
+        Size::Quick => 50_000_000,
+        Size::Full => 100_000_000,
     };
     Plain::new(n, format!("{n} iterations"), oracle(n), "sum =")
 }

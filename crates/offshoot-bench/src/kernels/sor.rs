@@ -231,7 +231,7 @@ pub fn info() -> KernelInfo {
 fn prepare(size: Size) -> Sor {
     let (n, iters) = match size {
         Size::Test => (24, 4),
-        Size::Quick => (600, 50),
+        Size::Quick => (600, 25),
         Size::Full => (1000, 100),
     };
     let init = random_grid(n);

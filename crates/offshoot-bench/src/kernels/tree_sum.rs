@@ -133,7 +133,7 @@ fn depth_of(t: &Node) -> u32 {
 fn prepare(size: Size) -> Plain<Node, u64> {
     let depth = match size {
         Size::Test => 12,
-        Size::Quick => 21,
+        Size::Quick => 20,
         Size::Full => 26,
     };
     let label = format!("depth {depth} ({} nodes)", (1u64 << depth) - 1);

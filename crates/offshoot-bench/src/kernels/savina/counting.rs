@@ -234,7 +234,7 @@ pub fn offshoot_tasks(n: u64) -> u64 {
 fn prepare(size: Size) -> Plain<u64, u64> {
     let n = match size {
         Size::Test => 1_000,
-        Size::Quick => 100_000,
+        Size::Quick => 50_000,
         Size::Full => 1_000_000,
     };
     Plain::new(n, format!("{n} increments"), expected(n), "total")

@@ -904,7 +904,7 @@ pub fn kameo(rt: &tokio::runtime::Runtime, q: Queens) -> Found {
 fn queens(size: Size) -> Queens {
     let (n, threshold, k, workers) = match size {
         Size::Test => (8, 3, 40, 3),
-        Size::Quick => (12, 8, 1_000, 8),
+        Size::Quick => (12, 8, 500, 8),
         Size::Full => (14, 10, 8_000, 8),
     };
     Queens {

@@ -293,7 +293,7 @@ pub fn threads(n: u64) -> u64 {
 fn prepare(size: Size) -> Plain<u64, u64> {
     let n = match size {
         Size::Test => 200,
-        Size::Quick => 8_000,
+        Size::Quick => 4_000,
         Size::Full => 200_000,
     };
     Plain::new(
