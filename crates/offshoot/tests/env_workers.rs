@@ -121,5 +121,15 @@ fn workers_env_sets_the_default_size_and_bad_values_are_errors() {
             Err(BuildError::GlobalAlreadyInitialized)
         ));
         std::env::remove_var(WORKERS_ENV);
+        // rayon's error, word for word, from rayon's builder too (rayon users' tests
+        // compare the text).
+        let e = offshoot::ThreadPoolBuilder::new()
+            .build_global()
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "The global thread pool has already been initialized."
+        );
+        assert!(std::error::Error::source(&e).is_none());
     })
 }

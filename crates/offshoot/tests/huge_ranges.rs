@@ -40,6 +40,27 @@ fn find_any_in_an_octillion_returns() {
     })
 }
 
+/// `find_last` over a range longer than `usize::MAX`: each index stands for a long run of
+/// values, so a block raises the mark at its first hit and stops once a later block holds
+/// one, and it polls inside the run; the workers close in on the top in about 64 rounds
+/// of requests, then walk one index's run (before: the top piece walked its runs to the
+/// end without answering requests, which takes years).
+#[test]
+fn find_last_in_an_octillion_returns() {
+    bounded(|| {
+        two_threads(|| {
+            assert_eq!(
+                (0..OCTILLION).into_par_iter().find_last(|_| true),
+                Some(OCTILLION - 1)
+            );
+            assert_eq!(
+                (0..=OCTILLION).into_par_iter().find_last(|x| x % 2 == 1),
+                Some(OCTILLION - 1)
+            );
+        })
+    })
+}
+
 #[test]
 fn find_first_and_any_over_whole_types() {
     bounded(|| {

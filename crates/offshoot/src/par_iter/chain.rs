@@ -86,6 +86,9 @@ where
     fn opt_len(&self) -> Option<usize> {
         Some(self.a.opt_len()? + self.b.opt_len()?)
     }
+    fn into_seq(self) -> impl Iterator<Item = A::Item> {
+        self.a.into_seq().chain(self.b.into_seq())
+    }
 }
 
 impl<A, B> IndexedParallelIterator for Chain<A, B>

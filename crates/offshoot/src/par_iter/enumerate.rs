@@ -25,6 +25,10 @@ impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
     type State = I::State;
     forward_to_base!();
     block_via_iblock!();
+    fn into_seq(self) -> impl Iterator<Item = (usize, I::Item)> {
+        let offset = self.offset;
+        (offset..).zip(self.base.into_seq())
+    }
 }
 
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {

@@ -8,8 +8,12 @@
 //! next block, but lets the pieces to its left finish; `find_last` does the mirror image.
 //!
 //! Where an index stands for a long run of items (a range longer than `usize::MAX`,
-//! `Lengths::runs`), a block checks the mark before each item too, so it stops soon after a
-//! hit elsewhere.
+//! `Lengths::runs`) or may yield any number of them (`flat_map`'s inner iterators,
+//! `Lengths::deep`), a block checks the mark before each item too, so it stops soon after a
+//! hit elsewhere, and polls every 4096 items, so that a worker that asks gets the rest of
+//! the piece while one index's items are still being walked. There `find_last` raises the
+//! mark at a block's first hit, not at its end, and a block stops once a later block holds
+//! a hit.
 //!
 //! Invariant: the `First` mark only decreases and the `Last` mark only increases; skipped
 //! ranges lie wholly after (`First`) or before (`Last`) a block that holds a hit, whose
@@ -35,8 +39,8 @@ struct Find<F> {
     /// block known to hold a hit (`usize::MAX`: none yet). `Last`: one past the first index
     /// of the highest block known to hold a hit (0: none yet).
     mark: AtomicUsize,
-    /// The pipeline's indices may stand for long runs of items (`Lengths::runs`): check the
-    /// mark before each item too.
+    /// The pipeline's indices may stand for long runs of items (`Lengths::runs`, `deep`):
+    /// check the mark before each item too.
     runs: bool,
 }
 
@@ -60,6 +64,35 @@ impl<F> Find<F> {
             !self.past_a_hit(lo)
         })
         .find_map(&self.f)
+    }
+
+    /// `find_map_last` over a block of long runs: keeps the block's last hit, raises the mark
+    /// at its first, and stops once a block after this one holds a hit (the combine then
+    /// keeps that later one); polls every 4096 items.
+    #[cold]
+    #[inline(never)]
+    fn find_last_in_runs<T, R>(&self, it: impl Iterator<Item = T>, lo: usize) -> Option<R>
+    where
+        F: Fn(T) -> Option<R>,
+    {
+        let mut best = None;
+        let mut n = 0u32;
+        for x in it {
+            n = n.wrapping_add(1);
+            if n.is_multiple_of(4096) {
+                crate::poll();
+            }
+            if self.mark.load(Ordering::Relaxed) > lo + 1 {
+                break;
+            }
+            if let Some(r) = (self.f)(x) {
+                if best.is_none() {
+                    self.mark.fetch_max(lo + 1, Ordering::Relaxed);
+                }
+                best = Some(r);
+            }
+        }
+        best
     }
 
     /// `Any`, `First`: whether items from the block that starts at `lo` on are no longer
@@ -111,6 +144,7 @@ impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
                 }
                 r
             }
+            Which::Last if self.runs => self.find_last_in_runs(it, lo).or(acc),
             Which::Last => match it.filter_map(&self.f).last() {
                 Some(r) => {
                     self.mark.fetch_max(lo + 1, Ordering::Relaxed);
@@ -148,7 +182,8 @@ where
     F: Fn(I::Item) -> Option<R> + Sync + Send,
 {
     let mark = if which == Which::First { usize::MAX } else { 0 };
-    let runs = iter.lengths().runs;
+    let lengths = iter.lengths();
+    let runs = lengths.runs || lengths.deep;
     drive(
         iter,
         &Find {

@@ -1,16 +1,20 @@
 //! `flat_map`, `flat_map_iter`, `flatten`, `flatten_iter`: every item becomes an inner
 //! iterator whose items are yielded in order. An inner parallel iterator runs sequentially
-//! on the worker that produced it ([`ParallelIterator::into_seq`]); the outer range is what
+//! on the worker that produced it ([`ParallelIterator::into_seq`]), lazily (`seq.rs`): it
+//! is never held whole and stops where its consumer stops; the outer range is what
 //! splits. The results are not indexed.
 //!
-//! Invariant: each adaptor asks its base for exactly the indices it is asked for.
+//! Invariants: each adaptor asks its base for exactly the indices it is asked for; each
+//! reports `Lengths::deep` (an index may yield any number of items), so early-exit
+//! consumers check and poll between items (`find.rs`).
 
 use super::{forward_to_base, IntoParallelIterator, ParallelIterator};
 
 /// Defines a flattening adaptor: `$name<I, $($f)?>`, each base item `x` becoming the
 /// sequential iterator `$inner(self, x)`.
 macro_rules! flattener {
-    ($(#[$doc:meta])* $name:ident [$($f:ident)?] ($($bound:tt)*) $item:ty, |$s:ident, $x:ident| $inner:expr) => {
+    ($(#[$doc:meta])* $name:ident [$($f:ident)?] ($($bound:tt)*) $item:ty, |$s:ident, $x:ident| $inner:expr,
+     into_seq: |$this:ident| $seq:expr) => {
         $(#[$doc])*
         #[derive(Clone, Debug)]
         #[must_use = "lazy iterators do nothing unless consumed"]
@@ -26,7 +30,14 @@ macro_rules! flattener {
         {
             type Item = $item;
             type State = I::State;
-            forward_to_base!();
+            forward_to_base!(own_lengths);
+            #[inline]
+            fn lengths(&self) -> super::Lengths {
+                super::Lengths {
+                    deep: true,
+                    ..self.base.lengths()
+                }
+            }
             /// # Safety
             /// As for `ParallelIterator::block`: over the pipeline's life each index is handed
             /// out at most once (to `block`, `iblock` or `drop_block`), and
@@ -47,6 +58,12 @@ macro_rules! flattener {
                 let $s = self;
                 self.base.flush(st).flat_map(move |$x| $inner)
             }
+            /// Lazily, the inner iterators one after the other: a nested `flat_map` never
+            /// holds an inner pipeline whole.
+            fn into_seq(self) -> impl Iterator<Item = $item> {
+                let $this = self;
+                $seq
+            }
         }
     };
 }
@@ -54,22 +71,29 @@ macro_rules! flattener {
 flattener!(
     /// See [`ParallelIterator::flat_map`].
     FlatMap[F] (F: Fn(I::Item) -> U + Sync + Send, U: IntoParallelIterator,) U::Item,
-    |s, x| (s.f)(x).into_par_iter().into_seq()
+    |s, x| (s.f)(x).into_par_iter().into_seq(),
+    into_seq: |this| {
+        let f = this.f;
+        this.base.into_seq().flat_map(move |x| f(x).into_par_iter().into_seq())
+    }
 );
 flattener!(
     /// See [`ParallelIterator::flat_map_iter`].
     FlatMapIter[F] (F: Fn(I::Item) -> U + Sync + Send, U: IntoIterator, U::Item: Send,) U::Item,
-    |s, x| { let _ = s; (s.f)(x) }
+    |s, x| { let _ = s; (s.f)(x) },
+    into_seq: |this| this.base.into_seq().flat_map(this.f)
 );
 flattener!(
     /// See [`ParallelIterator::flatten`].
     Flatten[] (I: ParallelIterator<Item = U>, U: IntoParallelIterator,) U::Item,
-    |s, x| { let _ = s; x.into_par_iter().into_seq() }
+    |s, x| { let _ = s; x.into_par_iter().into_seq() },
+    into_seq: |this| this.base.into_seq().flat_map(|x| x.into_par_iter().into_seq())
 );
 flattener!(
     /// See [`ParallelIterator::flatten_iter`].
     FlattenIter[] (I: ParallelIterator<Item = U>, U: IntoIterator, U::Item: Send,) U::Item,
-    |s, x| { let _ = s; x }
+    |s, x| { let _ = s; x },
+    into_seq: |this| this.base.into_seq().flatten()
 );
 
 impl<I, F> FlatMap<I, F> {

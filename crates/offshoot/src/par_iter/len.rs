@@ -37,6 +37,10 @@ pub struct Lengths {
     /// `range.rs`), so a consumer that stops early checks between items, not only between
     /// blocks. Not a bound: carried here because every adaptor already reports `lengths`.
     pub(crate) runs: bool,
+    /// An index may yield any number of items (the inner iterators of `flat_map` and
+    /// `flatten`), so a consumer that stops early checks between items and polls inside a
+    /// block, as for `runs`; blocks keep their size. Not a bound either.
+    pub(crate) deep: bool,
 }
 
 impl Lengths {
@@ -45,6 +49,7 @@ impl Lengths {
         min: 1,
         max: usize::MAX,
         runs: false,
+        deep: false,
     };
 
     /// Both bounds at once (`zip`, `chain`, a bound set twice): the larger minimum and the
@@ -54,6 +59,7 @@ impl Lengths {
             min: self.min.max(other.min),
             max: self.max.min(other.max),
             runs: self.runs || other.runs,
+            deep: self.deep || other.deep,
         }
     }
 
@@ -68,6 +74,7 @@ impl Lengths {
                 (self.max / k).max(1)
             },
             runs: self.runs,
+            deep: self.deep,
         }
     }
 }
@@ -191,6 +198,9 @@ macro_rules! length_adaptor {
                 let $s = self;
                 self.base.lengths().and($own)
             }
+            fn into_seq(self) -> impl Iterator<Item = I::Item> {
+                self.base.into_seq()
+            }
         }
 
         impl<I: IndexedParallelIterator> IndexedParallelIterator for $name<I> {
@@ -233,6 +243,7 @@ mod tests {
                 min,
                 max,
                 runs: false,
+                deep: false,
             },
         )
     }

@@ -145,6 +145,13 @@ where
     fn opt_len(&self) -> Option<usize> {
         self.base.opt_len()
     }
+    fn into_seq(self) -> impl Iterator<Item = R> {
+        let (init, f) = (self.init, self.f);
+        let mut v = None;
+        self.base
+            .into_seq()
+            .map(move |x| f(v.get_or_insert_with(|| init.make()), x))
+    }
 }
 
 impl<I, INIT, F, R> IndexedParallelIterator for MapInit<I, INIT, F>

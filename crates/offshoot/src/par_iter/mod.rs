@@ -55,6 +55,7 @@ mod parallel;
 mod range;
 mod reduce;
 mod rev;
+mod seq;
 mod slice;
 mod step_by;
 mod str;

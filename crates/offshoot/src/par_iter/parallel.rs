@@ -83,15 +83,11 @@ pub trait ParallelIterator: Sized + Sync + Send {
     }
 
     /// Runs the whole pipeline sequentially, on this thread (the inner iterators of
-    /// `flat_map` and `flatten`).
+    /// `flat_map` and `flatten`), lazily: a few indices at a time ([`seq`](super::seq)),
+    /// so an inner pipeline is never held whole and stops where its consumer stops.
     #[doc(hidden)]
     fn into_seq(self) -> impl Iterator<Item = Self::Item> {
-        let n = self.base_len();
-        let mut st = self.state();
-        // SAFETY: the pipeline is consumed here: every index is handed out once.
-        let mut v: Vec<Self::Item> = unsafe { self.block(&mut st, 0, n) }.collect();
-        v.extend(self.flush(&mut st));
-        v.into_iter()
+        super::seq::Seq::new(self)
     }
 
     // ---- adaptors ----

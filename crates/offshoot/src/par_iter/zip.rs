@@ -49,6 +49,10 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> ParallelIterator fo
             self.b.drop_block(lo, hi);
         }
     }
+    fn into_seq(self) -> impl Iterator<Item = (A::Item, B::Item)> {
+        // Both sides have the same length (`new` truncated them).
+        self.a.into_seq().zip(self.b.into_seq())
+    }
 }
 
 impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIterator for Zip<A, B> {

@@ -37,7 +37,10 @@ pub enum BuildError {
     },
     /// The operating system refused to start a worker thread.
     Spawn(std::io::Error),
-    /// [`Builder::build_global`] was called after the global pool already existed.
+    /// [`Builder::build_global`] was called after the global pool already existed (it was
+    /// built, or first used, before): call `build_global` once, before anything runs on the
+    /// global pool. Its text is rayon's, "The global thread pool has already been
+    /// initialized."
     GlobalAlreadyInitialized,
     /// The fiber stack size ([`Builder::stack_size`], or `RUST_MIN_STACK`) is above
     /// [`MAX_STACK_SIZE`].
@@ -110,11 +113,9 @@ impl fmt::Display for BuildError {
             BuildError::WorkerStart { worker, reason } => {
                 write!(f, "worker {worker} could not start: {reason}")
             }
+            // rayon's text, word for word: rayon users' tests compare it.
             BuildError::GlobalAlreadyInitialized => {
-                write!(
-                    f,
-                    "the global pool already exists; build_global must come before its first use"
-                )
+                write!(f, "The global thread pool has already been initialized.")
             }
         }
     }
