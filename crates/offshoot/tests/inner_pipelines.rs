@@ -126,3 +126,40 @@ fn a_find_hands_out_the_outer_range_while_an_inner_pipeline_runs() {
         );
     })
 }
+
+/// A `fold` yields one accumulator per piece, the identity where a piece folded nothing,
+/// and one identity for an empty pipeline, as rayon's does: `fold(..).reduce_with(..)` is
+/// `Some` on an empty input (it was `None`, so a ported `.unwrap()` panicked), and an
+/// inner pipeline's fold yields its identity too.
+#[test]
+fn a_fold_of_nothing_yields_its_identity() {
+    let pool = common::pool(2);
+    pool.run(|| {
+        let none: Vec<u32> = Vec::new();
+        let accs: Vec<u32> = none.par_iter().fold(|| 7, |a, x| a + x).collect();
+        assert_eq!(accs, [7]);
+        assert_eq!(
+            (0..0u32)
+                .into_par_iter()
+                .fold_with(0, |a, x| a + x)
+                .reduce_with(|a, b| a + b),
+            Some(0)
+        );
+        let tried: Vec<Result<u32, ()>> =
+            none.par_iter().try_fold(|| 0, |a, x| Ok(a + x)).collect();
+        assert_eq!(tried, [Ok(0)]);
+        // Every inner fold, empty or not, yields one accumulator.
+        let inner: Vec<u64> = (0..4u64)
+            .into_par_iter()
+            .flat_map(|i| (0..i).into_par_iter().fold(|| 100, |a, x| a + x))
+            .collect();
+        assert_eq!(inner, [100, 100, 101, 103]);
+        // Non-empty: the accumulators still sum to the answer.
+        let total: u64 = (0..10_000u64)
+            .into_par_iter()
+            .filter(|x| x % 2 == 0)
+            .fold(|| 0, |a, x| a + x)
+            .sum();
+        assert_eq!(total, (0..10_000u64).filter(|x| x % 2 == 0).sum());
+    });
+}

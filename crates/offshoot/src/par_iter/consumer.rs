@@ -223,7 +223,14 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> LoopBody for Run<'_, I, C> {
 pub(super) fn drive<I: ParallelIterator, C: Consumer<I::Item>>(iter: I, c: &C) -> C::Acc {
     let n = iter.base_len();
     let out = if n == 0 {
-        None
+        // One empty piece: what its state yields at the end (a `fold`'s identity) still
+        // reaches the consumer, as a piece's leftovers do.
+        let mut st = iter.state();
+        let mut flushed = iter.flush(&mut st).peekable();
+        flushed
+            .peek()
+            .is_some()
+            .then(|| c.consume(c.identity(), flushed, 0, 0))
     } else {
         let lengths = iter.lengths();
         let body = Run {

@@ -3,8 +3,10 @@
 //! (`flush`). So there is one accumulator per piece, not per item or per block, as in
 //! rayon; the results are not indexed.
 //!
-//! Invariant: a block's items are all folded (or, after a `try_fold` failure, dropped)
-//! before `block` returns; the accumulator is yielded once, by `flush`.
+//! Invariants: a block's items are all folded (or, after a `try_fold` failure, dropped)
+//! before `block` returns; the accumulator is yielded once, by `flush`, and every piece
+//! yields one (the identity if it folded nothing: an empty pipeline's fold yields one
+//! identity, as rayon's does; `consumer.rs` flushes an empty pipeline's state).
 
 use std::marker::PhantomData;
 
@@ -76,13 +78,12 @@ where
         std::iter::empty()
     }
     fn flush<'s>(&'s self, st: &'s mut Self::State) -> impl Iterator<Item = ID::T> {
+        // Every piece yields one accumulator, the identity if it folded nothing (as rayon's:
+        // an empty pipeline's fold yields one identity, so `fold(..).reduce_with(..)` is
+        // `Some` for an empty input too).
         let (acc, bst) = st;
-        let mut rest = self.base.flush(bst).peekable();
-        if rest.peek().is_some() {
-            let a = acc.take().unwrap_or_else(|| self.identity.make());
-            *acc = Some(rest.fold(a, &self.f));
-        }
-        acc.take().into_iter()
+        let a = acc.take().unwrap_or_else(|| self.identity.make());
+        std::iter::once(self.base.flush(bst).fold(a, &self.f))
     }
     /// # Safety
     /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each index
@@ -191,11 +192,9 @@ where
         std::iter::empty()
     }
     fn flush<'s>(&'s self, st: &'s mut Self::State) -> impl Iterator<Item = R> {
+        // One result per piece, `from_output(identity)` if it folded nothing (as `fold`).
         let (acc, bst) = st;
-        let mut rest = self.base.flush(bst).peekable();
-        if rest.peek().is_some() {
-            self.fold_into(acc, rest);
-        }
+        self.fold_into(acc, self.base.flush(bst));
         acc.take().into_iter()
     }
     /// # Safety
