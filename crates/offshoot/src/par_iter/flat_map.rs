@@ -5,6 +5,8 @@
 //!
 //! Invariant: each adaptor asks its base for exactly the indices it is asked for.
 
+use std::fmt;
+
 use super::{forward_to_base, IntoParallelIterator, ParallelIterator};
 
 /// Defines a flattening adaptor: `$name<I, $($f)?>`, each base item `x` becoming the
@@ -12,11 +14,18 @@ use super::{forward_to_base, IntoParallelIterator, ParallelIterator};
 macro_rules! flattener {
     ($(#[$doc:meta])* $name:ident [$($f:ident)?] ($($bound:tt)*) $item:ty, |$s:ident, $x:ident| $inner:expr) => {
         $(#[$doc])*
-        #[derive(Clone, Debug)]
+        #[derive(Clone)]
         #[must_use = "lazy iterators do nothing unless consumed"]
         pub struct $name<I $(, $f)?> {
             base: I,
             $(f: $f,)?
+        }
+
+        /// The base only (an operation is a closure), as rayon's.
+        impl<I: fmt::Debug $(, $f)?> fmt::Debug for $name<I $(, $f)?> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name)).field("base", &self.base).finish()
+            }
         }
 
         impl<I, $($f,)? U> ParallelIterator for $name<I $(, $f)?>
