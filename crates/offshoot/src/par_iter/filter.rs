@@ -3,14 +3,24 @@
 //!
 //! Invariant: each adaptor asks its base for exactly the indices it is asked for.
 
+use std::fmt;
+
+use super::map::MapOp;
 use super::{forward_to_base, ParallelIterator};
 
 /// See [`ParallelIterator::filter`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Filter<I, P> {
     base: I,
     p: P,
+}
+
+/// The base only: the predicate is a closure (as rayon's `Filter`).
+impl<I: fmt::Debug, P> fmt::Debug for Filter<I, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Filter").field("base", &self.base).finish()
+    }
 }
 
 impl<I, P> Filter<I, P> {
@@ -49,12 +59,22 @@ where
     }
 }
 
-/// See [`ParallelIterator::filter_map`].
-#[derive(Clone, Debug)]
+/// See [`ParallelIterator::filter_map`]. Its operation is an `Fn(T) -> Option<R>`, or the
+/// named one of `Positions`.
+#[derive(Clone)]
 #[must_use = "lazy iterators do nothing unless consumed"]
 pub struct FilterMap<I, F> {
     base: I,
     f: F,
+}
+
+/// The base only: the operation is a closure (as rayon's `FilterMap`).
+impl<I: fmt::Debug, F> fmt::Debug for FilterMap<I, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FilterMap")
+            .field("base", &self.base)
+            .finish()
+    }
 }
 
 impl<I, F> FilterMap<I, F> {
@@ -66,7 +86,7 @@ impl<I, F> FilterMap<I, F> {
 impl<I, F, R> ParallelIterator for FilterMap<I, F>
 where
     I: ParallelIterator,
-    F: Fn(I::Item) -> Option<R> + Sync + Send,
+    F: MapOp<I::Item, Out = Option<R>>,
     R: Send,
 {
     type Item = R;
@@ -83,13 +103,14 @@ where
         hi: usize,
     ) -> impl Iterator<Item = R> {
         // SAFETY: forwarded contract.
-        unsafe { self.base.block(st, lo, hi) }.filter_map(&self.f)
+        unsafe { self.base.block(st, lo, hi) }.filter_map(move |x| self.f.call(x))
     }
     #[inline]
     fn flush<'s>(&'s self, st: &'s mut I::State) -> impl Iterator<Item = R> {
-        self.base.flush(st).filter_map(&self.f)
+        self.base.flush(st).filter_map(move |x| self.f.call(x))
     }
     fn into_seq(self) -> impl Iterator<Item = R> {
-        self.base.into_seq().filter_map(self.f)
+        let f = self.f;
+        self.base.into_seq().filter_map(move |x| f.call(x))
     }
 }

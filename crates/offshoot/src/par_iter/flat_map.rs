@@ -8,6 +8,8 @@
 //! reports `Lengths::deep` (an index may yield any number of items), so early-exit
 //! consumers check and poll between items (`find.rs`).
 
+use std::fmt;
+
 use super::{forward_to_base, IntoParallelIterator, ParallelIterator};
 
 /// Defines a flattening adaptor: `$name<I, $($f)?>`, each base item `x` becoming the
@@ -16,11 +18,18 @@ macro_rules! flattener {
     ($(#[$doc:meta])* $name:ident [$($f:ident)?] ($($bound:tt)*) $item:ty, |$s:ident, $x:ident| $inner:expr,
      into_seq: |$this:ident| $seq:expr) => {
         $(#[$doc])*
-        #[derive(Clone, Debug)]
+        #[derive(Clone)]
         #[must_use = "lazy iterators do nothing unless consumed"]
         pub struct $name<I $(, $f)?> {
             base: I,
             $(f: $f,)?
+        }
+
+        /// The base only (an operation is a closure), as rayon's.
+        impl<I: fmt::Debug $(, $f)?> fmt::Debug for $name<I $(, $f)?> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name)).field("base", &self.base).finish()
+            }
         }
 
         impl<I, $($f,)? U> ParallelIterator for $name<I $(, $f)?>

@@ -8,6 +8,7 @@
 //! yields one (the identity if it folded nothing: an empty pipeline's fold yields one
 //! identity, as rayon's does; `consumer.rs` flushes an empty pipeline's state).
 
+use std::fmt;
 use std::marker::PhantomData;
 
 use super::map_init::{CloneState, MakeState};
@@ -15,7 +16,7 @@ use super::try_ops::{is_break, Try};
 use super::ParallelIterator;
 
 /// See [`ParallelIterator::fold`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Fold<I, ID, F> {
     base: I,
@@ -25,6 +26,23 @@ pub struct Fold<I, ID, F> {
 
 /// See [`ParallelIterator::fold_with`].
 pub type FoldWith<I, T, F> = Fold<I, CloneState<T>, F>;
+
+/// `Fold { base }`: the identity and the operation are closures (as rayon's).
+impl<I: fmt::Debug, ID: Fn() -> T, T, F> fmt::Debug for Fold<I, ID, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Fold").field("base", &self.base).finish()
+    }
+}
+
+/// `FoldWith { base, item }`, as rayon's.
+impl<I: fmt::Debug, T: fmt::Debug, F> fmt::Debug for FoldWith<I, T, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FoldWith")
+            .field("base", &self.base)
+            .field("item", &self.identity)
+            .finish()
+    }
+}
 
 impl<I, ID, F> Fold<I, ID, F> {
     pub(super) fn new(base: I, identity: ID, f: F) -> Self {
@@ -99,7 +117,7 @@ where
 }
 
 /// See [`ParallelIterator::try_fold`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "lazy iterators do nothing unless consumed"]
 pub struct TryFold<I, R, ID, F> {
     base: I,
@@ -110,6 +128,23 @@ pub struct TryFold<I, R, ID, F> {
 
 /// See [`ParallelIterator::try_fold_with`].
 pub type TryFoldWith<I, R, F> = TryFold<I, R, CloneState<<R as Try>::Output>, F>;
+
+/// `TryFold { base }`: the identity and the operation are closures (as rayon's).
+impl<I: fmt::Debug, R, ID: Fn() -> T, T, F> fmt::Debug for TryFold<I, R, ID, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TryFold").field("base", &self.base).finish()
+    }
+}
+
+/// `TryFoldWith { base, item }`, as rayon's.
+impl<I: fmt::Debug, R, T: fmt::Debug, F> fmt::Debug for TryFold<I, R, CloneState<T>, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TryFoldWith")
+            .field("base", &self.base)
+            .field("item", &self.identity)
+            .finish()
+    }
+}
 
 impl<I, R, ID, F> TryFold<I, R, ID, F> {
     pub(super) fn new(base: I, identity: ID, f: F) -> Self {

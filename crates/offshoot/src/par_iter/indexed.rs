@@ -87,7 +87,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// use offshoot::prelude::*;
     /// assert_eq!((0..3).into_par_iter().zip_eq(3..6).count(), 3);
     /// ```
-    fn zip_eq<Z>(self, other: Z) -> Zip<Self, Z::Iter>
+    fn zip_eq<Z>(self, other: Z) -> ZipEq<Self, Z::Iter>
     where
         Z: IntoParallelIterator,
         Z::Iter: IndexedParallelIterator,
@@ -98,7 +98,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
             other.len(),
             "offshoot: zip_eq of iterators of different lengths"
         );
-        Zip::new(self, other)
+        ZipEq::new(Zip::new(self, other))
     }
 
     /// The items of `self` and `other` in turn, then the rest of the longer one.
@@ -125,7 +125,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let w: Vec<i32> = (0..5).into_par_iter().interleave_shortest(10..12).collect();
     /// assert_eq!(w, [0, 10, 1, 11, 2]);
     /// ```
-    fn interleave_shortest<I>(mut self, other: I) -> Interleave<Self, I::Iter>
+    fn interleave_shortest<I>(mut self, other: I) -> InterleaveShortest<Self, I::Iter>
     where
         I: IntoParallelIterator<Item = Self::Item>,
         I::Iter: IndexedParallelIterator,
@@ -134,7 +134,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
         let (na, nb) = (self.len(), other.len());
         self.truncate(na.min(nb + 1));
         other.truncate(nb.min(na));
-        Interleave::new(self, other)
+        InterleaveShortest::new(Interleave::new(self, other))
     }
 
     /// The items in reverse order.
@@ -148,28 +148,28 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Rev::new(self)
     }
 
-    /// Skips the first `n` items (returns the same iterator, shortened).
+    /// Skips the first `n` items (the base, shortened).
     ///
     /// ```
     /// use offshoot::prelude::*;
     /// let v: Vec<_> = (0..6).into_par_iter().skip(4).collect();
     /// assert_eq!(v, [4, 5]);
     /// ```
-    fn skip(mut self, n: usize) -> Self {
+    fn skip(mut self, n: usize) -> Skip<Self> {
         self.advance(n.min(self.base_len()));
-        self
+        Skip::new(self)
     }
 
-    /// Keeps the first `n` items (returns the same iterator, shortened).
+    /// Keeps the first `n` items (the base, shortened).
     ///
     /// ```
     /// use offshoot::prelude::*;
     /// let v: Vec<_> = (0..6).into_par_iter().take(2).collect();
     /// assert_eq!(v, [0, 1]);
     /// ```
-    fn take(mut self, n: usize) -> Self {
+    fn take(mut self, n: usize) -> Take<Self> {
         self.truncate(n);
-        self
+        Take::new(self)
     }
 
     /// Every `step`-th item, starting with the first.
@@ -227,20 +227,16 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let v: Vec<i32> = (1..=5).into_par_iter().fold_chunks(2, || 0, |a, x| a + x).collect();
     /// assert_eq!(v, [3, 7, 5]);
     /// ```
-    #[allow(clippy::type_complexity)]
-    fn fold_chunks<T, ID, F>(
-        self,
-        size: usize,
-        identity: ID,
-        fold_op: F,
-    ) -> Map<Chunks<Self>, impl Fn(Vec<Self::Item>) -> T + Sync + Send>
+    fn fold_chunks<T, ID, F>(self, size: usize, identity: ID, fold_op: F) -> FoldChunks<Self, ID, F>
     where
         T: Send,
         ID: Fn() -> T + Sync + Send,
         F: Fn(T, Self::Item) -> T + Sync + Send,
     {
-        self.chunks(size)
-            .map(move |c| c.into_iter().fold(identity(), &fold_op))
+        FoldChunks::new(Map::new(
+            self.chunks(size),
+            renamed::FoldChunksOp::new(identity, fold_op),
+        ))
     }
 
     /// Cuts no piece shorter than `min` items: each split part of the iterator a worker runs
@@ -288,48 +284,44 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let v: Vec<i32> = (1..=5).into_par_iter().fold_chunks_with(2, 10, |a, x| a + x).collect();
     /// assert_eq!(v, [13, 17, 15]);
     /// ```
-    #[allow(clippy::type_complexity)]
-    fn fold_chunks_with<T, F>(
-        self,
-        size: usize,
-        init: T,
-        fold_op: F,
-    ) -> MapWith<Chunks<Self>, T, impl Fn(&mut T, Vec<Self::Item>) -> T + Sync + Send>
+    fn fold_chunks_with<T, F>(self, size: usize, init: T, fold_op: F) -> FoldChunksWith<Self, T, F>
     where
         T: Send + Clone,
         F: Fn(T, Self::Item) -> T + Sync + Send,
     {
-        // `map_with` gives each piece its own copy of `init` (cloned under its lock once per
-        // piece); each chunk folds from a clone of the piece's copy.
-        self.chunks(size).map_with(init, move |init, c| {
-            c.into_iter().fold(init.clone(), &fold_op)
-        })
+        // As `map_with`: each piece gets its own copy of `init` (cloned under its lock once
+        // per piece); each chunk folds from a clone of the piece's copy.
+        FoldChunksWith::new(MapInit::with(
+            self.chunks(size),
+            init,
+            renamed::FoldChunksWithOp::new(fold_op),
+        ))
     }
 
-    /// Returns the iterator unchanged, with the same results as rayon's: rayon walks the
-    /// blocks of `size` one after the other (each in parallel), which matters only for
-    /// early exits; offshoot's early exits (`find_first`, ...) already stop every piece
-    /// past a hit at its next block.
+    /// Returns the iterator unchanged (as rayon's type, `UniformBlocks`), with the same
+    /// results as rayon's: rayon walks the blocks of `size` one after the other (each in
+    /// parallel), which matters only for early exits; offshoot's early exits
+    /// (`find_first`, ...) already stop every piece past a hit at its next block.
     ///
     /// ```
     /// use offshoot::prelude::*;
     /// assert_eq!((0..100).into_par_iter().by_uniform_blocks(10).find_first(|x| x % 9 == 8), Some(8));
     /// ```
-    fn by_uniform_blocks(self, size: usize) -> Self {
+    fn by_uniform_blocks(self, size: usize) -> UniformBlocks<Self> {
         assert!(size != 0, "offshoot: by_uniform_blocks(0)");
-        self
+        UniformBlocks::new(self)
     }
 
-    /// Returns the iterator unchanged: offshoot already walks every piece in blocks of
-    /// exponentially growing size (starting at one item), which is what rayon's
-    /// `by_exponential_blocks` asks for.
+    /// Returns the iterator unchanged (as rayon's type, `ExponentialBlocks`): offshoot
+    /// already walks every piece in blocks of exponentially growing size (starting at one
+    /// item), which is what rayon's `by_exponential_blocks` asks for.
     ///
     /// ```
     /// use offshoot::prelude::*;
     /// assert_eq!((0..100).into_par_iter().by_exponential_blocks().find_first(|x| x % 9 == 8), Some(8));
     /// ```
-    fn by_exponential_blocks(self) -> Self {
-        self
+    fn by_exponential_blocks(self) -> ExponentialBlocks<Self> {
+        ExponentialBlocks::new(self)
     }
 
     /// The index of some item for which `p` holds; the others stop early.
@@ -381,15 +373,14 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let v: Vec<usize> = [1, 2, 3, 4].par_iter().positions(|&x| x % 2 == 0).collect();
     /// assert_eq!(v, [1, 3]);
     /// ```
-    #[allow(clippy::type_complexity)]
-    fn positions<P>(
-        self,
-        p: P,
-    ) -> FilterMap<Enumerate<Self>, impl Fn((usize, Self::Item)) -> Option<usize> + Sync + Send>
+    fn positions<P>(self, p: P) -> Positions<Self, P>
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
     {
-        self.enumerate().filter_map(move |(i, x)| p(x).then_some(i))
+        Positions::new(FilterMap::new(
+            self.enumerate(),
+            renamed::PositionsOp::new(p),
+        ))
     }
 
     /// Collects into `target` (cleared first), in order, without intermediate buffers.

@@ -4,10 +4,12 @@
 //!
 //! Invariant: a `Map` asks its base for exactly the indices it is asked for.
 
+use std::fmt;
+
 use super::{forward_shape, forward_to_base, IndexedParallelIterator, ParallelIterator};
 
 /// The operation of a [`Map`]: any `Fn(T) -> R`, or one of the named operations behind
-/// [`Cloned`], [`Copied`], [`Inspect`] and [`Update`].
+/// `Cloned`, `Copied`, `Inspect`, `Update` and `FoldChunks`.
 #[doc(hidden)]
 pub trait MapOp<T>: Sync + Send {
     /// The result.
@@ -24,7 +26,7 @@ impl<T, R: Send, F: Fn(T) -> R + Sync + Send> MapOp<T> for F {
     }
 }
 
-/// The operation of [`Cloned`].
+/// The operation of [`Cloned`](super::Cloned).
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct ClonedOp;
@@ -37,7 +39,7 @@ impl<'a, T: Clone + Send + Sync + 'a> MapOp<&'a T> for ClonedOp {
     }
 }
 
-/// The operation of [`Copied`].
+/// The operation of [`Copied`](super::Copied).
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct CopiedOp;
@@ -50,7 +52,7 @@ impl<'a, T: Copy + Send + Sync + 'a> MapOp<&'a T> for CopiedOp {
     }
 }
 
-/// The operation of [`Inspect`].
+/// The operation of [`Inspect`](super::Inspect).
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct InspectOp<F>(pub(super) F);
@@ -64,7 +66,7 @@ impl<T: Send, F: Fn(&T) + Sync + Send> MapOp<T> for InspectOp<F> {
     }
 }
 
-/// The operation of [`Update`].
+/// The operation of [`Update`](super::Update).
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct UpdateOp<F>(pub(super) F);
@@ -79,21 +81,19 @@ impl<T: Send, F: Fn(&mut T) + Sync + Send> MapOp<T> for UpdateOp<F> {
 }
 
 /// See [`ParallelIterator::map`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "lazy iterators do nothing unless consumed"]
 pub struct Map<I, F> {
     base: I,
     f: F,
 }
 
-/// See [`ParallelIterator::cloned`].
-pub type Cloned<I> = Map<I, ClonedOp>;
-/// See [`ParallelIterator::copied`].
-pub type Copied<I> = Map<I, CopiedOp>;
-/// See [`ParallelIterator::inspect`].
-pub type Inspect<I, F> = Map<I, InspectOp<F>>;
-/// See [`ParallelIterator::update`].
-pub type Update<I, F> = Map<I, UpdateOp<F>>;
+/// The base only: the operation is a closure (as rayon's `Map`).
+impl<I: fmt::Debug, F> fmt::Debug for Map<I, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Map").field("base", &self.base).finish()
+    }
+}
 
 impl<I, F> Map<I, F> {
     pub(super) fn new(base: I, f: F) -> Self {

@@ -4,6 +4,8 @@
 //!
 //! Invariant: the value lives in the piece's state and never crosses threads.
 
+use std::fmt;
+
 use super::{forward_shape, IndexedParallelIterator, ParallelIterator};
 
 /// How a per-piece value is made: any `Fn() -> T`, or a clone ([`MapWith`]).
@@ -23,6 +25,24 @@ impl<T, F: Fn() -> T + Sync + Send> MakeState for F {
     }
 }
 
+/// The operation of a [`MapInit`]: any `Fn(&mut T, X) -> R`, or a named one
+/// (`FoldChunksWith`'s).
+#[doc(hidden)]
+pub trait InitOp<T, X>: Sync + Send {
+    /// The result.
+    type Out: Send;
+    /// Applies the operation with the piece's value.
+    fn call(&self, v: &mut T, x: X) -> Self::Out;
+}
+
+impl<T, X, R: Send, F: Fn(&mut T, X) -> R + Sync + Send> InitOp<T, X> for F {
+    type Out = R;
+    #[inline]
+    fn call(&self, v: &mut T, x: X) -> R {
+        self(v, x)
+    }
+}
+
 /// A value cloned for every piece (`map_with`, `fold_with`, ...).
 ///
 /// The original sits behind a lock, so that it need not be `Sync` (rayon asks only
@@ -30,8 +50,18 @@ impl<T, F: Fn() -> T + Sync + Send> MakeState for F {
 /// original to itself, so a `Cell` or `RefCell` state is cloned safely. A piece clones
 /// once, when it yields its first item, so the lock is taken once per piece.
 #[doc(hidden)]
-#[derive(Debug)]
 pub struct CloneState<T>(std::sync::Mutex<T>);
+
+/// The value (as rayon's `item` field shows it).
+impl<T: fmt::Debug> fmt::Debug for CloneState<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.try_lock() {
+            Ok(v) => v.fmt(f),
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner().fmt(f),
+            Err(std::sync::TryLockError::WouldBlock) => f.write_str("<being cloned>"),
+        }
+    }
+}
 
 impl<T> CloneState<T> {
     pub(super) fn new(value: T) -> Self {
@@ -61,7 +91,7 @@ impl<T: Clone + Send> MakeState for CloneState<T> {
 }
 
 /// See [`ParallelIterator::map_init`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "lazy iterators do nothing unless consumed"]
 pub struct MapInit<I, INIT, F> {
     base: I,
@@ -71,6 +101,23 @@ pub struct MapInit<I, INIT, F> {
 
 /// See [`ParallelIterator::map_with`].
 pub type MapWith<I, T, F> = MapInit<I, CloneState<T>, F>;
+
+/// `MapInit { base }`: `init` and the operation are closures (as rayon's).
+impl<I: fmt::Debug, INIT: Fn() -> T, T, F> fmt::Debug for MapInit<I, INIT, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MapInit").field("base", &self.base).finish()
+    }
+}
+
+/// `MapWith { base, item }`, as rayon's.
+impl<I: fmt::Debug, T: fmt::Debug, F> fmt::Debug for MapWith<I, T, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MapWith")
+            .field("base", &self.base)
+            .field("item", &self.init)
+            .finish()
+    }
+}
 
 impl<I, INIT, F> MapInit<I, INIT, F> {
     pub(super) fn new(base: I, init: INIT, f: F) -> Self {
@@ -88,14 +135,13 @@ impl<I, T, F> MapInit<I, CloneState<T>, F> {
     }
 }
 
-impl<I, INIT, F, R> ParallelIterator for MapInit<I, INIT, F>
+impl<I, INIT, F> ParallelIterator for MapInit<I, INIT, F>
 where
     I: ParallelIterator,
     INIT: MakeState,
-    F: Fn(&mut INIT::T, I::Item) -> R + Sync + Send,
-    R: Send,
+    F: InitOp<INIT::T, I::Item>,
 {
-    type Item = R;
+    type Item = F::Out;
     type State = (Option<INIT::T>, I::State);
     #[inline]
     fn base_len(&self) -> usize {
@@ -118,18 +164,18 @@ where
         st: &'s mut Self::State,
         lo: usize,
         hi: usize,
-    ) -> impl Iterator<Item = R> {
+    ) -> impl Iterator<Item = F::Out> {
         let (v, bst) = st;
         // SAFETY: forwarded contract.
         unsafe { self.base.block(bst, lo, hi) }
-            .map(move |x| (self.f)(v.get_or_insert_with(|| self.init.make()), x))
+            .map(move |x| self.f.call(v.get_or_insert_with(|| self.init.make()), x))
     }
     #[inline]
-    fn flush<'s>(&'s self, st: &'s mut Self::State) -> impl Iterator<Item = R> {
+    fn flush<'s>(&'s self, st: &'s mut Self::State) -> impl Iterator<Item = F::Out> {
         let (v, bst) = st;
         self.base
             .flush(bst)
-            .map(move |x| (self.f)(v.get_or_insert_with(|| self.init.make()), x))
+            .map(move |x| self.f.call(v.get_or_insert_with(|| self.init.make()), x))
     }
     /// # Safety
     /// As for `ParallelIterator::drop_block` (that is, `ParallelIterator::block`): each index
@@ -154,12 +200,11 @@ where
     }
 }
 
-impl<I, INIT, F, R> IndexedParallelIterator for MapInit<I, INIT, F>
+impl<I, INIT, F> IndexedParallelIterator for MapInit<I, INIT, F>
 where
     I: IndexedParallelIterator,
     INIT: MakeState,
-    F: Fn(&mut INIT::T, I::Item) -> R + Sync + Send,
-    R: Send,
+    F: InitOp<INIT::T, I::Item>,
 {
     /// # Safety
     /// As for `IndexedParallelIterator::iblock` (that is, `ParallelIterator::block`): each
@@ -170,11 +215,11 @@ where
         st: &'s mut Self::State,
         lo: usize,
         hi: usize,
-    ) -> impl DoubleEndedIterator<Item = R> + ExactSizeIterator {
+    ) -> impl DoubleEndedIterator<Item = F::Out> + ExactSizeIterator {
         let (v, bst) = st;
         // SAFETY: forwarded contract.
         unsafe { self.base.iblock(bst, lo, hi) }
-            .map(move |x| (self.f)(v.get_or_insert_with(|| self.init.make()), x))
+            .map(move |x| self.f.call(v.get_or_insert_with(|| self.init.make()), x))
     }
     forward_shape!();
 }

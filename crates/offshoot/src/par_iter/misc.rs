@@ -92,6 +92,10 @@ pub fn repeat_n<T: Clone + Send + Sync>(x: T, n: usize) -> RepeatN<T> {
     RepeatN { x, n }
 }
 
+/// `x` over and over: see [`repeat`]. rayon's name; here the same iterator as
+/// [`RepeatN`], of `usize::MAX` clones.
+pub type Repeat<T> = RepeatN<T>;
+
 /// `x` over and over: `usize::MAX` clones (cut it with `take` or `zip`).
 ///
 /// ```
@@ -99,7 +103,7 @@ pub fn repeat_n<T: Clone + Send + Sync>(x: T, n: usize) -> RepeatN<T> {
 /// let v: Vec<(i32, char)> = (0..3).into_par_iter().zip(repeat('x')).collect();
 /// assert_eq!(v, [(0, 'x'), (1, 'x'), (2, 'x')]);
 /// ```
-pub fn repeat<T: Clone + Send + Sync>(x: T) -> RepeatN<T> {
+pub fn repeat<T: Clone + Send + Sync>(x: T) -> Repeat<T> {
     repeat_n(x, usize::MAX)
 }
 
@@ -282,7 +286,6 @@ impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
 }
 
 /// See [`ParallelIterator::take_any_while`] and [`ParallelIterator::skip_any_while`].
-#[derive(Debug)]
 #[must_use = "lazy iterators do nothing unless consumed"]
 pub struct AnyWhile<I, P> {
     base: I,
@@ -291,6 +294,17 @@ pub struct AnyWhile<I, P> {
     take: bool,
     /// Set once `p` failed for some item.
     failed: AtomicBool,
+}
+
+/// The base and the flags; the predicate is a closure.
+impl<I: std::fmt::Debug, P> std::fmt::Debug for AnyWhile<I, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnyWhile")
+            .field("base", &self.base)
+            .field("take", &self.take)
+            .field("failed", &self.failed)
+            .finish()
+    }
 }
 
 /// A clone of an adaptor not yet consumed, so its flag is still clear.

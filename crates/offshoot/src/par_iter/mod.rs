@@ -54,6 +54,7 @@ mod multizip;
 mod parallel;
 mod range;
 mod reduce;
+mod renamed;
 mod rev;
 mod seq;
 mod slice;
@@ -81,13 +82,19 @@ pub use interleave::Interleave;
 pub use intersperse::Intersperse;
 pub(crate) use len::{Grid, Lengths};
 pub use len::{MaxLen, MinLen};
-pub use map::{Cloned, Copied, Inspect, Map, Update};
+pub use map::Map;
 pub use map_init::{MapInit, MapWith};
 pub use misc::{
-    empty, once, repeat, repeat_n, repeatn, AnyWhile, Empty, Once, RepeatN, TakeAny, WhileSome,
+    empty, once, repeat, repeat_n, repeatn, AnyWhile, Empty, Once, Repeat, RepeatN, TakeAny,
+    WhileSome,
 };
 pub use multizip::MultiZip;
 pub use range::{CharRangeIter, RangeInteger, RangeIter};
+pub use renamed::{
+    Cloned, Copied, ExponentialBlocks, FoldChunks, FoldChunksWith, Inspect, InterleaveShortest,
+    PanicFuse, Positions, Skip, SkipAny, SkipAnyWhile, Split, Take, TakeAnyWhile, UniformBlocks,
+    Update, WalkTree, WalkTreePostfix, WalkTreePrefix, ZipEq,
+};
 pub use rev::Rev;
 pub use slice::{Iter, IterMut};
 pub use step_by::StepBy;
@@ -111,6 +118,11 @@ pub mod iter {
         Update, WhileSome, Zip,
     };
     pub use super::{CharRangeIter, IntoIter, Iter, IterMut, RangeInteger, RangeIter, Try};
+    pub use super::{
+        ExponentialBlocks, FoldChunks, FoldChunksWith, InterleaveShortest, PanicFuse, Positions,
+        Repeat, Skip, SkipAny, SkipAnyWhile, Split, Take, TakeAnyWhile, UniformBlocks, WalkTree,
+        WalkTreePostfix, WalkTreePrefix, ZipEq,
+    };
     pub use super::{IterBridge, ParallelBridge};
 }
 

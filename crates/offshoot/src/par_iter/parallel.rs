@@ -153,7 +153,7 @@ pub trait ParallelIterator: Sized + Sync + Send {
         T: 'a + Clone + Send + Sync,
         Self: ParallelIterator<Item = &'a T>,
     {
-        Map::new(self, map::ClonedOp)
+        Cloned::new(Map::new(self, map::ClonedOp))
     }
 
     /// Copies every (borrowed) item.
@@ -168,7 +168,7 @@ pub trait ParallelIterator: Sized + Sync + Send {
         T: 'a + Copy + Send + Sync,
         Self: ParallelIterator<Item = &'a T>,
     {
-        Map::new(self, map::CopiedOp)
+        Copied::new(Map::new(self, map::CopiedOp))
     }
 
     /// Calls `f` on a reference to every item as it passes.
@@ -184,7 +184,7 @@ pub trait ParallelIterator: Sized + Sync + Send {
     where
         F: Fn(&Self::Item) + Sync + Send,
     {
-        Map::new(self, map::InspectOp(f))
+        Inspect::new(Map::new(self, map::InspectOp(f)))
     }
 
     /// Mutates every item in place as it passes.
@@ -198,7 +198,7 @@ pub trait ParallelIterator: Sized + Sync + Send {
     where
         F: Fn(&mut Self::Item) + Sync + Send,
     {
-        Map::new(self, map::UpdateOp(f))
+        Update::new(Map::new(self, map::UpdateOp(f)))
     }
 
     /// Keeps the items for which `p` holds.
@@ -411,8 +411,8 @@ pub trait ParallelIterator: Sized + Sync + Send {
     /// use offshoot::prelude::*;
     /// assert_eq!((0..100).into_par_iter().skip_any(7).count(), 93);
     /// ```
-    fn skip_any(self, n: usize) -> TakeAny<Self> {
-        TakeAny::new(self, n, false)
+    fn skip_any(self, n: usize) -> SkipAny<Self> {
+        SkipAny::new(TakeAny::new(self, n, false))
     }
 
     /// Yields items while `p` holds for them; once it fails for some item, no more items
@@ -423,11 +423,11 @@ pub trait ParallelIterator: Sized + Sync + Send {
     /// let v: Vec<i32> = (0..100).into_par_iter().take_any_while(|x| *x < 50).collect();
     /// assert!(v.iter().all(|x| *x < 50));
     /// ```
-    fn take_any_while<P>(self, p: P) -> AnyWhile<Self, P>
+    fn take_any_while<P>(self, p: P) -> TakeAnyWhile<Self, P>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        AnyWhile::new(self, p, true)
+        TakeAnyWhile::new(AnyWhile::new(self, p, true))
     }
 
     /// Skips items while `p` holds for them; once it fails for some item, every item seen
@@ -438,11 +438,11 @@ pub trait ParallelIterator: Sized + Sync + Send {
     /// let v: Vec<i32> = (0..100).into_par_iter().skip_any_while(|x| *x < 50).collect();
     /// assert!(v.contains(&50) && v.len() >= 50);
     /// ```
-    fn skip_any_while<P>(self, p: P) -> AnyWhile<Self, P>
+    fn skip_any_while<P>(self, p: P) -> SkipAnyWhile<Self, P>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        AnyWhile::new(self, p, false)
+        SkipAnyWhile::new(AnyWhile::new(self, p, false))
     }
 
     /// A no-op kept for rayon compatibility: offshoot already stops the other workers
@@ -452,8 +452,8 @@ pub trait ParallelIterator: Sized + Sync + Send {
     /// use offshoot::prelude::*;
     /// assert_eq!((0..10).into_par_iter().panic_fuse().count(), 10);
     /// ```
-    fn panic_fuse(self) -> Self {
-        self
+    fn panic_fuse(self) -> PanicFuse<Self> {
+        PanicFuse::new(self)
     }
 
     // ---- consumers ----

@@ -4,7 +4,8 @@
 //!
 //! The recursion runs first, in parallel on [`join`](crate::join) (a split's two halves, a
 //! node's children in halves), and gathers the items in order into one list of `Vec`s;
-//! the items are then an owning source like a `Vec` (`IntoIter`), split on request. So the
+//! the items are then an owning source like a `Vec` (`IntoIter`, inside rayon's types
+//! [`Split`], [`WalkTreePrefix`], ...), split on request. So the
 //! user's splitting and children functions run in parallel, and the items are held in
 //! memory between the two phases (rayon interleaves them; it holds a stack per split
 //! instead).
@@ -22,7 +23,7 @@
 
 use std::collections::LinkedList;
 
-use super::{IntoIter, IntoParallelIterator};
+use super::{IntoIter, IntoParallelIterator, Split, WalkTree, WalkTreePostfix, WalkTreePrefix};
 
 /// How many levels of the recursion run in parallel (each level a `join`, or a few for a
 /// node's children); deeper parts are walked sequentially by their worker.
@@ -64,7 +65,7 @@ fn flatten<T: Send>(parts: Parts<T>) -> IntoIter<T> {
 /// assert_eq!(sums.len(), 16);
 /// assert_eq!(sums.iter().sum::<u64>(), 999 * 1000 / 2);
 /// ```
-pub fn split<D, S>(data: D, splitter: S) -> IntoIter<D>
+pub fn split<D, S>(data: D, splitter: S) -> Split<D, S>
 where
     D: Send,
     S: Fn(D) -> (D, Option<D>) + Sync,
@@ -100,7 +101,7 @@ where
         }
         out
     }
-    flatten(go(data, &splitter, 0))
+    Split::new(flatten(go(data, &splitter, 0)))
 }
 
 /// The children of `node`, gathered (each subtree walked by `walk`) in order, in parallel
@@ -136,13 +137,13 @@ where
 /// .collect();
 /// assert_eq!(nodes, [1, 2, 4, 8, 9, 5, 10, 11, 3, 6, 12, 13, 7, 14, 15]);
 /// ```
-pub fn walk_tree_prefix<S, B, I>(root: S, children_of: B) -> IntoIter<S>
+pub fn walk_tree_prefix<S, B, I>(root: S, children_of: B) -> WalkTreePrefix<S, B>
 where
     S: Send,
     B: Fn(&S) -> I + Send + Sync,
     I: IntoIterator<Item = S>,
 {
-    flatten(walk_prefix(root, &children_of, 0))
+    WalkTreePrefix::new(flatten(walk_prefix(root, &children_of, 0)))
 }
 
 fn walk_prefix<S, B, I>(node: S, children_of: &B, depth: usize) -> Parts<S>
@@ -186,13 +187,13 @@ where
 /// .collect();
 /// assert_eq!(nodes, [4, 5, 2, 6, 7, 3, 1]);
 /// ```
-pub fn walk_tree_postfix<S, B, I>(root: S, children_of: B) -> IntoIter<S>
+pub fn walk_tree_postfix<S, B, I>(root: S, children_of: B) -> WalkTreePostfix<S, B>
 where
     S: Send,
     B: Fn(&S) -> I + Send + Sync,
     I: IntoIterator<Item = S>,
 {
-    flatten(walk_postfix(root, &children_of, 0))
+    WalkTreePostfix::new(flatten(walk_postfix(root, &children_of, 0)))
 }
 
 fn walk_postfix<S, B, I>(node: S, children_of: &B, depth: usize) -> Parts<S>
@@ -236,11 +237,11 @@ where
 ///     .count();
 /// assert_eq!(count, 1999); // every n up to 1999 has its parent n / 2 below 1000
 /// ```
-pub fn walk_tree<S, B, I>(root: S, children_of: B) -> IntoIter<S>
+pub fn walk_tree<S, B, I>(root: S, children_of: B) -> WalkTree<S, B>
 where
     S: Send,
     B: Fn(&S) -> I + Send + Sync,
     I: IntoIterator<Item = S>,
 {
-    walk_tree_prefix(root, children_of)
+    WalkTree::new(flatten(walk_prefix(root, &children_of, 0)))
 }
