@@ -191,12 +191,12 @@ where
     fn opt_len(&self) -> Option<usize> {
         self.base.opt_len()
     }
-    fn into_seq(self) -> impl Iterator<Item = R> {
+    fn into_seq(self) -> impl Iterator<Item = F::Out> {
         let (init, f) = (self.init, self.f);
         let mut v = None;
         self.base
             .into_seq()
-            .map(move |x| f(v.get_or_insert_with(|| init.make()), x))
+            .map(move |x| f.call(v.get_or_insert_with(|| init.make()), x))
     }
 }
 
