@@ -313,6 +313,27 @@ proptest! {
             });
             let want_pos: Vec<(usize, i32)> = want.iter().copied().enumerate().filter(|(_, x)| *x != -7).collect();
             prop_assert_eq!(got, want_pos);
+            // Unindexed: every index yields at least one item, so each piece's first item
+            // follows an earlier one (or starts the result): exactly the serial answer.
+            let sep = i64::MIN;
+            let twice: Vec<i64> = v.iter().flat_map(|&x| [x as i64, x as i64 + 1]).collect();
+            let want2: Vec<i64> = twice.iter().enumerate().flat_map(|(i, &x)| (i > 0).then_some(sep).into_iter().chain([x])).collect();
+            let got: Vec<i64> = p.run(|| {
+                v.par_iter().flat_map(|&x| vec![x as i64, x as i64 + 1]).intersperse(sep).collect()
+            });
+            prop_assert_eq!(got, want2);
+            // A filter may leave a piece's predecessors empty: the items keep their order,
+            // no two separators meet, and at most a leading one is extra.
+            let kept: Vec<i64> = v.iter().filter(|x| *x % 3 != 0).map(|&x| x as i64).collect();
+            let got: Vec<i64> = p.run(|| {
+                v.par_iter().filter(|x| *x % 3 != 0).map(|&x| x as i64).intersperse(sep).collect()
+            });
+            let items: Vec<i64> = got.iter().copied().filter(|&x| x != sep).collect();
+            prop_assert_eq!(&items, &kept);
+            prop_assert!(got.windows(2).all(|w| !(w[0] == sep && w[1] == sep)), "{:?}", got);
+            prop_assert!(got.last() != Some(&sep), "{:?}", got);
+            let seps = got.len() - items.len();
+            prop_assert!(seps == kept.len().saturating_sub(1) || (seps == kept.len() && got.first() == Some(&sep)), "{:?}", got);
         }
     }
 

@@ -187,24 +187,6 @@ pub trait IndexedParallelIterator: ParallelIterator {
         StepBy::new(self, step)
     }
 
-    /// The items with a clone of `separator` between every two of them (rayon's
-    /// `intersperse`; here only on indexed iterators, where every separator's place is
-    /// known in advance: on a `filter` or a `flat_map`, `collect` first).
-    ///
-    /// ```
-    /// use offshoot::prelude::*;
-    /// let v: Vec<i32> = vec![1, 2, 3].into_par_iter().intersperse(0).collect();
-    /// assert_eq!(v, [1, 0, 2, 0, 3]);
-    /// let s: String = ["a", "b", "c"].par_iter().copied().intersperse(", ").collect();
-    /// assert_eq!(s, "a, b, c");
-    /// ```
-    fn intersperse(self, separator: Self::Item) -> Intersperse<Self>
-    where
-        Self::Item: Clone + Sync,
-    {
-        Intersperse::new(self, separator)
-    }
-
     /// The items in `Vec`s of `size` (the last one may be shorter).
     ///
     /// # Panics

@@ -456,6 +456,29 @@ pub trait ParallelIterator: Sized + Sync + Send {
         PanicFuse::new(self)
     }
 
+    /// The items with a clone of `separator` between every two of them, as rayon's
+    /// `intersperse`. On an indexed iterator every separator's place is known, and the
+    /// result is indexed (`len` is `2n - 1`). On an unindexed one (`filter`, `flat_map`,
+    /// `par_split`) each split piece puts a separator before every item but its first, and
+    /// before its first too unless it starts the iterator: as in rayon, when every item
+    /// before a split point is filtered out, the result may start with a separator.
+    ///
+    /// ```
+    /// use offshoot::prelude::*;
+    /// let v: Vec<i32> = vec![1, 2, 3].into_par_iter().intersperse(0).collect();
+    /// assert_eq!(v, [1, 0, 2, 0, 3]);
+    /// let s: String = ["a", "b", "c"].par_iter().copied().intersperse(", ").collect();
+    /// assert_eq!(s, "a, b, c");
+    /// let t: String = "a,b,c".par_split(',').intersperse(";").collect();
+    /// assert_eq!(t, "a;b;c");
+    /// ```
+    fn intersperse(self, separator: Self::Item) -> Intersperse<Self>
+    where
+        Self::Item: Clone + Sync,
+    {
+        Intersperse::new(self, separator)
+    }
+
     // ---- consumers ----
 
     /// Calls `f` on every item, in parallel.
