@@ -4,9 +4,12 @@
 //! is never held whole and stops where its consumer stops; the outer range is what
 //! splits. The results are not indexed.
 //!
-//! Invariants: each adaptor asks its base for exactly the indices it is asked for; each
-//! reports `Lengths::deep` (an index may yield any number of items), so early-exit
-//! consumers check and poll between items (`find.rs`).
+//! Invariants: each adaptor asks its base for exactly the indices it is asked for;
+//! `flat_map` and `flatten` report `Lengths::deep` (an index may yield any number of
+//! items), so early-exit consumers check and poll inside a block (`find.rs`).
+//! `flat_map_iter` and `flatten_iter` do not: their inner iterators are the user's own
+//! sequential ones, chosen for a tight loop, whose per-item check would cost more than the
+//! item (10× on `flat_map_iter(|i| 0..8).any(..)`).
 
 use std::fmt;
 
@@ -16,7 +19,7 @@ use super::{forward_to_base, IntoParallelIterator, ParallelIterator};
 /// sequential iterator `$inner(self, x)`.
 macro_rules! flattener {
     ($(#[$doc:meta])* $name:ident [$($f:ident)?] ($($bound:tt)*) $item:ty, |$s:ident, $x:ident| $inner:expr,
-     into_seq: |$this:ident| $seq:expr) => {
+     into_seq: |$this:ident| $seq:expr, deep: $deep:expr) => {
         $(#[$doc])*
         #[derive(Clone)]
         #[must_use = "lazy iterators do nothing unless consumed"]
@@ -42,9 +45,10 @@ macro_rules! flattener {
             forward_to_base!(own_lengths);
             #[inline]
             fn lengths(&self) -> super::Lengths {
+                let base = self.base.lengths();
                 super::Lengths {
-                    deep: true,
-                    ..self.base.lengths()
+                    deep: base.deep || $deep,
+                    ..base
                 }
             }
             /// # Safety
@@ -84,25 +88,29 @@ flattener!(
     into_seq: |this| {
         let f = this.f;
         this.base.into_seq().flat_map(move |x| f(x).into_par_iter().into_seq())
-    }
+    },
+    deep: true
 );
 flattener!(
     /// See [`ParallelIterator::flat_map_iter`].
     FlatMapIter[F] (F: Fn(I::Item) -> U + Sync + Send, U: IntoIterator, U::Item: Send,) U::Item,
     |s, x| { let _ = s; (s.f)(x) },
-    into_seq: |this| this.base.into_seq().flat_map(this.f)
+    into_seq: |this| this.base.into_seq().flat_map(this.f),
+    deep: false
 );
 flattener!(
     /// See [`ParallelIterator::flatten`].
     Flatten[] (I: ParallelIterator<Item = U>, U: IntoParallelIterator,) U::Item,
     |s, x| { let _ = s; x.into_par_iter().into_seq() },
-    into_seq: |this| this.base.into_seq().flat_map(|x| x.into_par_iter().into_seq())
+    into_seq: |this| this.base.into_seq().flat_map(|x| x.into_par_iter().into_seq()),
+    deep: true
 );
 flattener!(
     /// See [`ParallelIterator::flatten_iter`].
     FlattenIter[] (I: ParallelIterator<Item = U>, U: IntoIterator, U::Item: Send,) U::Item,
     |s, x| { let _ = s; x },
-    into_seq: |this| this.base.into_seq().flatten()
+    into_seq: |this| this.base.into_seq().flatten(),
+    deep: false
 );
 
 impl<I, F> FlatMap<I, F> {
