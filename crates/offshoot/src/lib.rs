@@ -153,6 +153,12 @@
 //!   `with_min_len` and `with_max_len` keep rayon's contract (no piece, as a `fold` or
 //!   `map_init` sees it, shorter than the minimum or longer than the maximum where the
 //!   minimum allows); a maximum folds a worker's part in segments rather than adding splits.
+//! * **Inner parallel iterators run on one worker.** In `outer.flat_map(|x| inner(x))` (and
+//!   `flatten`) the outer range splits across workers, and each inner parallel iterator
+//!   runs, lazily, on the worker that reached it (rayon splits the inner ones too); early
+//!   exits (`find_*`, `any`) still stop inside it, and its worker hands the rest of the outer
+//!   range to workers that ask. With few outer items and large inner ones, run the inner
+//!   ones as their own parallel loops.
 //! * **Tasks wait without blocking.** Tasks run on fibers; a task waiting in [`sync`] (a lock, a
 //!   channel, a promise, a join whose other half was taken) parks and its worker goes on with
 //!   other work, and a parked task resumes on the thread it started on. Deadlocks among tasks
