@@ -71,11 +71,7 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> Run<'_, I, C> {
     /// Folds what the state still holds into `acc`, at the end of the last block.
     #[inline]
     fn flush(&self, local: &mut Local<I::State>, acc: &mut Option<C::Acc>) {
-        let mut flushed = self.iter.flush(&mut local.st).peekable();
-        if flushed.peek().is_some() {
-            let a = acc.take().unwrap_or_else(|| self.c.identity());
-            *acc = Some(self.c.consume(a, flushed, local.end, local.end));
-        }
+        flush_into(self.iter, self.c, &mut local.st, acc, local.end);
     }
 
     /// Blocks of a pipeline whose index may stand for a long run of items, one index at a
@@ -217,6 +213,23 @@ impl<I: ParallelIterator, C: Consumer<I::Item>> LoopBody for Run<'_, I, C> {
     }
 }
 
+/// Folds what a piece's state `st` still holds (`ParallelIterator::flush`) into `acc`, as
+/// items at index `at` (the piece's end); `acc` stays as it is if there is nothing.
+#[inline]
+fn flush_into<I: ParallelIterator, C: Consumer<I::Item>>(
+    iter: &I,
+    c: &C,
+    st: &mut I::State,
+    acc: &mut Option<C::Acc>,
+    at: usize,
+) {
+    let mut flushed = iter.flush(st).peekable();
+    if flushed.peek().is_some() {
+        let a = acc.take().unwrap_or_else(|| c.identity());
+        *acc = Some(c.consume(a, flushed, at, at));
+    }
+}
+
 /// Runs `c` over every index of `iter`, in parallel, splitting only when a worker asks;
 /// returns the combined accumulator.
 #[inline]
@@ -225,12 +238,9 @@ pub(super) fn drive<I: ParallelIterator, C: Consumer<I::Item>>(iter: I, c: &C) -
     let out = if n == 0 {
         // One empty piece: what its state yields at the end (a `fold`'s identity) still
         // reaches the consumer, as a piece's leftovers do.
-        let mut st = iter.state();
-        let mut flushed = iter.flush(&mut st).peekable();
-        flushed
-            .peek()
-            .is_some()
-            .then(|| c.consume(c.identity(), flushed, 0, 0))
+        let mut out = None;
+        flush_into(&iter, c, &mut iter.state(), &mut out, 0);
+        out
     } else {
         let lengths = iter.lengths();
         let body = Run {

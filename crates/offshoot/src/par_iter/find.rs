@@ -44,6 +44,21 @@ struct Find<F> {
     runs: bool,
 }
 
+/// Counts an item of a block of long runs; true every 64th (time to check the mark), and
+/// every 4096th it polls first, so that a request does not wait for the whole run. A stop
+/// comes within 64 items of the mark, at about a counter's cost per item.
+#[inline]
+fn at_checkpoint(n: &mut u32) -> bool {
+    *n = n.wrapping_add(1);
+    if !n.is_multiple_of(64) {
+        return false;
+    }
+    if n.is_multiple_of(4096) {
+        crate::poll();
+    }
+    true
+}
+
 impl<F> Find<F> {
     /// `find_map` over a block whose index stands for a long run of values (`range.rs`):
     /// stops at a hit elsewhere, checked every 64 items, and polls every 4096 items so
@@ -55,19 +70,11 @@ impl<F> Find<F> {
     where
         F: Fn(T) -> Option<R>,
     {
-        // The mark is checked every 64 items and a poll made every 4096: a stop comes
-        // within 64 items of the mark, at about a counter's cost per item.
         // `Some(None)`: stopped by a hit elsewhere.
         let mut n = 0u32;
         it.find_map(|x| {
-            n = n.wrapping_add(1);
-            if n.is_multiple_of(64) {
-                if n.is_multiple_of(4096) {
-                    crate::poll();
-                }
-                if self.past_a_hit(lo) {
-                    return Some(None);
-                }
+            if at_checkpoint(&mut n) && self.past_a_hit(lo) {
+                return Some(None);
             }
             (self.f)(x).map(Some)
         })
@@ -86,14 +93,8 @@ impl<F> Find<F> {
         let mut best = None;
         let mut n = 0u32;
         for x in it {
-            n = n.wrapping_add(1);
-            if n.is_multiple_of(64) {
-                if n.is_multiple_of(4096) {
-                    crate::poll();
-                }
-                if self.mark.load(Ordering::Relaxed) > lo + 1 {
-                    break;
-                }
+            if at_checkpoint(&mut n) && self.mark.load(Ordering::Relaxed) > lo + 1 {
+                break;
             }
             if let Some(r) = (self.f)(x) {
                 if best.is_none() {

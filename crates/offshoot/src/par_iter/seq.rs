@@ -60,15 +60,23 @@ impl<P: ParallelIterator> Seq<P> {
             return None;
         }
         if self.p.exhausted() {
-            let lo = std::mem::replace(&mut self.next, self.len);
-            // SAFETY: `lo..len` has not been handed out (`next` only grows) and ends at
-            // `base_len()`; `next` now marks it handed out.
-            unsafe { self.p.drop_block(lo, self.len) };
+            self.discard_rest();
             return None;
         }
         let lo = self.next;
         self.next = lo + n.min(self.len - lo);
         Some((lo, self.next))
+    }
+
+    /// Disposes of the indices not handed out yet with one `drop_block` (owned elements
+    /// are dropped, no closure runs), and marks them handed out.
+    fn discard_rest(&mut self) {
+        if self.next < self.len {
+            let lo = std::mem::replace(&mut self.next, self.len);
+            // SAFETY: `lo..len` has not been handed out (`next` only grows) and ends at
+            // `base_len()`; `next` now marks it handed out.
+            unsafe { self.p.drop_block(lo, self.len) };
+        }
     }
 }
 
@@ -114,12 +122,7 @@ impl<P: ParallelIterator> Iterator for Seq<P> {
 
 impl<P: ParallelIterator> Drop for Seq<P> {
     fn drop(&mut self) {
-        if self.next < self.len {
-            let lo = std::mem::replace(&mut self.next, self.len);
-            // SAFETY: `lo..len` has not been handed out (`next` only grows) and ends at
-            // `base_len()`.
-            unsafe { self.p.drop_block(lo, self.len) };
-        }
+        self.discard_rest();
     }
 }
 
