@@ -18,6 +18,7 @@
 //!   call held are disposed of by that call's iterator, and the loop disposes of the
 //!   piece's unclaimed rest (`loops.rs`).
 
+use super::blocks::{in_blocks, Blocks};
 use super::{Grid, ParallelIterator};
 use crate::loops::{run_range, LoopBody};
 use crate::pool::in_worker;
@@ -249,7 +250,11 @@ pub(super) fn drive<I: ParallelIterator, C: Consumer<I::Item>>(iter: I, c: &C) -
             grid: Grid::new(n, lengths),
             runs: lengths.runs,
         };
-        in_worker(|w| run_range(w, &body, 0, n))
+        if lengths.blocks == Blocks::Whole {
+            in_worker(|w| run_range(w, &body, 0, n))
+        } else {
+            in_blocks(&body, lengths.blocks, n)
+        }
     };
     out.unwrap_or_else(|| c.identity())
 }

@@ -280,27 +280,48 @@ pub trait IndexedParallelIterator: ParallelIterator {
         ))
     }
 
-    /// Returns the iterator unchanged (as rayon's type, `UniformBlocks`), with the same
-    /// results as rayon's: rayon walks the blocks of `size` one after the other (each in
-    /// parallel), which matters only for early exits; offshoot's early exits
-    /// (`find_first`, ...) already stop every piece past a hit at its next block.
+    /// Consumes the iterator as a **sequence** of parallel blocks of `size` items: each
+    /// block is split among the workers on request, and the next block starts only when
+    /// every item of this one is done (rayon's `by_uniform_blocks`). Useful for memory
+    /// locality, or to keep an early exit from running far past its answer. The result is
+    /// not indexed, as rayon's is not.
+    ///
+    /// # Panics
+    ///
+    /// If `size` is 0.
     ///
     /// ```
     /// use offshoot::prelude::*;
-    /// assert_eq!((0..100).into_par_iter().by_uniform_blocks(10).find_first(|x| x % 9 == 8), Some(8));
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let done = AtomicUsize::new(0);
+    /// (0..1000).into_par_iter().by_uniform_blocks(100).for_each(|i| {
+    ///     // every item of the blocks before `i`'s is done
+    ///     assert!(done.load(Ordering::SeqCst) >= i / 100 * 100);
+    ///     done.fetch_add(1, Ordering::SeqCst);
+    /// });
+    /// let v: Vec<u32> = (0..10_000u32)
+    ///     .into_par_iter()
+    ///     .by_uniform_blocks(1000)
+    ///     .fold(Vec::new, |mut v, e| { v.push(e); v })
+    ///     .reduce(Vec::new, |mut a, mut b| { a.append(&mut b); a });
+    /// assert_eq!(v, (0..10_000).collect::<Vec<_>>());
     /// ```
+    #[track_caller]
     fn by_uniform_blocks(self, size: usize) -> UniformBlocks<Self> {
-        assert!(size != 0, "offshoot: by_uniform_blocks(0)");
-        UniformBlocks::new(self)
+        assert!(size != 0, "block_size must not be zero");
+        UniformBlocks::new(self, size)
     }
 
-    /// Returns the iterator unchanged (as rayon's type, `ExponentialBlocks`): offshoot
-    /// already walks every piece in blocks of exponentially growing size (starting at one
-    /// item), which is what rayon's `by_exponential_blocks` asks for.
+    /// Consumes the iterator as a **sequence** of parallel blocks that double in size: the
+    /// first is as long as the pool has workers (`p`), then `p..3p`, `3p..7p`, ... (rayon's
+    /// `by_exponential_blocks`). Each block is split among the workers on request; the
+    /// next starts only when this one is done, and none starts once an early exit has its
+    /// answer, so `find_first` does no work far to the right of its hit. The result is not
+    /// indexed, as rayon's is not.
     ///
     /// ```
     /// use offshoot::prelude::*;
-    /// assert_eq!((0..100).into_par_iter().by_exponential_blocks().find_first(|x| x % 9 == 8), Some(8));
+    /// assert_eq!((0..10_000).into_par_iter().by_exponential_blocks().find_first(|&e| e == 4_999), Some(4_999));
     /// ```
     fn by_exponential_blocks(self) -> ExponentialBlocks<Self> {
         ExponentialBlocks::new(self)

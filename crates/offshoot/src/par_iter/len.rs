@@ -22,6 +22,7 @@
 //! * Nothing here changes which items are produced or their order: only where pieces are
 //!   cut and how many states fold them.
 
+use super::blocks::Blocks;
 use super::{
     block_via_iblock, forward_shape, forward_to_base, IndexedParallelIterator, ParallelIterator,
 };
@@ -41,6 +42,9 @@ pub struct Lengths {
     /// `flatten`), so a consumer that stops early checks between items and polls inside a
     /// block, as for `runs`; blocks keep their size. Not a bound either.
     pub(crate) deep: bool,
+    /// The blocks the indices run in, one after the other (`blocks.rs`): `Whole` but under
+    /// `by_uniform_blocks` and `by_exponential_blocks`. Not a bound either.
+    pub(crate) blocks: Blocks,
 }
 
 impl Lengths {
@@ -50,6 +54,7 @@ impl Lengths {
         max: usize::MAX,
         runs: false,
         deep: false,
+        blocks: Blocks::Whole,
     };
 
     /// Both bounds at once (`zip`, `chain`, a bound set twice): the larger minimum and the
@@ -60,6 +65,13 @@ impl Lengths {
             max: self.max.min(other.max),
             runs: self.runs || other.runs,
             deep: self.deep || other.deep,
+            // The first plan set (a `chain` of a blocked side: the chain's indices run in
+            // that side's blocks, counted from the chain's start).
+            blocks: if self.blocks == Blocks::Whole {
+                other.blocks
+            } else {
+                self.blocks
+            },
         }
     }
 
@@ -75,6 +87,7 @@ impl Lengths {
             },
             runs: self.runs,
             deep: self.deep,
+            blocks: self.blocks.per(k),
         }
     }
 }
@@ -242,8 +255,7 @@ mod tests {
             Lengths {
                 min,
                 max,
-                runs: false,
-                deep: false,
+                ..Lengths::ANY
             },
         )
     }

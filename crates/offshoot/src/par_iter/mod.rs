@@ -32,6 +32,7 @@
 //! * Results combine in index order, so `collect` keeps the order, `find_first` finds the
 //!   first, `reduce` needs only associativity, and `min`/`max` break ties like `std`.
 
+mod blocks;
 mod bridge;
 mod chain;
 mod chunks;
@@ -70,6 +71,7 @@ use std::cmp::Ordering;
 
 pub use either::Either;
 
+pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use bridge::{IterBridge, ParallelBridge};
 pub use chain::Chain;
 pub use chunks::Chunks;
@@ -91,9 +93,9 @@ pub use misc::{
 pub use multizip::MultiZip;
 pub use range::{CharRangeIter, RangeInteger, RangeIter};
 pub use renamed::{
-    Cloned, Copied, ExponentialBlocks, FoldChunks, FoldChunksWith, Inspect, InterleaveShortest,
-    PanicFuse, Positions, Skip, SkipAny, SkipAnyWhile, Split, Take, TakeAnyWhile, UniformBlocks,
-    Update, WalkTree, WalkTreePostfix, WalkTreePrefix, ZipEq,
+    Cloned, Copied, FoldChunks, FoldChunksWith, Inspect, InterleaveShortest, PanicFuse, Positions,
+    Skip, SkipAny, SkipAnyWhile, Split, Take, TakeAnyWhile, Update, WalkTree, WalkTreePostfix,
+    WalkTreePrefix, ZipEq,
 };
 pub use rev::Rev;
 pub use slice::{Iter, IterMut};
@@ -152,6 +154,35 @@ macro_rules! block_via_iblock {
     };
 }
 pub(crate) use block_via_iblock;
+
+/// Implements the item-producing `ParallelIterator` methods (`block`, `flush`, `into_seq`)
+/// of an adaptor that yields its `base` field's items unchanged (only how they are scheduled
+/// or named differs).
+macro_rules! forward_items {
+    () => {
+        /// # Safety
+        /// As for `ParallelIterator::block`: over the pipeline's life each index is handed out
+        /// at most once (to `block`, `iblock` or `drop_block`), and `lo <= hi <= base_len()`.
+        #[inline]
+        unsafe fn block<'s>(
+            &'s self,
+            st: &'s mut Self::State,
+            lo: usize,
+            hi: usize,
+        ) -> impl Iterator<Item = Self::Item> {
+            // SAFETY: forwarded contract.
+            unsafe { self.base.block(st, lo, hi) }
+        }
+        #[inline]
+        fn flush<'s>(&'s self, st: &'s mut Self::State) -> impl Iterator<Item = Self::Item> {
+            self.base.flush(st)
+        }
+        fn into_seq(self) -> impl Iterator<Item = Self::Item> {
+            self.base.into_seq()
+        }
+    };
+}
+pub(crate) use forward_items;
 
 /// Implements the `ParallelIterator` methods an adaptor forwards unchanged to its `base`
 /// field: `base_len`, `state` (the adaptor's state is its base's), `drop_block`,

@@ -62,27 +62,7 @@ macro_rules! renamed {
             type Item = <$inner as ParallelIterator>::Item;
             type State = <$inner as ParallelIterator>::State;
             forward_to_base!();
-            /// # Safety
-            /// As for `ParallelIterator::block`: over the pipeline's life each index is handed
-            /// out at most once (to `block`, `iblock` or `drop_block`), and
-            /// `lo <= hi <= base_len()`.
-            #[inline]
-            unsafe fn block<'s>(
-                &'s self,
-                st: &'s mut Self::State,
-                lo: usize,
-                hi: usize,
-            ) -> impl Iterator<Item = Self::Item> {
-                // SAFETY: forwarded contract.
-                unsafe { self.base.block(st, lo, hi) }
-            }
-            #[inline]
-            fn flush<'s>(&'s self, st: &'s mut Self::State) -> impl Iterator<Item = Self::Item> {
-                self.base.flush(st)
-            }
-            fn into_seq(self) -> impl Iterator<Item = Self::Item> {
-                self.base.into_seq()
-            }
+            $crate::par_iter::forward_items!();
             fn opt_len(&self) -> Option<usize> {
                 self.base.opt_len()
             }
@@ -140,10 +120,6 @@ renamed! {
     /// See [`IndexedParallelIterator::interleave_shortest`]: an [`Interleave`] of the two
     /// sides cut where the shorter one ends.
     InterleaveShortest<I, J> = Interleave<I, J>;
-    /// See [`IndexedParallelIterator::by_uniform_blocks`]: the base, unchanged.
-    UniformBlocks<I> = I;
-    /// See [`IndexedParallelIterator::by_exponential_blocks`]: the base, unchanged.
-    ExponentialBlocks<I> = I;
     /// See [`IndexedParallelIterator::fold_chunks`]: the [`Chunks`] of the base, each
     /// folded from `identity()`.
     FoldChunks<I, ID, F> = Map<Chunks<I>, FoldChunksOp<ID, F>>;
