@@ -218,17 +218,19 @@ where
     /// current worker, if any) when it fits, else a box.
     #[inline(always)]
     fn make(w: Option<&Worker>, pool: usize, f: F) -> *const Header<T> {
-        let job = Job {
+        let job = |f| Job {
             header: Header::new(Self::execute, pool),
             func: UnsafeCell::new(ManuallyDrop::new(f)),
         };
         if Self::IN_BLOCK {
+            // The block first, then the job built right in it (built first, it would be
+            // built on the stack and copied).
             let b = crate::worker::alloc_block(w) as *mut Self;
             // SAFETY: a task block is big and aligned enough (IN_BLOCK) and unused.
-            unsafe { b.write(job) };
+            unsafe { b.write(job(f)) };
             b as *const Header<T>
         } else {
-            Box::into_raw(Box::new(job)) as *const Header<T>
+            Box::into_raw(Box::new(job(f))) as *const Header<T>
         }
     }
 
@@ -510,7 +512,15 @@ impl<T> Handle<T> {
         if let Some(v) = self.take_back() {
             return v;
         }
-        self.claim_or_park(std::panic::Location::caller())
+        self.wait_slow(std::panic::Location::caller())
+    }
+
+    /// [`claim_or_park`](Handle::claim_or_park) for a handle passed by value, so that the
+    /// waiting caller's handle never has its address taken (the compiler then keeps it in
+    /// registers and sees which job type it holds).
+    #[inline(never)]
+    fn wait_slow(mut self, at: &'static std::panic::Location<'static>) -> T {
+        self.claim_or_park(at)
     }
 
     /// If the job is still queued on the calling thread's worker, at an end of its queue:
@@ -531,7 +541,6 @@ impl<T> Handle<T> {
 
     /// The rest of a wait, once the job was not found at an end of this worker's queue: runs
     /// the closure inline if it is unclaimed and of this worker's pool, else waits for it.
-    #[inline(never)]
     fn claim_or_park(&mut self, at: &'static std::panic::Location<'static>) -> T {
         assert!(
             !self.job.is_null(),
@@ -574,6 +583,7 @@ impl<T> Handle<T> {
 
     /// Gives this handle's count back (if it still holds it), freeing the job if that was
     /// the last.
+    #[inline(always)]
     fn give_back(&mut self) {
         let j = std::mem::replace(&mut self.job, ptr::null());
         // SAFETY: a non-null job holds this handle's count, given back here once; nothing
@@ -613,6 +623,7 @@ impl<T> Future for Handle<T> {
 }
 
 impl<T> Drop for Handle<T> {
+    #[inline(always)]
     fn drop(&mut self) {
         // Clears the waker and gives the count back; nothing here waits for the computation.
         self.give_back();

@@ -175,15 +175,23 @@ pub(crate) fn alloc_block(w: Option<&Worker>) -> *mut u8 {
         if let Some(b) = cache.free.pop() {
             return b;
         }
-        if let Some(batch) = w.registry().spare_blocks.take() {
-            cache.free.extend(batch);
-            if let Some(b) = cache.free.pop() {
-                return b;
-            }
-        }
-        return cache.carve();
+        return refill(w, cache);
     }
     alloc_lone()
+}
+
+/// [`alloc_block`] once `w`'s free list is empty: a batch of spare blocks, else a block
+/// carved from a chunk. Out of line, so that a spawn's common path is only the pop.
+#[cold]
+#[inline(never)]
+fn refill(w: &Worker, cache: &mut BlockCache) -> *mut u8 {
+    if let Some(batch) = w.registry().spare_blocks.take() {
+        cache.free.extend(batch);
+        if let Some(b) = cache.free.pop() {
+            return b;
+        }
+    }
+    cache.carve()
 }
 
 /// A slot of its own (null chunk pointer), for a block asked for off every worker.
@@ -214,14 +222,22 @@ pub(crate) unsafe fn free_block(w: Option<&Worker>, b: *mut u8) {
         // SAFETY: only the owning thread calls with `Some(w)`.
         let cache = unsafe { &mut *w.blocks.get() };
         if cache.free.len() >= BLOCK_CACHE {
-            let n = cache.free.len();
-            let batch: Vec<*mut u8> = cache.free.drain(n - BLOCK_BATCH..).collect();
-            w.registry().spare_blocks.give(batch);
+            pass_batch(w, cache);
         }
         cache.free.push(b);
         return;
     }
     release_blocks(&[b]);
+}
+
+/// [`free_block`] once `w`'s free list is full: its newest [`BLOCK_BATCH`] blocks go to the
+/// pool's spare batches. Out of line, so that a task's common path is only the push.
+#[cold]
+#[inline(never)]
+fn pass_batch(w: &Worker, cache: &mut BlockCache) {
+    let n = cache.free.len();
+    let batch: Vec<*mut u8> = cache.free.drain(n - BLOCK_BATCH..).collect();
+    w.registry().spare_blocks.give(batch);
 }
 
 /// The chunk pointer of block `b` (null for a slot of its own).
