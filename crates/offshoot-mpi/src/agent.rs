@@ -44,6 +44,12 @@ use crate::session::Session;
 use crate::transport::Transport;
 use crate::wire::{decode_package, Msg, Package, RankStats};
 
+/// Whether `local` ranks of `workers` workers and one agent each run more threads than the
+/// `cores` they may use (then an agent's wake is taken from a worker).
+fn shares_cores(local: usize, workers: usize, cores: usize) -> bool {
+    local.saturating_mul(workers.saturating_add(1)) > cores
+}
+
 /// Where this rank's own search for work stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Steal {
@@ -84,6 +90,11 @@ pub(crate) struct Agent<'p, 's, X: Transport> {
     inflight: Option<(PackageRequest, Why)>,
     waiters: Vec<usize>,
     last_push: Instant,
+    /// When another rank last asked this one for work (a steal, random or lifeline).
+    last_asked: Instant,
+    /// Whether this machine's ranks run more threads (workers and agents) than the cores
+    /// they may use: then every wake of this agent is taken from a worker.
+    shares_cores: bool,
     last_heard: Vec<Instant>,
     lost: Vec<bool>,
     /// Packages of each victim running here (for heartbeats).
@@ -108,6 +119,8 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
         let (rank, size) = (s.rank(), s.size());
         let lifelines = cfg.lifelines(rank, size);
         let now = Instant::now();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let shares_cores = shares_cores(s.local_size(), pool.workers(), cores);
         Agent {
             s,
             node,
@@ -122,6 +135,8 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
             inflight: None,
             waiters: Vec::new(),
             last_push: now,
+            last_asked: now,
+            shares_cores,
             last_heard: vec![now; size],
             lost: vec![false; size],
             running_for: HashMap::new(),
@@ -183,10 +198,9 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
                 nap = first_nap;
             } else {
                 std::thread::park_timeout(nap);
-                // Alone, or quiet with nothing running here: nothing can need an answer
-                // soon (a worker's news wakes the agent anyway).
                 let cap = if self.size == 1
                     || (self.steal == Steal::Quiet && self.node.active.load(Ordering::Acquire) == 0)
+                    || self.calm()
                 {
                     self.cfg.max_nap
                 } else {
@@ -201,6 +215,24 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
         all.push(self.stats.clone());
         all.sort_by_key(|s| s.rank);
         (all, self.found.take())
+    }
+
+    /// Whether this agent is **calm** and may nap up to `max_nap` although its pool runs
+    /// work: its wakes take CPU from workers (`shares_cores`), its pool is busy (it does
+    /// not steal), nobody waits on its lifelines, nothing is being answered, and no rank
+    /// asked it for work within `Config::calm_after`. A calm rank sees its first steal
+    /// request up to `max_nap` late; the next ones within `busy_nap`, as the ask ends the
+    /// calm.
+    fn calm(&self) -> bool {
+        self.shares_cores
+            && self.steal == Steal::Idle
+            && self.waiters.is_empty()
+            && self.asks.is_empty()
+            && self.inflight.is_none()
+            && self
+                .cfg
+                .calm_after
+                .is_some_and(|c| self.last_asked.elapsed() >= c)
     }
 
     fn send(&mut self, to: usize, m: &Msg) {
@@ -223,6 +255,7 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
     fn on_msg(&mut self, from: usize, m: Msg) {
         match m {
             Msg::Steal { lifeline } => {
+                self.last_asked = Instant::now();
                 if !self.lost[from] {
                     self.asks.push_back((from, lifeline));
                 }
@@ -566,5 +599,23 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
         if let Some(t) = self.idle_since.take() {
             self.stats.idle_us += t.elapsed().as_micros() as u64;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shares_cores;
+
+    #[test]
+    fn an_agent_shares_cores_when_the_machines_ranks_run_more_threads_than_it_has_cores() {
+        // 2 ranks x 1 worker on 2 cores (this project's CI machine): 4 threads.
+        assert!(shares_cores(2, 1, 2));
+        // 1 rank with a worker per core: the agent is one thread too many.
+        assert!(shares_cores(1, 16, 16));
+        // Workers leave a core to the agent.
+        assert!(!shares_cores(1, 15, 16));
+        assert!(!shares_cores(1, 1, 2));
+        assert!(!shares_cores(4, 3, 16));
+        assert!(shares_cores(usize::MAX, usize::MAX, 16));
     }
 }

@@ -106,6 +106,11 @@ impl Transport for Loopback {
         self.queues.len()
     }
 
+    /// Every rank is a thread of this process.
+    fn local_size(&self) -> usize {
+        self.queues.len()
+    }
+
     fn send(&mut self, to: usize, bytes: Vec<u8>) {
         assert!(
             to < self.queues.len() && to != self.rank,

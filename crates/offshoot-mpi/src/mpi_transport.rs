@@ -43,6 +43,8 @@ pub struct Mpi {
     world: SimpleCommunicator,
     rank: usize,
     size: usize,
+    /// Ranks on this rank's node (`MPI_Comm_split_type` with `MPI_COMM_TYPE_SHARED`).
+    local_size: usize,
     // Dropped last: finalizes MPI.
     _universe: Universe,
 }
@@ -104,11 +106,14 @@ impl Mpi {
         }
         let world = universe.world();
         let (rank, size) = (world.rank() as usize, world.size() as usize);
+        // A collective call: every rank makes it here, in `init`.
+        let local_size = world.split_shared(world.rank()).size() as usize;
         Ok(Mpi {
             sends: Vec::new(),
             world,
             rank,
             size,
+            local_size,
             _universe: universe,
         })
     }
@@ -161,6 +166,10 @@ impl Transport for Mpi {
         let probed = self.world.any_process().immediate_matched_probe()?;
         let (data, status) = probed.matched_receive_vec::<u8>();
         Some((status.source_rank() as usize, data))
+    }
+
+    fn local_size(&self) -> usize {
+        self.local_size
     }
 
     fn flush(&mut self) {

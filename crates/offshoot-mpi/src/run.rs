@@ -62,11 +62,20 @@ pub struct Config {
     /// (`scripts/mpi-sim.sh`) predicts 0.76 efficiency at 200 µs and 0.94 at 20 µs with
     /// `push_interval` zero, when naps end when asked; 0.64 and 0.71 when they end 90 µs
     /// late, as on the VM it was calibrated on. Where a rank's agent shares a few cores
-    /// with its workers, every wake is taken from a worker, and a cap as long as `max_nap`
-    /// pays: on 2 cores, 2 ranks × 1 worker ran N-Queens 16 in 5.15 s instead of 5.78 s and
-    /// pentomino 6×10 in 0.77 s instead of 0.86 s (short runs of 0.2 s gained nothing),
-    /// while the model loses 9 points on 16 ranks of a T3L-shaped tree with it.
+    /// with its workers, every wake is taken from a worker, and longer naps pay while
+    /// nobody asks: [`calm_after`](Config::calm_after) gives them.
     pub busy_nap: Duration,
+    /// Where a rank's agent shares cores with workers — the ranks on its machine
+    /// ([`Transport::local_size`](crate::Transport::local_size)) run more workers and
+    /// agents than the cores they may use — a rank whose pool is busy and that no rank
+    /// asked for work this long is **calm**: its agent's naps grow to `max_nap` instead of
+    /// `busy_nap`, until the next ask. While every rank runs work nobody asks, so the
+    /// agents wake `max_nap` apart and leave the cores to the workers; the first ask after
+    /// a calm spell is seen up to `max_nap` late, the ones after it within `busy_nap`.
+    /// Where the agent has a core of its own its wakes cost the workers nothing, so it is
+    /// never calm (the protocol model loses 5 points on 16 ranks of a T3L-shaped tree
+    /// with calm spells there). `None`: never calm.
+    pub calm_after: Option<Duration>,
 }
 
 impl Default for Config {
@@ -79,6 +88,7 @@ impl Default for Config {
             push_interval: Duration::from_micros(500),
             max_nap: Duration::from_millis(2),
             busy_nap: Duration::from_micros(200),
+            calm_after: Some(Duration::from_millis(5)),
         }
     }
 }

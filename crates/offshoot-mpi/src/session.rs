@@ -89,6 +89,18 @@ impl<X: Transport> Session<X> {
         self.t.size()
     }
 
+    /// How many ranks of the run share this rank's machine, this one included (see
+    /// [`Transport::local_size`]).
+    ///
+    /// ```
+    /// let ranks = offshoot_mpi::loopback::cluster(3);
+    /// let s = offshoot_mpi::Session::new(ranks.into_iter().next().unwrap());
+    /// assert_eq!(s.local_size(), 3);
+    /// ```
+    pub fn local_size(&self) -> usize {
+        self.t.local_size()
+    }
+
     /// How many runs this rank has started.
     ///
     /// ```

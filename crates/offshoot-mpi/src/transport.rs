@@ -21,4 +21,10 @@ pub trait Transport {
     fn try_recv(&mut self) -> Option<(usize, Vec<u8>)>;
     /// Completes every send this rank has queued (before the run ends).
     fn flush(&mut self) {}
+    /// How many ranks of this run share this rank's machine (its memory and cores), this
+    /// one included. The agent compares their threads with the cores it may use to tell
+    /// whether its wakes take CPU from workers. A transport that cannot tell says 1.
+    fn local_size(&self) -> usize {
+        1
+    }
 }

@@ -103,8 +103,9 @@ impl Kernel {
     }
 }
 
-/// The protocol's settings: `Config::default()`, with `CLUSTER_BENCH_BUSY_NAP_US` and
-/// `CLUSTER_BENCH_PUSH_US` (microseconds) to try others.
+/// The protocol's settings: `Config::default()`, with `CLUSTER_BENCH_BUSY_NAP_US`,
+/// `CLUSTER_BENCH_PUSH_US` and `CLUSTER_BENCH_CALM_US` (microseconds; a calm of 0 turns
+/// calm spells off) to try others.
 fn config() -> offshoot_mpi::Config {
     let us = |k: &str| {
         std::env::var(k).ok().map(|v| {
@@ -117,6 +118,9 @@ fn config() -> offshoot_mpi::Config {
     }
     if let Some(d) = us("CLUSTER_BENCH_PUSH_US") {
         c.push_interval = d;
+    }
+    if let Some(d) = us("CLUSTER_BENCH_CALM_US") {
+        c.calm_after = (!d.is_zero()).then_some(d);
     }
     c
 }

@@ -15,7 +15,8 @@
 //!            longer than asked a nap lasts) --cores N (ranks share N cores)
 //!            --count (check the node count); the protocol's --push-us N --max-nap-us N
 //!            --steals N (offshoot_mpi::Config's push_interval, max_nap, steal_attempts)
-//!            --busy-nap-us N (Config::busy_nap)
+//!            --busy-nap-us N (Config::busy_nap) --calm-us N (Config::calm_after; 0: never
+//!            calm)
 //! ```
 //! Efficiency is the 1-rank time of the model over `ranks ×` the model's time.
 
@@ -178,6 +179,10 @@ fn predict(args: &[String]) {
             "--push-us" => proto.push_interval_ns = (num(i + 1) * 1000.0) as u64,
             "--max-nap-us" => proto.max_nap_ns = (num(i + 1) * 1000.0) as u64,
             "--busy-nap-us" => proto.busy_nap_ns = (num(i + 1) * 1000.0) as u64,
+            "--calm-us" => {
+                let ns = (num(i + 1) * 1000.0) as u64;
+                proto.calm_after_ns = (ns > 0).then_some(ns);
+            }
             "--steals" => proto.steal_attempts = num(i + 1) as usize,
             "--cores" => costs.cores = Some(num(i + 1) as usize),
             "--count" => {

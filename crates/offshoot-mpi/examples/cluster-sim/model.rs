@@ -1,7 +1,8 @@
 //! The discrete-event model of offshoot-mpi's protocol on a UTS tree: ranks of one worker,
 //! each with its agent, exchanging the messages `agent.rs` exchanges, with the costs
 //! `Costs` gives. It mirrors the agent's loop: the agent wakes after a nap (20 µs after
-//! work, doubling to 200 µs, or to `max_nap` when quiet with nothing running), is woken at
+//! work, doubling to 200 µs, or to `max_nap` when quiet with nothing running or calm — busy,
+//! sharing cores with workers, and not asked for `calm_after`), is woken at
 //! once by its worker's news (a finished package), never by the network; it answers steals
 //! by asking its worker for a package, which the worker cuts at its next poll (every other
 //! node of its stack, as `uts::count` does); it steals `steal_attempts` times at random,
@@ -56,6 +57,9 @@ pub struct Protocol {
     pub max_nap_ns: u64,
     /// The longest nap of an agent that is not quiet (`Config::busy_nap`).
     pub busy_nap_ns: u64,
+    /// How long a busy rank nobody asks stays at `busy_nap_ns` before it is calm and naps
+    /// up to `max_nap_ns` (`Config::calm_after`; `None`: never calm).
+    pub calm_after_ns: Option<u64>,
 }
 
 impl Default for Protocol {
@@ -67,6 +71,7 @@ impl Default for Protocol {
             push_interval_ns: c.push_interval.as_nanos() as u64,
             max_nap_ns: c.max_nap.as_nanos() as u64,
             busy_nap_ns: c.busy_nap.as_nanos() as u64,
+            calm_after_ns: c.calm_after.map(|d| d.as_nanos() as u64),
         }
     }
 }
@@ -170,6 +175,8 @@ struct Rank {
     inflight: Option<Inflight>,
     waiters: Vec<usize>,
     last_push: u64,
+    /// When another rank last asked this one for work.
+    last_asked: u64,
     parcels: Vec<Option<Vec<SNode>>>,
     done: bool,
 }
@@ -223,6 +230,7 @@ impl<'g> Model<'g> {
                     inflight: None,
                     waiters: Vec::new(),
                     last_push: 0,
+                    last_asked: 0,
                     parcels: Vec::new(),
                     done: false,
                 }
@@ -453,7 +461,10 @@ impl<'g> Model<'g> {
         for (from, msg) in inbox {
             busy = true;
             match msg {
-                Msg::Steal { lifeline } => self.ranks[r].asks.push_back((from, lifeline)),
+                Msg::Steal { lifeline } => {
+                    self.ranks[r].last_asked = t;
+                    self.ranks[r].asks.push_back((from, lifeline));
+                }
                 Msg::Loot {
                     lifeline,
                     slot,
@@ -583,13 +594,25 @@ impl<'g> Model<'g> {
         }
         // Nap.
         let alone = self.ranks.len() == 1;
+        let shares_cores = self.costs.cores.is_some_and(|c| 2 * self.ranks.len() > c);
         let rk = &mut self.ranks[r];
         let nap = if busy {
             NAP_MIN.min(self.proto.busy_nap_ns)
         } else {
             rk.nap
         };
-        let cap = if alone || (rk.steal == Steal::Quiet && rk.live_frames == 0) {
+        // The agent's `calm`: its wakes are taken from workers (the ranks share cores with
+        // them), busy, nobody waiting on it or asking it, not asked lately.
+        let calm = shares_cores
+            && rk.steal == Steal::Idle
+            && rk.waiters.is_empty()
+            && rk.asks.is_empty()
+            && rk.inflight.is_none()
+            && self
+                .proto
+                .calm_after_ns
+                .is_some_and(|c| t.saturating_sub(rk.last_asked) >= c);
+        let cap = if alone || (rk.steal == Steal::Quiet && rk.live_frames == 0) || calm {
             self.proto.max_nap_ns
         } else {
             self.proto.max_nap_ns.min(self.proto.busy_nap_ns)
