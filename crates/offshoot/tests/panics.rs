@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::{
-    boom, boom_msg, bounded, panic_message, poll_until, poll_until_stopped, pool, times_raised,
-    Tally, LONG, POOL_SIZES,
+    boom, boom_msg, bounded, panic_message, poll_until, poll_until_stopped, pool, spin_until,
+    times_raised, Tally, LONG, POOL_SIZES,
 };
 use offshoot::ThreadPool;
 
@@ -171,6 +171,10 @@ fn panic_in_a_while_b_is_stolen_stops_b() {
 /// that loses against the winner and would go unnoticed.
 #[derive(Default)]
 struct Loser {
+    /// The loser's body began. The winner waits for it before it fails: a poll on the
+    /// loser's way in (the one that hands the winner to a thief) may otherwise see the
+    /// winner's stop and unwind before the loser's body runs, and then only one side fails.
+    began: AtomicBool,
     /// The winner started (so the loser ran in parallel with it).
     saw_winner: AtomicBool,
     /// The loser was stopped (its poll loop unwound) before it panicked itself.
@@ -181,6 +185,7 @@ impl Loser {
     /// Polls until `winner_started`, then until stopped, catching the stop; then panics
     /// with `late`.
     fn run(&self, winner_started: &AtomicBool, late: &str) -> ! {
+        self.began.store(true, Ordering::SeqCst);
         let r = catch_unwind(AssertUnwindSafe(|| {
             // The stop may already come while waiting for the winner to start.
             if poll_until(|| winner_started.load(Ordering::SeqCst)) {
@@ -195,6 +200,15 @@ impl Loser {
             self.stopped.store(true, Ordering::SeqCst);
         }
         boom(late)
+    }
+
+    /// Called by the winner before it fails: waits (spinning, without polling, since the
+    /// winner runs on a thief) until the loser's body began.
+    fn wait_began(&self) {
+        assert!(
+            spin_until(|| self.began.load(Ordering::SeqCst)),
+            "the loser never began"
+        );
     }
 
     fn check(&self, who: &str) {
@@ -226,6 +240,7 @@ fn first_panic_wins_when_both_sides_of_a_join_fail() {
                             || loser.run(&b_started, &late),
                             || {
                                 b_started.store(true, Ordering::SeqCst);
+                                loser.wait_began();
                                 boom(&first)
                             },
                         )
@@ -287,6 +302,7 @@ fn first_panic_wins_in_a_scope() {
                     offshoot::scope(|s| {
                         s.spawn(|_| {
                             started.store(true, Ordering::SeqCst);
+                            loser.wait_began();
                             boom(&first)
                         });
                         loser.run(&started, &late)
