@@ -198,6 +198,8 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
                 nap = first_nap;
             } else {
                 std::thread::park_timeout(nap);
+                // Alone, or quiet with nothing running here, or calm: nothing can need an
+                // answer soon (a worker's news wakes the agent anyway).
                 let cap = if self.size == 1
                     || (self.steal == Steal::Quiet && self.node.active.load(Ordering::Acquire) == 0)
                     || self.calm()
