@@ -521,8 +521,10 @@ impl<'g> Model<'g> {
         // Serve.
         if let Some((ready, _, _)) = &self.ranks[r].inflight {
             if *ready <= t {
-                busy = true;
                 let (_, answer, why) = self.ranks[r].inflight.take().expect("checked");
+                // As the agent: a push that found nothing is not news where ranks share cores.
+                let shares_cores = self.costs.cores.is_some_and(|c| 2 * self.ranks.len() > c);
+                busy |= answer.is_some() || !(matches!(why, Why::Push { .. }) && shares_cores);
                 match (answer, why) {
                     (Some((nodes, frame)), why) => {
                         // A pushed package uses up the waiter's registration here.
