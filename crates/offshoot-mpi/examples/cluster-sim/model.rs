@@ -518,12 +518,13 @@ impl<'g> Model<'g> {
                 self.send(t, r, to, Msg::Result { frame });
             }
         }
+        // The agent's `shares_cores`: its wakes are taken from workers.
+        let shares_cores = self.costs.cores.is_some_and(|c| 2 * self.ranks.len() > c);
         // Serve.
         if let Some((ready, _, _)) = &self.ranks[r].inflight {
             if *ready <= t {
                 let (_, answer, why) = self.ranks[r].inflight.take().expect("checked");
                 // As the agent: a push that found nothing is not news where ranks share cores.
-                let shares_cores = self.costs.cores.is_some_and(|c| 2 * self.ranks.len() > c);
                 busy |= answer.is_some() || !(matches!(why, Why::Push { .. }) && shares_cores);
                 match (answer, why) {
                     (Some((nodes, frame)), why) => {
@@ -596,7 +597,6 @@ impl<'g> Model<'g> {
         }
         // Nap.
         let alone = self.ranks.len() == 1;
-        let shares_cores = self.costs.cores.is_some_and(|c| 2 * self.ranks.len() > c);
         let rk = &mut self.ranks[r];
         let nap = if busy {
             NAP_MIN.min(self.proto.busy_nap_ns)
