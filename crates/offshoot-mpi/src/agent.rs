@@ -411,14 +411,17 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
                     self.send(thief, &Msg::Loot { package, lifeline });
                 }
                 Answer::Nothing => {
-                    // A push that found nothing to give changes nothing for anyone: where
-                    // the agent's wakes take CPU from workers it is not news (the nap keeps
-                    // growing); with a core of its own, a short nap still finds the next
-                    // package sooner, which the model measured as worth it.
-                    any = !(matches!(why, Why::Push { .. }) && self.shares_cores);
                     self.inflight = None;
-                    if let Why::Answer { thief, lifeline } = why {
-                        self.refuse(thief, lifeline);
+                    match why {
+                        Why::Answer { thief, lifeline } => {
+                            any = true;
+                            self.refuse(thief, lifeline);
+                        }
+                        // A push that found nothing to give changes nothing for anyone:
+                        // where the agent's wakes take CPU from workers it is not news (the
+                        // nap keeps growing); with a core of its own, a short nap still
+                        // finds the next package sooner, which the model measured as worth it.
+                        Why::Push { .. } => any = !self.shares_cores,
                     }
                 }
             }

@@ -524,10 +524,9 @@ impl<'g> Model<'g> {
         if let Some((ready, _, _)) = &self.ranks[r].inflight {
             if *ready <= t {
                 let (_, answer, why) = self.ranks[r].inflight.take().expect("checked");
-                // As the agent: a push that found nothing is not news where ranks share cores.
-                busy |= answer.is_some() || !(matches!(why, Why::Push { .. }) && shares_cores);
                 match (answer, why) {
                     (Some((nodes, frame)), why) => {
+                        busy = true;
                         // A pushed package uses up the waiter's registration here.
                         let (thief, pushed) = match why {
                             Why::Answer { thief, .. } => (thief, false),
@@ -551,8 +550,13 @@ impl<'g> Model<'g> {
                             },
                         );
                     }
-                    (None, Why::Answer { thief, lifeline }) => self.refuse(r, t, thief, lifeline),
-                    (None, Why::Push { .. }) => {}
+                    (None, Why::Answer { thief, lifeline }) => {
+                        busy = true;
+                        self.refuse(r, t, thief, lifeline);
+                    }
+                    // As the agent: a push that found nothing is not news where ranks share
+                    // cores.
+                    (None, Why::Push { .. }) => busy |= !shares_cores,
                 }
             }
         }
