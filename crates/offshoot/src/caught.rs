@@ -113,5 +113,5 @@ pub(crate) fn is_noted(keys: &[PanicKey], p: &Payload) -> bool {
     keys.contains(&key)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "eureka", feature = "sync"))]
 mod tests;

@@ -26,6 +26,16 @@
 //! [`ThreadPool::builder()`](ThreadPool::builder); async code awaits a computation through
 //! [`sync::spawn_async`].
 //!
+//! ## Features
+//!
+//! Every subsystem is on by default (`default-features = false` leaves them out, for a
+//! crate that wants rayon's surface and a shorter build): `sync` ([`sync`]: parking locks,
+//! channels, promises, futures and handles, shared objects), `eureka` ([`eureka`]),
+//! `search` ([`search`]), `actor` ([`actor`]), `phaser` ([`phaser`], brings `sync`),
+//! `accumulator` ([`accumulator`]) and `isolated` ([`isolated`], brings `sync`). The core
+//! is always there: `join`, `scope`, `finish`, pools, parallel iterators and sorts,
+//! fibers and parking, the deadlock report, [`metrics`] and [`trace`].
+//!
 //! ## The model in one page
 //!
 //! * [`join(a, b)`](join()) does not create a task. It plants a *seed* for `b` in its own
@@ -180,6 +190,7 @@
 //! calling `join`, `finish::spawn` or [`poll()`] makes thieves wait (they withdraw their
 //! request and try elsewhere after a while). Call [`poll()`] in long sequential loops.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 #![deny(
     unsafe_op_in_unsafe_fn,
@@ -187,8 +198,28 @@
     unreachable_pub,
     clippy::undocumented_unsafe_blocks
 )]
+// The core keeps hooks that the subsystems behind features call (their deadlock
+// registrations, finish reservations, work/span stamps, the isolated mark): with some of
+// those features off, some hooks have no caller. The build with every feature (the default)
+// keeps these lints.
+#![cfg_attr(
+    not(all(
+        feature = "sync",
+        feature = "eureka",
+        feature = "search",
+        feature = "actor",
+        feature = "phaser",
+        feature = "accumulator",
+        feature = "isolated"
+    )),
+    allow(dead_code, unused_imports, unreachable_pub)
+)]
 
+#[cfg(feature = "accumulator")]
+#[cfg_attr(docsrs, doc(cfg(feature = "accumulator")))]
 pub mod accumulator;
+#[cfg(feature = "actor")]
+#[cfg_attr(docsrs, doc(cfg(feature = "actor")))]
 pub mod actor;
 mod atomics;
 mod broadcast;
@@ -196,11 +227,14 @@ mod caught;
 mod compat;
 mod deadlock;
 mod detached;
+#[cfg(feature = "eureka")]
+#[cfg_attr(docsrs, doc(cfg(feature = "eureka")))]
 pub mod eureka;
 pub mod export;
 mod fiber;
 pub mod finish;
 mod frame;
+#[cfg(feature = "isolated")]
 mod isolated;
 mod job;
 mod join;
@@ -212,15 +246,21 @@ pub mod metrics;
 mod must_use;
 mod overflow;
 mod par_iter;
+#[cfg(feature = "phaser")]
+#[cfg_attr(docsrs, doc(cfg(feature = "phaser")))]
 pub mod phaser;
 mod pool;
 mod ready_stack;
 mod scope;
+#[cfg(feature = "search")]
+#[cfg_attr(docsrs, doc(cfg(feature = "search")))]
 pub mod search;
 mod segments;
 pub mod slice;
 mod stack;
 mod stats;
+#[cfg(feature = "sync")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sync")))]
 pub mod sync;
 mod thread_builder;
 mod token;
@@ -236,6 +276,8 @@ pub use compat::{
     ThreadPoolBuilder, Yield,
 };
 pub use finish::api::{finish, try_finish};
+#[cfg(feature = "isolated")]
+#[cfg_attr(docsrs, doc(cfg(feature = "isolated")))]
 pub use isolated::{isolated, isolated_on, IsolatedObjects};
 pub use join::{join, try_join};
 pub use par_iter::{IterBridge, ParallelBridge};

@@ -6,6 +6,7 @@
 //! region while one is open is a clear error. The order-preserving variant
 //! (`OrderedAccumulator`) with a non-commutative operator against a fold in index order:
 //! random trees, loops, puts from other threads, an index put twice.
+#![cfg(all(feature = "accumulator", feature = "eureka"))]
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! in handlers, handlers that fork and wait, many actors, and a cycle of actors waiting on
 //! each other's replies reported by the deadlock watch. Every test is bounded and uses no
 //! sleeps or timing; pools of 1 to 4 workers.
+#![cfg(all(feature = "actor", feature = "sync"))]
 
 mod common;
 

@@ -5,7 +5,7 @@
 //! `TaskFuture` from outside every pool and from `block_on` in a pool task. Every body runs
 //! under the watchdog of `common::bounded` (60 s), values are checked against the serial
 //! answer, and nothing asserts on time. Not built for loom (tokio is no dependency there).
-
+#![cfg(feature = "sync")]
 #![cfg(not(loom))]
 
 mod common;

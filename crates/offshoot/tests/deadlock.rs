@@ -7,6 +7,7 @@
 //!
 //! The watch is process-wide (a task of one pool may wait on one of another), so a test
 //! here is reported only once every pool of this test binary is idle: the tests stay short.
+#![cfg(all(feature = "phaser", feature = "sync"))]
 
 mod common;
 

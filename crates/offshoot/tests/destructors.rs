@@ -233,11 +233,13 @@ fn destructor_may_use_the_runtime_while_a_stolen_join_half_is_stopped() {
 }
 
 /// Waits on its event when dropped: a destructor that parks.
+#[cfg(feature = "sync")]
 struct WaitOnDrop {
     waiting: Arc<AtomicBool>,
     until: Arc<offshoot::sync::Event<()>>,
 }
 
+#[cfg(feature = "sync")]
 impl Drop for WaitOnDrop {
     fn drop(&mut self) {
         self.waiting.store(true, Ordering::SeqCst);
@@ -250,6 +252,7 @@ impl Drop for WaitOnDrop {
 /// see `std::thread::panicking()`, so the runtime would ignore its stops and give none of
 /// its work away, and a mutex guard it drops would poison the mutex.
 #[test]
+#[cfg(feature = "sync")]
 fn a_destructor_that_waits_while_unwinding_keeps_its_panicking_state_to_itself() {
     in_child_process(
         "a_destructor_that_waits_while_unwinding_keeps_its_panicking_state_to_itself",

@@ -5,6 +5,7 @@
 //! engines are all charged); AND / OR; Timer and Engine resolving with no offer; a panic in
 //! a region; misuse errors; N-version agreement (random versions, some faulty, against a
 //! serial oracle and exact vote counts).
+#![cfg(all(feature = "eureka", feature = "sync"))]
 
 mod common;
 

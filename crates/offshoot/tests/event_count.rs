@@ -1,5 +1,6 @@
 //! `EventCount` (waits for a monotone count, no entry kept per reached value) and
 //! `Promise::put_same` (an equal re-put is a no-op, an unequal one an error) on 1-4 workers.
+#![cfg(feature = "sync")]
 
 mod common;
 

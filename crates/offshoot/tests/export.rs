@@ -1,5 +1,6 @@
 //! Package requests (`offshoot::export`): another process's agent asks a pool for work, and
 //! the oldest block with an exporter answers at its owner's next poll.
+#![cfg(feature = "search")]
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -2,6 +2,7 @@
 //! back and run inline), got out of order, stolen, drained by its finish, never got,
 //! cloned and got by many tasks, got from outside the pool, failed, discarded — with
 //! values and drops checked against the obvious serial answer.
+#![cfg(feature = "sync")]
 
 mod common;
 

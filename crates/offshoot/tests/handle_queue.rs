@@ -6,7 +6,7 @@
 //! computation always runs: dropped handles before `shutdown` returns, and the one a parked
 //! task waits for. Every body runs under the watchdog of `common::bounded` (60 s), values
 //! are checked, and nothing asserts on time.
-
+#![cfg(feature = "sync")]
 #![cfg(not(loom))]
 
 mod common;

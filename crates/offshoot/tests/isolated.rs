@@ -3,6 +3,7 @@
 //! the same time (a rendezvous inside both would hang otherwise); a waiting task parks (one
 //! worker runs a section that waits and the tasks queued behind it); a parallel construct
 //! or a nested section inside is a clear error, and the section is released after a panic.
+#![cfg(feature = "isolated")]
 
 mod common;
 

@@ -8,7 +8,7 @@ mod common;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use common::{bounded, pool, Rng, POOL_SIZES};
+use common::{bounded, pool, Rng};
 
 const SIZES: [usize; 3] = [1, 2, 3];
 
@@ -210,13 +210,14 @@ fn loops_outside_every_pool_use_the_global_pool() {
 }
 
 #[test]
+#[cfg(all(feature = "sync", feature = "phaser"))]
 fn iterations_that_wait_for_each_other_all_run() {
     // Every iteration meets all the others at a barrier (or phaser), several times: each
     // must be started while the earlier ones wait. A piece parked in an iteration hands out
     // all of its remaining iterations, not only half of two or more; without that the
     // last iteration of each piece would wait behind its parked neighbour forever.
     bounded(|| {
-        for &w in &POOL_SIZES {
+        for &w in &common::POOL_SIZES {
             let p = pool(w);
             for n in [1usize, 2, 7, 64] {
                 let barrier = offshoot::sync::Barrier::new(n);

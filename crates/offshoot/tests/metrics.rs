@@ -5,6 +5,7 @@
 //! parallel loop, `measure` calls, calls that wait on OPA's shared objects) on 1 to 4 workers, measured time that is consistent (work ≥ span,
 //! burdened ≥ span), the CSV's columns, pools that do not measure, and measuring pools that
 //! give a random program's answers and its failures exactly as a plain pool does.
+#![cfg(all(feature = "isolated", feature = "phaser", feature = "sync"))]
 
 mod common;
 

@@ -9,6 +9,15 @@
 //! and the same in a pool that measures work and span),
 //! sized so that `scripts/miri.sh` can run them under
 //! Miri. They also run in the normal test suite.
+#![cfg(all(
+    feature = "accumulator",
+    feature = "actor",
+    feature = "eureka",
+    feature = "isolated",
+    feature = "phaser",
+    feature = "search",
+    feature = "sync"
+))]
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! queue (wake-ups counted), a write that fails before its commit replaces nothing,
 //! misuse is a clear panic, and callers left waiting for ever are reported by the deadlock
 //! watch with the object's and the operation's names. On 1-4 workers.
+#![cfg(feature = "sync")]
 
 mod common;
 

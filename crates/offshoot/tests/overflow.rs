@@ -6,7 +6,7 @@
 //! `OFFSHOOT_TEST_CHILD` set to the case, running only the `child` test. The parent checks
 //! how the child died and what it wrote to stderr. The child is bounded in time (it is
 //! killed, and the test fails, if it has not died within `LIMIT`).
-
+#![cfg(feature = "sync")]
 #![cfg(target_os = "linux")]
 
 mod common;

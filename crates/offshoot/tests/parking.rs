@@ -4,7 +4,7 @@
 //!
 //! CI parks 40,000 (over the old limit of about 32,700); `scripts/parking.sh` runs the
 //! ignored test with 100,000 in release mode. Linux only (mappings, `/proc/self/maps`).
-
+#![cfg(feature = "sync")]
 #![cfg(target_os = "linux")]
 
 mod common;

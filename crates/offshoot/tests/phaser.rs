@@ -5,6 +5,7 @@
 //! (without its metrics: the phases order the work), the deadlock of
 //! explicit signal/wait (Imam's thesis Fig. 2.14) reported by the deadlock watch, and the
 //! deadlock of `next` on two phasers in opposite orders (reported) that `next_all` avoids.
+#![cfg(feature = "phaser")]
 
 mod common;
 

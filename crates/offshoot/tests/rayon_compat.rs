@@ -402,6 +402,7 @@ fn a_cow_collects_its_owned_form() {
 /// producers and then receives from them (here detached ones, which a std `recv` would not
 /// hang on either: `tests/rayon_spawn.rs`).
 #[test]
+#[cfg(feature = "sync")]
 fn tasks_that_wait_on_each_other_through_offshoot_sync_finish() {
     bounded(|| {
         for n in [2, 3, 4] {

@@ -2,6 +2,7 @@
 //! and run inline, handed out and waited for, never got (run at the end), got by other
 //! tasks before the creator, failed on either side, borrowing from the caller — with values,
 //! runs and drops checked against the obvious serial answer.
+#![cfg(feature = "sync")]
 
 mod common;
 

@@ -7,6 +7,7 @@
 //! and polls (`poll_until`) until the handler under test has been called; the other worker
 //! is idle and keeps asking. Handlers that must not act yet decline, so what is recorded
 //! does not depend on timing.
+#![cfg(feature = "search")]
 
 mod common;
 

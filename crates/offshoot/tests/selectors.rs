@@ -4,6 +4,7 @@
 //! request-reply without a blocking ask, a join of N sources in order, a bounded buffer
 //! with guards, and reader-writer (reads as parallel tasks, writes exclusive). Bounded,
 //! deterministic, no sleeps.
+#![cfg(all(feature = "actor", feature = "sync"))]
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! writes run on a private copy, exclude each other by parking, and commit at their end or
 //! at a flush; a write that panics or is stopped before it commits changes nothing. On 1-4
 //! workers, against serial expectations.
+#![cfg(all(feature = "eureka", feature = "sync"))]
 
 mod common;
 

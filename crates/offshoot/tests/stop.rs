@@ -417,6 +417,7 @@ fn no_sibling_starts_unstopped_after_the_failure() {
 }
 
 /// What a stopped sibling waits on in [`a_stop_ends_every_kind_of_wait`].
+#[cfg(feature = "sync")]
 const WAIT_KINDS: usize = 8;
 
 /// A failing task stops siblings that wait on things nobody will ever deliver — a promise
@@ -426,6 +427,7 @@ const WAIT_KINDS: usize = 8;
 /// finish body waiting too: the waits end, the stopped tasks unwind (releasing what they
 /// hold), and the finish ends with the original panic, not a hang and not a deadlock report.
 #[test]
+#[cfg(feature = "sync")]
 fn a_stop_ends_every_kind_of_wait() {
     use offshoot::sync::{
         self, Barrier, Condvar, Event, Monitor, Mutex, Promise, RwLock, Semaphore,
@@ -559,6 +561,7 @@ fn a_stop_ends_every_kind_of_wait() {
 /// mutex gets it every time, and the mutex is free at the end. (On one worker nothing
 /// contends: a wake cannot race with a stop there.)
 #[test]
+#[cfg(feature = "sync")]
 fn tasks_stopped_while_contending_for_a_mutex_lose_no_wake() {
     use offshoot::sync::{Event, Mutex};
     bounded(|| {

@@ -13,6 +13,7 @@
 //! with that node's payload, and every closure given to the runtime must have been dropped
 //! by then), or one node returns `Err` through `try_join` / `try_scope` / `try_finish` /
 //! `try_spawn` (that `Err` must come out).
+#![cfg(all(feature = "eureka", feature = "sync"))]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Waiting without blocking: events, promises, futures, locks, monitors, channels,
 //! barriers, data-driven tasks — each on 1 worker (where any blocking wait would deadlock)
 //! and on more.
+#![cfg(feature = "sync")]
 
 mod common;
 

@@ -140,6 +140,7 @@ fn a_fork_join_run_gives_one_track_per_worker_nested_slices_and_whole_flows() {
 }
 
 #[test]
+#[cfg(feature = "sync")]
 fn a_task_that_parks_ends_its_slice_there_and_resumes_on_the_same_track() {
     bounded(|| {
         for n in [1, 2] {

@@ -140,7 +140,7 @@ mod tests {
         let by_fold: u64 = it().into_seq().sum();
         let want: Vec<u64> = (0..5000).step_by(3).collect();
         assert_eq!(by_next, want);
-        assert_eq!(by_fold, want.iter().sum());
+        assert_eq!(by_fold, want.iter().sum::<u64>());
         let folded: Vec<u64> = (0..100u64)
             .into_par_iter()
             .fold(|| 0, |a, x| a + x)

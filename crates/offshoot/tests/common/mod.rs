@@ -392,6 +392,7 @@ pub fn run_child(
 /// `m[d]` is locked only at depth `d`, so a task holding one lock takes only locks of lower
 /// depths: no cycle, and a mutex is never locked twice by one task. `m` needs `depth + 1`
 /// mutexes.
+#[cfg(feature = "sync")]
 pub fn random_mix(rng: &mut Rng, depth: u32, m: &[offshoot::sync::Mutex<u64>]) -> u64 {
     let k = rng.range(0, 4);
     let v = rng.range(1, 100);
@@ -449,11 +450,13 @@ pub fn random_mix(rng: &mut Rng, depth: u32, m: &[offshoot::sync::Mutex<u64>]) -
 }
 
 /// A bounded buffer guarded by a monitor (see [`monitor_push`], [`monitor_pop`]).
+#[cfg(feature = "sync")]
 pub type MonitorBuffer<T> =
     offshoot::sync::Monitor<std::cell::RefCell<std::collections::VecDeque<T>>>;
 
 /// One step of a producer: waits (in the monitor) while `cap` items are queued, then
 /// queues `v` and notifies every waiter.
+#[cfg(feature = "sync")]
 pub fn monitor_push<T>(buf: &MonitorBuffer<T>, cap: usize, v: T) {
     let g = buf.enter();
     while g.borrow().len() >= cap {
@@ -465,6 +468,7 @@ pub fn monitor_push<T>(buf: &MonitorBuffer<T>, cap: usize, v: T) {
 
 /// One step of a consumer: waits (in the monitor) while the buffer is empty, then takes
 /// the oldest item and notifies every waiter.
+#[cfg(feature = "sync")]
 pub fn monitor_pop<T>(buf: &MonitorBuffer<T>) -> T {
     let g = buf.enter();
     while g.borrow().is_empty() {
@@ -491,6 +495,7 @@ pub fn fib(n: u64) -> u64 {
 /// orders nothing, so ThreadSanitizer and Miri see the handle's release and the task's as
 /// unordered and flag a party that touches the block after its own decrement while the
 /// other frees it (issue 14).
+#[cfg(feature = "sync")]
 fn task_ending_after_its_handle<const PAD: usize>(
     tally: &Arc<Tally>,
     gone: &Arc<AtomicBool>,
@@ -506,6 +511,7 @@ fn task_ending_after_its_handle<const PAD: usize>(
 }
 
 /// Drops the handle `f` (leaks it, with `forget`), then tells its task it is gone.
+#[cfg(feature = "sync")]
 fn let_go<T>(f: T, forget: bool, gone: &AtomicBool) {
     if forget {
         std::mem::forget(f);
@@ -519,6 +525,7 @@ fn let_go<T>(f: T, forget: bool, gone: &AtomicBool) {
 /// running the future's task on another worker of `p` (which needs two workers), so that
 /// the handle's release and the task's race. The values are padded with `PAD` words.
 /// Returns the tally of the values: each made once, dropped once (never when forgotten).
+#[cfg(feature = "sync")]
 pub fn drop_futures_while_their_tasks_end<const PAD: usize>(
     p: &ThreadPool,
     rounds: usize,
@@ -544,6 +551,7 @@ pub fn drop_futures_while_their_tasks_end<const PAD: usize>(
 
 /// Like [`drop_futures_while_their_tasks_end`], with the handle dropped (or leaked) by a
 /// thread outside every pool while a worker of `p` runs the task.
+#[cfg(feature = "sync")]
 pub fn drop_a_future_outside_the_pool_while_its_task_ends<const PAD: usize>(
     p: &ThreadPool,
     forget: bool,
