@@ -16,7 +16,9 @@
 //! its table changes take effect when it returns, as a write's at its commit):
 //! * `route[k]` is the table's entry for operation `k`: `k` itself (initial), another index
 //!   (re-pointed: the call runs that operation's own body, whatever that operation is routed
-//!   to), or `SUSPENDED`. It changes only under the state's writer lock, and a write's
+//!   to), or `SUSPENDED`. The word holds the target's index and, in its low two bits, the
+//!   target's kind (`Route`; `SUSPENDED` has both bits set), so a call dispatches on the one
+//!   word it loads without reading the target's entry. It changes only under the state's writer lock, and a write's
 //!   replacements take effect at its commit (or flush), after the new version is published:
 //!   a write that panics before its commit replaces nothing, and a caller that sees an
 //!   operation restored sees the state the restoring write published.
@@ -70,8 +72,46 @@ use super::shared::{Draft, Shared, Snapshot, WriterLock};
 use super::{holder_id, WaitList, WaitOn, Woken};
 use crate::metrics::Stamp;
 
-/// The route of a suspended operation.
+/// The route of a suspended operation: every bit set, so its kind bits are 3, no kind's.
 const SUSPENDED: usize = usize::MAX;
+
+/// A route word (module invariants): the target operation's index shifted left by
+/// `KIND_BITS`, with the target's kind below it; or `SUSPENDED`.
+struct Route;
+
+const KIND_BITS: u32 = 2;
+const READ_BITS: usize = 0;
+const WRITE_BITS: usize = 1;
+const EXCLUSIVE_BITS: usize = 2;
+/// Operations an object can have: every index has a route word below `SUSPENDED`.
+const MAX_OPERATIONS: usize = SUSPENDED >> KIND_BITS;
+
+impl Route {
+    /// The word of a route to operation `to` (below `MAX_OPERATIONS`, which `build`
+    /// checks), of kind `kind`.
+    #[inline(always)]
+    fn to(to: usize, kind: Kind) -> usize {
+        debug_assert!(to < MAX_OPERATIONS);
+        let bits = match kind {
+            Kind::Read => READ_BITS,
+            Kind::Write => WRITE_BITS,
+            Kind::Exclusive => EXCLUSIVE_BITS,
+        };
+        (to << KIND_BITS) | bits
+    }
+
+    /// The target operation's index of a word that is not `SUSPENDED`.
+    #[inline(always)]
+    fn target(word: usize) -> usize {
+        word >> KIND_BITS
+    }
+
+    /// The kind bits of a word (3, no kind's, for `SUSPENDED`).
+    #[inline(always)]
+    fn bits(word: usize) -> usize {
+        word & ((1 << KIND_BITS) - 1)
+    }
+}
 
 /// A body found with another signature than its handle's: cannot happen, as `replace`
 /// takes two handles of one signature and handles are checked against their object.
@@ -127,7 +167,7 @@ struct Operation {
     /// A read, write or exclusive body, as `kind` says, of the signature of the
     /// operation's handle.
     body: Body,
-    /// Module invariants: its own index, another's, or `SUSPENDED`.
+    /// Module invariants: a route word to its own index, to another's, or `SUSPENDED`.
     route: AtomicUsize,
     /// Callers between announcing a wait for this operation and the end of that wait
     /// (module invariants): a restore takes the `queues` mutex only if it is not 0.
@@ -318,7 +358,8 @@ impl<T: Clone + Send + Sync + 'static> ObjectBuilder<T> {
     /// The object.
     ///
     /// # Panics
-    /// If an operation was declared without a body.
+    /// If an operation was declared without a body (or more than `usize::MAX / 4` were
+    /// declared).
     ///
     /// ```
     /// let mut b = offshoot::sync::Object::builder(());
@@ -327,6 +368,10 @@ impl<T: Clone + Send + Sync + 'static> ObjectBuilder<T> {
     /// b.build().call(nop, ());
     /// ```
     pub fn build(self) -> Object<T> {
+        assert!(
+            self.names.len() <= MAX_OPERATIONS,
+            "offshoot::sync::Object: more than {MAX_OPERATIONS} operations"
+        );
         let ops: Box<[Operation]> = self
             .names
             .iter()
@@ -341,7 +386,7 @@ impl<T: Clone + Send + Sync + 'static> ObjectBuilder<T> {
                 let route = if self.suspended.contains(&k) {
                     SUSPENDED
                 } else {
-                    k
+                    Route::to(k, kind)
                 };
                 Operation {
                     name,
@@ -462,20 +507,16 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
         // Acquire: pairs with the swap of `set_routes`, so a caller that finds the operation
         // restored (or re-pointed) reads the version the write that did it published.
         let to = self.ops[k].route.load(Ordering::Acquire);
-        if to != SUSPENDED {
-            match self.ops[to].kind {
-                // An open read: no lock, no task identity, no wait list.
-                Kind::Read => return self.run_read::<A, R>(to, arg),
-                Kind::Exclusive => {
-                    return self.call_exclusive(holder_id(), k, to, arg, Location::caller())
-                }
-                Kind::Write => {}
-            }
+        match Route::bits(to) {
+            // An open read: no lock, no task identity, no wait list.
+            READ_BITS => self.run_read::<A, R>(Route::target(to), arg),
+            EXCLUSIVE_BITS => self.call_exclusive(holder_id(), k, to, arg, Location::caller()),
+            _ => self.call_as(holder_id(), k, to, arg, Location::caller()),
         }
-        self.call_as(holder_id(), k, to, arg, Location::caller())
     }
 
-    /// [`Object::call`] of operation `k`, found routed to the exclusive operation `to`:
+    /// [`Object::call`] of operation `k`, found routed (route word `to`) to an exclusive
+    /// operation:
     /// runs it if the writer lock is free and `k` still routed there once it is taken, else
     /// goes the general way ([`call_as`](Self::call_as)).
     #[inline(never)]
@@ -490,7 +531,7 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
         if let Some(held) = self.state.try_lock_writer(me) {
             // Relaxed: as in `call_as`.
             if self.ops[k].route.load(Ordering::Relaxed) == to {
-                let r = self.run_exclusive::<A, R>(to, arg);
+                let r = self.run_exclusive::<A, R>(Route::target(to), arg);
                 drop(held);
                 return r;
             }
@@ -555,7 +596,7 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
 
     // Not inlined: it keeps `call` (the open read) small enough to inline at its callers.
 
-    /// [`Object::call`] of operation `k`, first found routed to `to`, by the task (or thread)
+    /// [`Object::call`] of operation `k`, first found with route word `to`, by the task (or thread)
     /// whose identity is `me` (the loom models give their threads theirs): waits while `k` is
     /// suspended, takes the writer lock for a write or an exclusive operation.
     #[inline(never)]
@@ -576,11 +617,11 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
                 to = self.ops[k].route.load(Ordering::Acquire);
                 continue;
             }
-            if self.ops[to].kind == Kind::Read {
+            if Route::bits(to) == READ_BITS {
                 if woken {
                     self.pass_on(k);
                 }
-                return self.run_read::<A, R>(to, arg);
+                return self.run_read::<A, R>(Route::target(to), arg);
             }
             let held = self
                 .state
@@ -590,7 +631,7 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
                         "offshoot::sync::Object::call: write operation {:?} of {} was called by \
                          a write operation of the same object (at {at}); it would wait for \
                          itself",
-                        self.ops[to].name,
+                        self.ops[Route::target(to)].name,
                         self.label()
                     )
                 });
@@ -603,10 +644,11 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
                 to = now;
                 continue;
             }
-            let r = if self.ops[to].kind == Kind::Exclusive {
-                self.run_exclusive::<A, R>(to, arg)
+            let r = if Route::bits(to) == EXCLUSIVE_BITS {
+                self.run_exclusive::<A, R>(Route::target(to), arg)
             } else {
-                self.run_write::<A, R>(to, arg, &held)
+                debug_assert_eq!(Route::bits(to), WRITE_BITS);
+                self.run_write::<A, R>(Route::target(to), arg, &held)
             };
             if woken {
                 self.pass_on(k);
@@ -829,6 +871,11 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
             // SeqCst: a release that pairs with the acquire loads in `call`, so a caller that
             // sees the new route sees the version published before it; and the first half of
             // the store-then-load pair with `wait_restored` (there).
+            let to = if to == SUSPENDED {
+                SUSPENDED
+            } else {
+                Route::to(to, self.ops[to].kind)
+            };
             let was = op.route.swap(to, Ordering::SeqCst);
             if was == SUSPENDED && to != SUSPENDED {
                 // SeqCst fence: the second half of the pair with `wait_restored` (there).
@@ -878,7 +925,7 @@ impl<T: fmt::Debug> fmt::Debug for Object<T> {
                 // Relaxed: a look for a person, ordered with nothing.
                 match o.route.load(Ordering::Relaxed) {
                     SUSPENDED => format!("{}: suspended", o.name),
-                    to => format!("{} -> {}", o.name, self.ops[to].name),
+                    to => format!("{} -> {}", o.name, self.ops[Route::target(to)].name),
                 }
             })
             .collect();
