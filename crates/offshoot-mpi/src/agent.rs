@@ -28,6 +28,16 @@
 //!   the asker was declared lost.
 //! * The agent never blocks on a worker: it polls its package request and naps (parked,
 //!   so a worker's `Node::send` wakes it) with a bounded backoff when nothing happens.
+//! * **Patience.** Where its wakes take CPU from workers (`shares_cores`), while all it
+//!   waits for is slow — its steal unanswered at a victim, or its package request
+//!   unanswered by its own pool (a worker that does not poll), for longer than `PATIENCE`
+//!   naps of `busy_nap` — an agent's nap may grow past `busy_nap`, to a `PATIENCE`th of the
+//!   youngest such wait (at most `max_nap`): the answer is then seen at most that fraction
+//!   of the wait late, and a rank that waits on a blocked one stops waking every
+//!   `busy_nap`. With a core of its own an agent's wakes cost nobody anything, and a
+//!   patient agent would see other ranks' steals late (the model: T3L-like on 1024 ranks
+//!   0.040 → 0.036, patient agents slowing the ones that wait on them), so it stays at
+//!   `busy_nap`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
@@ -43,6 +53,10 @@ use crate::run::Config;
 use crate::session::Session;
 use crate::transport::Transport;
 use crate::wire::{decode_package, Msg, Package, RankStats};
+
+/// How much later than it came an answer that was slow may be seen (module invariants,
+/// *Patience*): an agent waiting on one naps at most an eighth of the wait so far.
+const PATIENCE: u32 = 8;
 
 /// Whether `local` ranks of `workers` workers and one agent each run more threads than the
 /// `cores` they may use (then an agent's wake is taken from a worker).
@@ -87,7 +101,8 @@ pub(crate) struct Agent<'p, 's, X: Transport> {
     lifelines: Vec<usize>,
     registered: Vec<bool>,
     asks: VecDeque<(usize, bool)>,
-    inflight: Option<(PackageRequest, Why)>,
+    /// The package request to this rank's pool in progress, why, and since when.
+    inflight: Option<(PackageRequest, Why, Instant)>,
     waiters: Vec<usize>,
     last_push: Instant,
     /// When another rank last asked this one for work (a steal, random or lifeline).
@@ -206,7 +221,8 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
                 {
                     self.cfg.max_nap
                 } else {
-                    self.cfg.max_nap.min(self.cfg.busy_nap)
+                    let busy = self.cfg.max_nap.min(self.cfg.busy_nap);
+                    self.patient_cap().map_or(busy, |p| p.max(busy))
                 };
                 nap = (nap * 2).min(cap);
             }
@@ -235,6 +251,35 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
                 .cfg
                 .calm_after
                 .is_some_and(|c| self.last_asked.elapsed() >= c)
+    }
+
+    /// The nap this agent may take while all it waits for is slow (module invariants,
+    /// *Patience*): the youngest of its outstanding steal's and its package request's ages,
+    /// divided by `PATIENCE`, at most `max_nap`; `None` where its wakes are free (a core of
+    /// its own), when it waits for neither, or when
+    /// it could do something else soon: with no package request in progress, a queued ask
+    /// to serve or, while its pool runs work, a lifeline waiter to push to. (Asks queued
+    /// behind a request in progress wait for it whatever the agent does.)
+    fn patient_cap(&self) -> Option<Duration> {
+        if !self.shares_cores {
+            return None;
+        }
+        let working = self.node.active.load(Ordering::Acquire) > 0 && !self.done;
+        if self.inflight.is_none()
+            && (!self.asks.is_empty() || (working && !self.waiters.is_empty()))
+        {
+            return None;
+        }
+        let steal = match self.steal {
+            Steal::Waiting { since, .. } => Some(since.elapsed()),
+            _ => None,
+        };
+        let request = self.inflight.as_ref().map(|(_, _, at)| at.elapsed());
+        let youngest = match (steal, request) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b)?,
+        };
+        Some((youngest / PATIENCE).min(self.cfg.max_nap))
     }
 
     fn send(&mut self, to: usize, m: &Msg) {
@@ -383,7 +428,7 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
     /// Answers steals and pushes lifeline loot, one package request at a time.
     fn serve(&mut self) -> bool {
         let mut any = false;
-        if let Some((req, why)) = &mut self.inflight {
+        if let Some((req, why, _)) = &mut self.inflight {
             let why = *why;
             match req.try_answer() {
                 Answer::Pending => return false,
@@ -431,8 +476,11 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
             if let Some((thief, lifeline)) = self.asks.pop_front() {
                 any = true;
                 if working && !self.lost[thief] {
-                    self.inflight =
-                        Some((self.pool.request_package(), Why::Answer { thief, lifeline }));
+                    self.inflight = Some((
+                        self.pool.request_package(),
+                        Why::Answer { thief, lifeline },
+                        Instant::now(),
+                    ));
                 } else {
                     self.refuse(thief, lifeline);
                 }
@@ -442,7 +490,11 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
             {
                 self.last_push = Instant::now();
                 let thief = self.waiters[0];
-                self.inflight = Some((self.pool.request_package(), Why::Push { thief }));
+                self.inflight = Some((
+                    self.pool.request_package(),
+                    Why::Push { thief },
+                    Instant::now(),
+                ));
             }
         }
         any

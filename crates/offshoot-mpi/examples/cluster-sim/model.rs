@@ -2,7 +2,9 @@
 //! each with its agent, exchanging the messages `agent.rs` exchanges, with the costs
 //! `Costs` gives. It mirrors the agent's loop: the agent wakes after a nap (20 µs after
 //! work, doubling to 200 µs, or to `max_nap` when quiet with nothing running or calm — busy,
-//! sharing cores with workers, and not asked for `calm_after`), is woken at
+//! sharing cores with workers, and not asked for `calm_after`; or to an eighth of its
+//! youngest slow wait — a steal or package request outstanding, and nothing else — as the
+//! agent's patience), is woken at
 //! once by its worker's news (a finished package), never by the network; it answers steals
 //! by asking its worker for a package, which the worker cuts at its next poll (every other
 //! node of its stack, as `uts::count` does); it steals `steal_attempts` times at random,
@@ -20,6 +22,9 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use crate::tree::{Gen, SNode};
+
+/// The agent's `PATIENCE`: a nap of at most an eighth of a slow wait.
+const PATIENCE: u64 = 8;
 
 /// What the model charges, in nanoseconds (and bytes).
 #[derive(Clone, Debug)]
@@ -125,7 +130,11 @@ enum Ev {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Steal {
     Idle,
-    Waiting { victim: usize, left: usize },
+    Waiting {
+        victim: usize,
+        left: usize,
+        since: u64,
+    },
     Quiet,
 }
 
@@ -150,7 +159,9 @@ enum Why {
 
 /// A package request to the worker: when its answer is ready, the answer (the package's
 /// nodes and the frame they come from, or nothing), and why it was made.
-type Inflight = (u64, Option<(Vec<SNode>, usize)>, Why);
+/// A package request to a rank's worker: when it is answered, the answer, why it was made,
+/// and when.
+type Inflight = (u64, Option<(Vec<SNode>, usize)>, Why, u64);
 
 struct Rank {
     // The worker.
@@ -403,6 +414,7 @@ impl<'g> Model<'g> {
             self.ranks[r].steal = Steal::Waiting {
                 victim,
                 left: left - 1,
+                since: t,
             };
             return;
         }
@@ -446,7 +458,7 @@ impl<'g> Model<'g> {
             + answer
                 .as_ref()
                 .map_or(0, |(g, _)| (g.len() as f64 * pack_ns) as u64);
-        rk.inflight = Some((ready, answer, why));
+        rk.inflight = Some((ready, answer, why, t));
     }
 
     fn agent(&mut self, r: usize, t: u64) {
@@ -490,7 +502,7 @@ impl<'g> Model<'g> {
                     if lifeline {
                         self.ranks[r].registered[from] = true;
                     }
-                    if let Steal::Waiting { victim, left } = self.ranks[r].steal {
+                    if let Steal::Waiting { victim, left, .. } = self.ranks[r].steal {
                         if victim == from {
                             self.next_attempt(r, t, left);
                         }
@@ -521,9 +533,9 @@ impl<'g> Model<'g> {
         // The agent's `shares_cores`: its wakes are taken from workers.
         let shares_cores = self.costs.cores.is_some_and(|c| 2 * self.ranks.len() > c);
         // Serve.
-        if let Some((ready, _, _)) = &self.ranks[r].inflight {
+        if let Some((ready, ..)) = &self.ranks[r].inflight {
             if *ready <= t {
-                let (_, answer, why) = self.ranks[r].inflight.take().expect("checked");
+                let (_, answer, why, _) = self.ranks[r].inflight.take().expect("checked");
                 match (answer, why) {
                     (Some((nodes, frame)), why) => {
                         busy = true;
@@ -621,7 +633,26 @@ impl<'g> Model<'g> {
         let cap = if alone || (rk.steal == Steal::Quiet && rk.live_frames == 0) || calm {
             self.proto.max_nap_ns
         } else {
-            self.proto.max_nap_ns.min(self.proto.busy_nap_ns)
+            // The agent's patience: where ranks share cores, while all it waits for is slow
+            // (a steal or a package request outstanding, nothing else to do soon).
+            let busy_cap = self.proto.max_nap_ns.min(self.proto.busy_nap_ns);
+            let steal = match rk.steal {
+                Steal::Waiting { since, .. } => Some(t.saturating_sub(since)),
+                _ => None,
+            };
+            let request = rk.inflight.as_ref().map(|i| t.saturating_sub(i.3));
+            let youngest = match (steal, request) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let working = rk.live_frames > 0 && !rk.done;
+            let patient = shares_cores
+                && (rk.inflight.is_some()
+                    || (rk.asks.is_empty() && (!working || rk.waiters.is_empty())));
+            match youngest {
+                Some(w) if patient => (w / PATIENCE).min(self.proto.max_nap_ns).max(busy_cap),
+                _ => busy_cap,
+            }
         };
         rk.nap = (nap * 2).min(cap);
         rk.next_wake = u64::MAX;
