@@ -58,6 +58,21 @@ use crate::wire::{decode_package, Msg, Package, RankStats};
 /// *Patience*): an agent waiting on one naps at most an eighth of the wait so far.
 const PATIENCE: u32 = 8;
 
+/// The nap of a patient agent (module invariants, *Patience*) whose outstanding steal and
+/// package request have waited `steal` and `request` (`None`: not outstanding): a
+/// `PATIENCE`th of the younger, at most `max_nap`; `None` if neither is outstanding.
+fn patient_nap(
+    steal: Option<Duration>,
+    request: Option<Duration>,
+    max_nap: Duration,
+) -> Option<Duration> {
+    let youngest = match (steal, request) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b)?,
+    };
+    Some((youngest / PATIENCE).min(max_nap))
+}
+
 /// Whether `local` ranks of `workers` workers and one agent each run more threads than the
 /// `cores` they may use (then an agent's wake is taken from a worker).
 fn shares_cores(local: usize, workers: usize, cores: usize) -> bool {
@@ -275,11 +290,7 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
             _ => None,
         };
         let request = self.inflight.as_ref().map(|(_, _, at)| at.elapsed());
-        let youngest = match (steal, request) {
-            (Some(a), Some(b)) => a.min(b),
-            (a, b) => a.or(b)?,
-        };
-        Some((youngest / PATIENCE).min(self.cfg.max_nap))
+        patient_nap(steal, request, self.cfg.max_nap)
     }
 
     fn send(&mut self, to: usize, m: &Msg) {
@@ -665,7 +676,30 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
 
 #[cfg(test)]
 mod tests {
-    use super::shares_cores;
+    use super::{patient_nap, shares_cores};
+    use std::time::Duration;
+
+    #[test]
+    fn a_patient_nap_is_an_eighth_of_the_younger_wait_at_most_max_nap() {
+        let ms = Duration::from_millis;
+        let max = ms(2);
+        assert_eq!(patient_nap(None, None, max), None);
+        assert_eq!(patient_nap(Some(ms(8)), None, max), Some(ms(1)));
+        assert_eq!(
+            patient_nap(None, Some(ms(4)), max),
+            Some(Duration::from_micros(500))
+        );
+        // The younger wait decides: what it waits for may come soon.
+        assert_eq!(patient_nap(Some(ms(800)), Some(ms(8)), max), Some(ms(1)));
+        assert_eq!(patient_nap(Some(ms(8)), Some(ms(800)), max), Some(ms(1)));
+        // Never past `max_nap`, however long the wait.
+        assert_eq!(patient_nap(Some(ms(10_000)), None, max), Some(max));
+        // A fresh wait: a nap shorter than any `busy_nap` (the caller keeps the larger).
+        assert_eq!(
+            patient_nap(Some(Duration::ZERO), None, max),
+            Some(Duration::ZERO)
+        );
+    }
 
     #[test]
     fn an_agent_shares_cores_when_the_machines_ranks_run_more_threads_than_it_has_cores() {
