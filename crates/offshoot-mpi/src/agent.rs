@@ -66,10 +66,7 @@ fn patient_nap(
     request: Option<Duration>,
     max_nap: Duration,
 ) -> Option<Duration> {
-    let youngest = match (steal, request) {
-        (Some(a), Some(b)) => a.min(b),
-        (a, b) => a.or(b)?,
-    };
+    let youngest = steal.into_iter().chain(request).min()?;
     Some((youngest / PATIENCE).min(max_nap))
 }
 
@@ -271,10 +268,10 @@ impl<'p, 's, X: Transport> Agent<'p, 's, X> {
     /// The nap this agent may take while all it waits for is slow (module invariants,
     /// *Patience*): the youngest of its outstanding steal's and its package request's ages,
     /// divided by `PATIENCE`, at most `max_nap`; `None` where its wakes are free (a core of
-    /// its own), when it waits for neither, or when
-    /// it could do something else soon: with no package request in progress, a queued ask
-    /// to serve or, while its pool runs work, a lifeline waiter to push to. (Asks queued
-    /// behind a request in progress wait for it whatever the agent does.)
+    /// its own), when it waits for neither, or when it could do something else soon: with
+    /// no package request in progress, a queued ask to serve or, while its pool runs work, a
+    /// lifeline waiter to push to. (Asks queued behind a request in progress wait for it
+    /// whatever the agent does.)
     fn patient_cap(&self) -> Option<Duration> {
         if !self.shares_cores {
             return None;

@@ -158,9 +158,7 @@ enum Why {
 }
 
 /// A package request to the worker: when its answer is ready, the answer (the package's
-/// nodes and the frame they come from, or nothing), and why it was made.
-/// A package request to a rank's worker: when it is answered, the answer, why it was made,
-/// and when.
+/// nodes and the frame they come from, or nothing), why it was made, and when.
 type Inflight = (u64, Option<(Vec<SNode>, usize)>, Why, u64);
 
 struct Rank {
@@ -641,10 +639,7 @@ impl<'g> Model<'g> {
                 _ => None,
             };
             let request = rk.inflight.as_ref().map(|i| t.saturating_sub(i.3));
-            let youngest = match (steal, request) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+            let youngest = steal.into_iter().chain(request).min();
             let working = rk.live_frames > 0 && !rk.done;
             let patient = shares_cores
                 && (rk.inflight.is_some()

@@ -18,10 +18,11 @@
 //!   (re-pointed: the call runs that operation's own body, whatever that operation is routed
 //!   to), or `SUSPENDED`. The word holds the target's index and, in its low two bits, the
 //!   target's kind (`Route`; `SUSPENDED` has both bits set), so a call dispatches on the one
-//!   word it loads without reading the target's entry. It changes only under the state's writer lock, and a write's
-//!   replacements take effect at its commit (or flush), after the new version is published:
-//!   a write that panics before its commit replaces nothing, and a caller that sees an
-//!   operation restored sees the state the restoring write published.
+//!   word it loads without reading the target's entry. It changes only under the state's
+//!   writer lock, and a write's replacements take effect at its commit (or flush), after
+//!   the new version is published: a write that panics before its commit replaces nothing,
+//!   and a caller that sees an operation restored sees the state the restoring write
+//!   published.
 //! * A call of a read operation that is open (not suspended) is one acquire load of its
 //!   route and the body on the current state: no lock, no task identity, no wait list. Every
 //!   other call looks up its identity once and takes the writer lock with one CAS when
@@ -516,9 +517,8 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     }
 
     /// [`Object::call`] of operation `k`, found routed (route word `to`) to an exclusive
-    /// operation:
-    /// runs it if the writer lock is free and `k` still routed there once it is taken, else
-    /// goes the general way ([`call_as`](Self::call_as)).
+    /// operation: runs it if the writer lock is free and `k` still routed there once it is
+    /// taken, else goes the general way ([`call_as`](Self::call_as)).
     #[inline(never)]
     fn call_exclusive<A: 'static, R: 'static>(
         &self,
@@ -596,9 +596,9 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
 
     // Not inlined: it keeps `call` (the open read) small enough to inline at its callers.
 
-    /// [`Object::call`] of operation `k`, first found with route word `to`, by the task (or thread)
-    /// whose identity is `me` (the loom models give their threads theirs): waits while `k` is
-    /// suspended, takes the writer lock for a write or an exclusive operation.
+    /// [`Object::call`] of operation `k`, first found with route word `to`, by the task (or
+    /// thread) whose identity is `me` (the loom models give their threads theirs): waits
+    /// while `k` is suspended, takes the writer lock for a write or an exclusive operation.
     #[inline(never)]
     fn call_as<A: 'static, R: 'static>(
         &self,
@@ -868,14 +868,14 @@ impl<T: Clone + Send + Sync + 'static> Object<T> {
     fn apply_routes(&self, routes: &[(usize, usize)]) {
         for &(k, to) in routes {
             let op = &self.ops[k];
-            // SeqCst: a release that pairs with the acquire loads in `call`, so a caller that
-            // sees the new route sees the version published before it; and the first half of
-            // the store-then-load pair with `wait_restored` (there).
             let to = if to == SUSPENDED {
                 SUSPENDED
             } else {
                 Route::to(to, self.ops[to].kind)
             };
+            // SeqCst: a release that pairs with the acquire loads in `call`, so a caller that
+            // sees the new route sees the version published before it; and the first half of
+            // the store-then-load pair with `wait_restored` (there).
             let was = op.route.swap(to, Ordering::SeqCst);
             if was == SUSPENDED && to != SUSPENDED {
                 // SeqCst fence: the second half of the pair with `wait_restored` (there).
